@@ -1,0 +1,41 @@
+# RetainGraph: `make demo` and `make test` work on a fresh machine with Swift installed.
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
+
+.PHONY: deps build test demo lint bench clean
+
+# Graphviz (libgvc) is the only C dependency; install it when pkg-config cannot find it.
+deps:
+	@if pkg-config --exists libgvc 2>/dev/null; then \
+	  echo "libgvc $$(pkg-config --modversion libgvc) found"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing libgraphviz-dev with apt-get"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq pkg-config libgraphviz-dev </dev/null; \
+	elif command -v brew >/dev/null 2>&1; then \
+	  echo "installing graphviz with brew"; brew install pkg-config graphviz; \
+	else \
+	  echo "error: Graphviz development files (pkg-config libgvc) are missing and neither apt-get nor brew is available; install Graphviz 2.43 or later with its headers" >&2; \
+	  exit 1; \
+	fi
+	@pkg-config --exists libgvc || { echo "error: pkg-config still cannot find libgvc after installing" >&2; exit 1; }
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+demo: deps
+	$(SWIFT) build --product retain-graph
+	$$($(SWIFT) build --show-bin-path)/retain-graph sample viper-module
+
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests Samples Package.swift
+
+bench:
+	$(SWIFT) run -c release --package-path Benchmarks retain-graph-bench
+
+clean:
+	rm -rf .build

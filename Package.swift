@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "RetainGraph",
+  products: [
+    .library(name: "RetainGraph", targets: ["RetainGraph"]),
+    .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
+    .executable(name: "retain-graph", targets: ["retain-graph"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+  ],
+  targets: [
+    .target(name: "RetainGraph"),
+    .target(
+      name: "RetainGraphTesting",
+      dependencies: ["RetainGraph"]
+    ),
+    .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
+    .executableTarget(
+      name: "retain-graph",
+      dependencies: [
+        "RetainGraph",
+        "Samples",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(
+      name: "RetainGraphTests",
+      dependencies: [
+        "RetainGraph",
+        "Samples",
+        .product(name: "DequeModule", package: "swift-collections"),
+        .product(name: "OrderedCollections", package: "swift-collections"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ]
+    ),
+    .testTarget(
+      name: "RetainGraphTestingTests",
+      dependencies: ["RetainGraphTesting", "RetainGraph", "Samples"]
+    ),
+    .testTarget(
+      name: "RetainGraphCLITests",
+      dependencies: ["retain-graph"]
+    ),
+  ]
+)
+
+for target in package.targets where target.type != .system {
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [
+      .enableUpcomingFeature("ExistentialAny"),
+      .enableUpcomingFeature("InternalImportsByDefault"),
+      .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

@@ -1,0 +1,49 @@
+/// A fixture scenario: a small object graph with (or without) a known leak.
+public struct Sample: Sendable {
+  /// The name used on the command line (`retain-graph sample viper-module`).
+  public let name: String
+  /// One line saying what the sample shows.
+  public let summary: String
+  /// Whether the sample's graph has a strong retain cycle.
+  public let hasCycle: Bool
+  private let build: @Sendable () -> SampleInstance
+
+  init(name: String, summary: String, hasCycle: Bool, build: @escaping @Sendable () -> SampleInstance) {
+    self.name = name
+    self.summary = summary
+    self.hasCycle = hasCycle
+    self.build = build
+  }
+
+  /// Builds a fresh instance of the scenario.
+  public func make() -> SampleInstance { build() }
+
+  /// Every sample, in the order `retain-graph samples` lists them.
+  public static let all: [Sample] = [
+    retainCycle, delegate, viperModule, viperModuleFixed, greeter, danglingUnowned,
+    lazyClosure, lazyClosureFixed, methodReference, methodReferenceFixed, observerToken,
+  ]
+
+  /// The sample with that name, if there is one.
+  public static func named(_ name: String) -> Sample? {
+    all.first { $0.name == name }
+  }
+}
+
+/// A built sample: its root, and a way to break its cycles so that a test does not leak.
+public struct SampleInstance {
+  /// The root object of the scenario.
+  public let root: AnyObject
+  /// Every object of the scenario, in building order.
+  public let objects: [AnyObject]
+  private let breakCyclesAction: () -> Void
+
+  init(root: AnyObject, objects: [AnyObject], breakCycles: @escaping () -> Void = {}) {
+    self.root = root
+    self.objects = objects
+    self.breakCyclesAction = breakCycles
+  }
+
+  /// Breaks the sample's retain cycles (if any), so that everything is freed once released.
+  public func breakCycles() { breakCyclesAction() }
+}

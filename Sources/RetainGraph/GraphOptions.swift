@@ -1,0 +1,49 @@
+/// Limits and filters for ``ObjectGraph/init(reflecting:options:)``.
+public struct GraphOptions: Sendable {
+  /// The most nodes the walk records; past it the walk stops and the graph is marked truncated.
+  public var maxNodes: Int
+  /// How many references away from the root the walk goes (nil: no limit). Objects at this depth are
+  /// recorded but their references are not followed.
+  public var maxDepth: Int?
+  /// Types whose instances (and values) are left out, with every reference to them.
+  public var ignoredTypes: [any Any.Type] {
+    get { ignoredTypeIDs.map { $0.type } }
+    set { ignoredTypeIDs = newValue.map(TypeID.init) }
+  }
+  /// Edge labels to leave out. An entry matches an edge whose label equals it (`output`) or whose
+  /// holder's short type name and label do (`Interactor.output`). Use it to accept a known cycle.
+  public var ignoredLabels: Set<String>
+  /// Whether stored closures are followed to what they capture.
+  public var includeClosures: Bool
+
+  var ignoredTypeIDs: [TypeID]
+
+  /// Creates options; every parameter has a default.
+  /// - Parameters:
+  ///   - maxNodes: the most nodes to record (default 100,000).
+  ///   - maxDepth: how many references away from the root to go (default: no limit).
+  ///   - ignoredTypes: types to leave out.
+  ///   - ignoredLabels: edge labels (`output` or `Interactor.output`) to leave out.
+  ///   - includeClosures: whether to follow closures to their captures.
+  public init(
+    maxNodes: Int = 100_000,
+    maxDepth: Int? = nil,
+    ignoredTypes: [any Any.Type] = [],
+    ignoredLabels: Set<String> = [],
+    includeClosures: Bool = true
+  ) {
+    self.maxNodes = maxNodes
+    self.maxDepth = maxDepth
+    self.ignoredTypeIDs = ignoredTypes.map(TypeID.init)
+    self.ignoredLabels = ignoredLabels
+    self.includeClosures = includeClosures
+  }
+}
+
+/// A metatype that can be stored in a `Sendable` value.
+struct TypeID: Hashable, @unchecked Sendable {
+  let type: any Any.Type
+  init(_ type: any Any.Type) { self.type = type }
+  static func == (lhs: TypeID, rhs: TypeID) -> Bool { lhs.type == rhs.type }
+  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(type)) }
+}

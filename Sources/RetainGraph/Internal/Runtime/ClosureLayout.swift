@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
+/// One value captured by a closure context.
+struct Capture {
+  enum Kind {
+    /// A value of a known type, walked like a stored property.
+    case value(any Any.Type)
+    /// A weak, unowned or unowned(unsafe) capture.
+    case reference(ReferenceStorage)
+    /// A thick function value (function pointer and context), e.g. inside a reabstraction thunk.
+    case function
+    /// A box (a captured `var`, or a boxed weak capture) whose payload is at box + 16.
+    indirect case box(Kind)
+  }
+
+  var offset: Int
+  var kind: Kind
+}
+
+/// Reads closure contexts (RUNTIME.md, "Closure contexts"). Returns nil rather than guessing.
+enum ClosureLayout {
+  private typealias TypeByMangledName =
+    @convention(c) (
+      UnsafePointer<CChar>, Int, UnsafeRawPointer?, UnsafeRawPointer?
+    ) -> UnsafeRawPointer?
+  private typealias Demangle =
+    @convention(c) (
+      UnsafePointer<CChar>, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
+    ) -> UnsafeMutablePointer<CChar>?
+
+  private static let typeByMangledName: TypeByMangledName? =
+    dlsym(nil, "swift_getTypeByMangledNameInContext").map { unsafeBitCast($0, to: TypeByMangledName.self) }
+  /// `Dl_info` as glibc and Darwin lay it out (the Swift Glibc module does not export `dladdr`).
+  private struct SymbolInfo {
+    var fileName: UnsafePointer<CChar>?
+    var fileBase: UnsafeMutableRawPointer?
+    var symbolName: UnsafePointer<CChar>?
+    var symbolAddress: UnsafeMutableRawPointer?
+  }
+  private typealias SymbolLookup = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer) -> Int32
+  private static let dladdr: SymbolLookup? =
+    dlsym(nil, "dladdr").map { unsafeBitCast($0, to: SymbolLookup.self) }
+  private static let demangle: Demangle? =
+    dlsym(nil, "swift_demangle").map { unsafeBitCast($0, to: Demangle.self) }
+
+  /// Whether a function type uses the Swift calling convention: a thick value with a context.
+  static func isThick(_ type: any Any.Type) -> Bool {
+    guard Metadata.kind(of: type) == .function else { return false }
+    let flags = Metadata.pointer(of: type).load(fromByteOffset: 8, as: UInt.self)
+    return (flags & 0x00FF_0000) >> 16 == 0
+  }
+
+  /// The demangled name of the function at `address`, when the symbol table has it.
+  static func functionName(_ address: UnsafeRawPointer) -> String? {
+    var info = SymbolInfo()
+    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0,
+      let symbol = info.symbolName,
+      info.symbolAddress == UnsafeMutableRawPointer(mutating: address)
+    else { return nil }
+    let length = strlen(symbol)
+    guard let demangle, let demangled = demangle(symbol, length, nil, nil, 0) else {
+      return String(cString: symbol)
+    }
+    defer { free(demangled) }
+    return String(cString: demangled)
+  }
+
+  /// Whether a context holds exactly one thick function and nothing else: the shape of a
+  /// reabstraction thunk's context, whose function is the real closure.
+  static func thunkedFunction(ofContext context: UnsafeRawPointer) -> UnsafeRawPointer? {
+    guard let captures = captures(ofContext: context), captures.count == 1,
+      case .function = captures[0].kind
+    else { return nil }
+    return context + captures[0].offset
+  }
+
+  /// The captures of a closure context (a heap object of metadata kind HeapLocalVariable), or nil
+  /// when the context has no capture descriptor or a capture type cannot be resolved.
+  static func captures(ofContext context: UnsafeRawPointer) -> [Capture]? {
+    guard let metadata = context.load(as: UnsafeRawPointer?.self),
+      MetadataKind(rawKind: metadata.load(as: UInt.self)) == .heapLocalVariable,
+      let descriptor = metadata.load(fromByteOffset: 16, as: UnsafeRawPointer?.self)
+    else { return nil }
+    let captureCount = Int(descriptor.load(as: UInt32.self))
+    let bindingCount = Int(descriptor.load(fromByteOffset: 8, as: UInt32.self))
+    guard captureCount < 4096, bindingCount < 4096 else { return nil }
+    // Generic captures would need the bindings resolved against a generic environment.
+    guard bindingCount == 0 else { return nil }
+    var offset = 16 + 8 * bindingCount
+    var captures: [Capture] = []
+    for index in 0..<captureCount {
+      let record = descriptor + 12 + 4 * index
+      guard let name = Metadata.relative(record) else { return nil }
+      guard let (kind, size, alignment) = classify(name: name, length: mangledLength(name)) else { return nil }
+      offset = (offset + alignment - 1) / alignment * alignment
+      captures.append(Capture(offset: offset, kind: kind))
+      offset += size
+    }
+    return captures
+  }
+
+  private static func mangledLength(_ start: UnsafeRawPointer) -> Int {
+    var index = 0
+    while true {
+      let byte = start.load(fromByteOffset: index, as: UInt8.self)
+      switch byte {
+      case 0: return index
+      case 0x01...0x17: index += 5
+      case 0x18...0x1F: index += 9
+      default: index += 1
+      }
+    }
+  }
+
+  private static func endsWith(_ text: [UInt8], _ suffix: String) -> Bool {
+    let suffixBytes = Array(suffix.utf8)
+    return text.count >= suffixBytes.count && Array(text.suffix(suffixBytes.count)) == suffixBytes
+  }
+
+  /// Classifies a capture by its mangled type name: its kind, size and alignment.
+  private static func classify(name: UnsafeRawPointer, length: Int) -> (Capture.Kind, Int, Int)? {
+    var text = MangledName(start: name).trailingText
+    // `MangledName` reads to the terminating NUL; trim to `length` when a shorter prefix is asked for.
+    let fullLength = mangledLength(name)
+    if length < fullLength {
+      let excess = fullLength - length
+      guard excess <= text.count else { return nil }
+      text.removeLast(excess)
+    }
+    if endsWith(text, "z_Xx") {
+      // A box: one word in the context, the payload described by the name before the suffix.
+      guard let (payload, _, _) = classify(name: name, length: length - 4) else { return nil }
+      return (.box(payload), 8, 8)
+    }
+    for (suffix, storage) in [("Xw", ReferenceStorage.weak), ("Xo", .unowned), ("Xu", .unownedUnsafe)]
+    where endsWith(text, suffix) {
+      let inner = resolve(name: name, length: length - 2)
+      let size = inner.map(Metadata.size) ?? 8
+      return (.reference(storage), max(size, 8), 8)
+    }
+    if let type = resolve(name: name, length: length) {
+      return (.value(type), Metadata.size(of: type), Metadata.alignment(of: type))
+    }
+    // SIL function types (`…Ieg…_`) do not resolve to metadata: a thick function is two words.
+    if endsWith(text, "_"), text.contains(UInt8(ascii: "I")) {
+      return (.function, 16, 8)
+    }
+    return nil
+  }
+
+  private static func resolve(name: UnsafeRawPointer, length: Int) -> (any Any.Type)? {
+    guard length > 0, let typeByMangledName else { return nil }
+    let start = name.assumingMemoryBound(to: CChar.self)
+    guard let metadata = typeByMangledName(start, length, nil, nil) else { return nil }
+    return Metadata.type(at: metadata)
+  }
+}

@@ -1,0 +1,191 @@
+// Every raw read of Swift runtime metadata in the package lives in this folder. Layouts are those of
+// Swift 6.3 on Linux x86_64 (see RUNTIME.md); callers fall back to Mirror whenever a layout is not
+// recognised.
+
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
+/// The metadata kinds the walk distinguishes (`MetadataKind` in the runtime's `MetadataKind.def`).
+enum MetadataKind: Equatable {
+  case `class`
+  case `struct`
+  case `enum`
+  case optional
+  case tuple
+  case function
+  case existential
+  case metatype
+  case heapLocalVariable
+  case heapGenericLocalVariable
+  case other(UInt)
+
+  init(rawKind: UInt) {
+    switch rawKind {
+    case 0: self = .class
+    case 0x200: self = .struct
+    case 0x201: self = .enum
+    case 0x202: self = .optional
+    case 0x301: self = .tuple
+    case 0x302: self = .function
+    case 0x303: self = .existential
+    case 0x304, 0x306: self = .metatype
+    case 0x400: self = .heapLocalVariable
+    case 0x500: self = .heapGenericLocalVariable
+    default:
+      // Values above 0x7FF are isa pointers: an Objective-C class (Darwin only).
+      self = rawKind > 0x7FF ? .class : .other(rawKind)
+    }
+  }
+}
+
+enum Metadata {
+  static func pointer(of type: any Any.Type) -> UnsafeRawPointer {
+    unsafeBitCast(type, to: UnsafeRawPointer.self)
+  }
+
+  static func type(at pointer: UnsafeRawPointer) -> any Any.Type {
+    unsafeBitCast(pointer, to: Any.Type.self)
+  }
+
+  static func kind(of type: any Any.Type) -> MetadataKind {
+    MetadataKind(rawKind: pointer(of: type).load(as: UInt.self))
+  }
+
+  /// The kind of the metadata a heap object points to.
+  static func kind(ofHeapObject object: UnsafeRawPointer) -> MetadataKind {
+    guard let metadata = object.load(as: UnsafeRawPointer?.self) else { return .other(0) }
+    return MetadataKind(rawKind: metadata.load(as: UInt.self))
+  }
+
+  /// The first generic argument of a generic struct, enum or Optional (stored right after the
+  /// description pointer).
+  static func firstGenericArgument(of type: any Any.Type) -> (any Any.Type)? {
+    switch kind(of: type) {
+    case .struct, .enum, .optional:
+      guard let argument = pointer(of: type).load(fromByteOffset: 16, as: UnsafeRawPointer?.self)
+      else { return nil }
+      return self.type(at: argument)
+    default:
+      return nil
+    }
+  }
+
+  /// The superclass of a native class, or nil at the root of the hierarchy.
+  static func superclass(of type: any Any.Type) -> (any Any.Type)? {
+    guard kind(of: type) == .class,
+      let superclass = pointer(of: type).load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
+    else { return nil }
+    return self.type(at: superclass)
+  }
+
+  /// The nominal type context descriptor of a class, struct or enum.
+  static func descriptor(of type: any Any.Type) -> UnsafeRawPointer? {
+    switch kind(of: type) {
+    case .class:
+      #if canImport(ObjectiveC)
+        let offset = 64
+      #else
+        let offset = 40
+      #endif
+      return pointer(of: type).load(fromByteOffset: offset, as: UnsafeRawPointer?.self)
+    case .struct, .enum, .optional:
+      return pointer(of: type).load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
+    default:
+      return nil
+    }
+  }
+
+  /// Follows a 32-bit relative pointer stored at `address`.
+  static func relative(_ address: UnsafeRawPointer) -> UnsafeRawPointer? {
+    let offset = address.loadUnaligned(as: Int32.self)
+    return offset == 0 ? nil : address + Int(offset)
+  }
+
+  /// The mangled type names of the fields a nominal type declares itself (not inherited ones), in
+  /// declaration order, read from its field descriptor.
+  static func ownFieldMangledNames(of type: any Any.Type) -> [MangledName]? {
+    guard let descriptor = descriptor(of: type),
+      let fields = relative(descriptor + 16)
+    else { return nil }
+    let recordSize = Int(fields.loadUnaligned(fromByteOffset: 10, as: UInt16.self))
+    let count = Int(fields.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+    guard recordSize >= 12 else { return nil }
+    var names: [MangledName] = []
+    names.reserveCapacity(count)
+    for index in 0..<count {
+      let record = fields + 16 + index * recordSize
+      guard let name = relative(record + 4) else {
+        names.append(MangledName(bytes: []))
+        continue
+      }
+      names.append(MangledName(start: name))
+    }
+    return names
+  }
+
+  /// The alignment of a type, from its value witness table.
+  static func alignment(of type: any Any.Type) -> Int {
+    let witnesses = pointer(of: type).load(fromByteOffset: -8, as: UnsafeRawPointer.self)
+    return Int(witnesses.load(fromByteOffset: 80, as: UInt32.self) & 0xFF) + 1
+  }
+
+  /// The value witness table's size of a type.
+  static func size(of type: any Any.Type) -> Int {
+    let witnesses = pointer(of: type).load(fromByteOffset: -8, as: UnsafeRawPointer.self)
+    return witnesses.load(fromByteOffset: 64, as: Int.self)
+  }
+}
+
+/// A mangled type name as stored in a field record: symbolic references (a byte 0x01–0x17 followed
+/// by 4 payload bytes, 0x18–0x1F followed by 8) may contain zero bytes, so the end is found by skipping
+/// payloads.
+struct MangledName: Equatable {
+  /// The bytes after the last symbolic reference: the only part whose suffix can be trusted.
+  var trailingText: [UInt8]
+
+  init(bytes: [UInt8]) { trailingText = bytes }
+
+  init(start: UnsafeRawPointer) {
+    var index = 0
+    var textStart = 0
+    while true {
+      let byte = start.load(fromByteOffset: index, as: UInt8.self)
+      if byte == 0 { break }
+      switch byte {
+      case 0x01...0x17:
+        index += 5
+        textStart = index
+      case 0x18...0x1F:
+        index += 9
+        textStart = index
+      default:
+        index += 1
+      }
+    }
+    trailingText = (textStart..<index).map { start.load(fromByteOffset: $0, as: UInt8.self) }
+  }
+
+  /// The reference ownership a field's mangled type name ends with, when it ends with one.
+  var referenceOwnership: ReferenceStorage? {
+    guard trailingText.count >= 2 else { return nil }
+    let suffix = (trailingText[trailingText.count - 2], trailingText[trailingText.count - 1])
+    switch suffix {
+    case (UInt8(ascii: "X"), UInt8(ascii: "w")): return .weak
+    case (UInt8(ascii: "X"), UInt8(ascii: "o")): return .unowned
+    case (UInt8(ascii: "X"), UInt8(ascii: "u")): return .unownedUnsafe
+    default: return nil
+    }
+  }
+}
+
+/// How a non-strong stored reference is laid out.
+enum ReferenceStorage: Equatable {
+  case weak
+  case unowned
+  case unownedUnsafe
+}

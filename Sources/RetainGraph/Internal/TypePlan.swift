@@ -1,0 +1,184 @@
+internal import Foundation
+internal import Synchronization
+
+/// How the walk treats values of one type: computed once per type and cached for the process.
+final class TypePlan: @unchecked Sendable {
+  enum Shape {
+    /// Holds no references worth walking (POD, strings, numbers, dates…).
+    case leaf
+    /// A class: instances are nodes; `fields` are the stored properties that can hold references.
+    case object(fields: [FieldPlan])
+    /// A struct walked field by field from its storage.
+    case fields([FieldPlan])
+    /// Walked through `Mirror`: enums, optionals, tuples, collections, custom mirrors.
+    case mirror
+    /// A function value: followed to its closure context.
+    case function
+  }
+
+  let shape: Shape
+  /// The type describes its references itself (``GraphReflectable``).
+  let isCustom: Bool
+  let typeName: String
+
+  init(shape: Shape, isCustom: Bool, typeName: String) {
+    self.shape = shape
+    self.isCustom = isCustom
+    self.typeName = typeName
+  }
+
+  var isLeaf: Bool {
+    if case .leaf = shape, !isCustom { return true }
+    return false
+  }
+}
+
+/// One stored property that can hold a reference, and how to read it.
+struct FieldPlan {
+  enum Action {
+    /// A strong reference to a class instance, never nil.
+    case object
+    /// A strong `Optional` reference to a class instance.
+    case optionalObject
+    /// A function value: two words, function and context.
+    case function
+    /// Any other value: loaded as `type` and walked.
+    case value(any Any.Type)
+    /// A weak, unowned or unowned(unsafe) reference, read without trapping.
+    case reference(ReferenceStorage)
+    /// A non-strong field whose storage is not recognised: never read.
+    case unreadable
+  }
+
+  var name: String
+  var offset: Int
+  var action: Action
+}
+
+/// Types that hold references only as an implementation detail, never to user objects.
+private let knownLeafTypes: Set<ObjectIdentifier> = [
+  ObjectIdentifier(String.self), ObjectIdentifier(Substring.self), ObjectIdentifier(Character.self),
+  ObjectIdentifier(StaticString.self), ObjectIdentifier(Data.self), ObjectIdentifier(URL.self),
+  ObjectIdentifier(Date.self), ObjectIdentifier(UUID.self), ObjectIdentifier(Decimal.self),
+  ObjectIdentifier(Locale.self), ObjectIdentifier(TimeZone.self), ObjectIdentifier(Calendar.self),
+  ObjectIdentifier(IndexPath.self), ObjectIdentifier(IndexSet.self),
+  ObjectIdentifier(CharacterSet.self), ObjectIdentifier(URLComponents.self),
+  ObjectIdentifier(DateComponents.self),
+]
+
+/// Collections whose element types tell whether they can hold references at all.
+protocol ElementTypedCollection {
+  static var elementTypes: [any Any.Type] { get }
+}
+extension Array: ElementTypedCollection {
+  static var elementTypes: [any Any.Type] { [Element.self] }
+}
+extension ContiguousArray: ElementTypedCollection {
+  static var elementTypes: [any Any.Type] { [Element.self] }
+}
+extension ArraySlice: ElementTypedCollection {
+  static var elementTypes: [any Any.Type] { [Element.self] }
+}
+extension Set: ElementTypedCollection {
+  static var elementTypes: [any Any.Type] { [Element.self] }
+}
+extension Dictionary: ElementTypedCollection {
+  static var elementTypes: [any Any.Type] { [Key.self, Value.self] }
+}
+extension Optional: ElementTypedCollection {
+  static var elementTypes: [any Any.Type] { [Wrapped.self] }
+}
+
+enum TypePlans {
+  private static let cache = Mutex<[ObjectIdentifier: TypePlan]>([:])
+
+  /// The plan for `type`, computed on first use.
+  static func plan(for type: any Any.Type) -> TypePlan {
+    var inProgress: Set<ObjectIdentifier> = []
+    return plan(for: type, inProgress: &inProgress)
+  }
+
+  private static func plan(for type: any Any.Type, inProgress: inout Set<ObjectIdentifier>) -> TypePlan {
+    let key = ObjectIdentifier(type)
+    if let plan = cache.withLock({ $0[key] }) { return plan }
+    inProgress.insert(key)
+    let plan = compute(type, inProgress: &inProgress)
+    inProgress.remove(key)
+    return cache.withLock { cache in
+      if let existing = cache[key] { return existing }
+      cache[key] = plan
+      return plan
+    }
+  }
+
+  /// Whether values of `type` can be skipped without looking at them.
+  private static func isLeaf(_ type: any Any.Type, inProgress: inout Set<ObjectIdentifier>) -> Bool {
+    if inProgress.contains(ObjectIdentifier(type)) { return false }
+    return plan(for: type, inProgress: &inProgress).isLeaf
+  }
+
+  private static func compute(_ type: any Any.Type, inProgress: inout Set<ObjectIdentifier>) -> TypePlan {
+    let name = TypeNames.qualified(type)
+    let isCustom = type is any GraphReflectable.Type
+    func make(_ shape: TypePlan.Shape) -> TypePlan {
+      TypePlan(shape: shape, isCustom: isCustom, typeName: name)
+    }
+    let kind = Metadata.kind(of: type)
+    if kind == .class {
+      let fields = FieldLayout.storedFields(of: type) ?? []
+      return make(.object(fields: fieldPlans(fields, inProgress: &inProgress)))
+    }
+    if isCustom { return make(.mirror) }
+    switch kind {
+    case .metatype, .heapLocalVariable, .heapGenericLocalVariable, .other:
+      return make(.leaf)
+    case .existential:
+      // Only a field's static type is ever an existential; what it holds is walked by its dynamic type.
+      return make(.mirror)
+    case .function:
+      return make(.function)
+    default:
+      break
+    }
+    if _isPOD(type) || knownLeafTypes.contains(ObjectIdentifier(type)) { return make(.leaf) }
+    if let collection = type as? any ElementTypedCollection.Type {
+      let elementsAreLeaves = collection.elementTypes.allSatisfy { isLeaf($0, inProgress: &inProgress) }
+      return make(elementsAreLeaves ? .leaf : .mirror)
+    }
+    if kind == .struct, !(type is any CustomReflectable.Type),
+      let fields = FieldLayout.storedFields(of: type)
+    {
+      let plans = fieldPlans(fields, inProgress: &inProgress)
+      return make(plans.isEmpty ? .leaf : .fields(plans))
+    }
+    return make(.mirror)
+  }
+
+  private static func fieldPlans(
+    _ fields: [StoredField], inProgress: inout Set<ObjectIdentifier>
+  ) -> [FieldPlan] {
+    fields.compactMap { field in
+      let action: FieldPlan.Action
+      switch field.storage {
+      case .reference(let storage):
+        action = .reference(storage)
+      case .unknownNonStrong:
+        action = .unreadable
+      case .strong:
+        switch Metadata.kind(of: field.type) {
+        case .class:
+          action = .object
+        case .function:
+          action = .function
+        case .optional
+        where Metadata.firstGenericArgument(of: field.type).map { Metadata.kind(of: $0) } == .class:
+          action = .optionalObject
+        default:
+          if isLeaf(field.type, inProgress: &inProgress) { return nil }
+          action = .value(field.type)
+        }
+      }
+      return FieldPlan(name: field.name, offset: field.offset, action: action)
+    }
+  }
+}

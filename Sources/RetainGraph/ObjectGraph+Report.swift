@@ -1,0 +1,110 @@
+internal import Foundation
+
+extension ObjectGraph {
+  /// The human-readable leak trace: every strong cycle with the path from the root to it, the loop,
+  /// the reference to break (marked `~~~`) and a one-line fix; then dangling `unowned` references,
+  /// notes, and whether a limit truncated the walk (in the first line).
+  ///
+  /// - Returns: the report, or `""` when there is no cycle, no dangling reference and no truncation.
+  public func report() -> String {
+    guard !cycles.isEmpty || !danglingReferences.isEmpty || isTruncated else { return "" }
+    var lines: [String] = []
+    if isTruncated {
+      lines.append(
+        "warning: a limit stopped the walk at \(nodes.count) nodes; this graph is partial and may miss cycles")
+    }
+    let rootName = nodes[root].shortTypeName
+    if cycles.isEmpty {
+      lines.append("no retain cycle reachable from \(rootName)")
+    } else {
+      let objects = Set(cycles.flatMap(\.members)).count
+      let noun = cycles.count == 1 ? "retain cycle" : "retain cycles"
+      lines.append(
+        "\(cycles.count) \(noun) reachable from \(rootName) (\(objects) \(objects == 1 ? "object" : "objects"))")
+    }
+    for (index, cycle) in cycles.enumerated() {
+      lines.append("")
+      if cycles.count > 1 {
+        lines.append("cycle \(index + 1) of \(cycles.count) (\(memberSummary(cycle))):")
+      }
+      lines += trace(of: cycle)
+    }
+    if !danglingReferences.isEmpty {
+      lines.append("")
+      for dangling in danglingReferences {
+        lines.append(
+          "dangling unowned reference: \(nodes[dangling.holder].shortTypeName).\(dangling.label) points to an "
+            + "object that was already deinitialized; reading it will crash")
+      }
+    }
+    if !notes.isEmpty {
+      lines.append("")
+      lines += notes.map { "note: \($0)" }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  private func memberSummary(_ cycle: Cycle) -> String {
+    let names = cycle.members.prefix(4).map { nodes[$0].shortTypeName }
+    let more = cycle.members.count > 4 ? ", +\(cycle.members.count - 4) more" : ""
+    return "\(cycle.members.count) objects: \(names.joined(separator: ", "))\(more)"
+  }
+
+  private func trace(of cycle: Cycle) -> [String] {
+    var lines: [String] = []
+    let start = cycle.pathFromRoot.first?.from ?? cycle.path.first?.from ?? cycle.members[0]
+    if start == root || cycle.pathFromRoot.isEmpty == false {
+      lines.append(nodes[start].shortTypeName)
+    } else {
+      lines.append("\(nodes[start].shortTypeName)   (not reachable from the root)")
+    }
+    for edge in cycle.pathFromRoot {
+      lines.append(" ├─ \(hop(edge))")
+    }
+    for (index, edge) in cycle.path.enumerated() {
+      var line = " ├─ \(hop(edge))"
+      if index == cycle.path.count - 1 { line += "   (strong; loop closes here)" }
+      lines.append(line)
+      if edge == cycle.suggestedBreak {
+        lines.append(" │  " + String(repeating: "~", count: max(edge.label.count, 1)))
+      }
+    }
+    lines.append(" fix: \(fix(for: cycle))")
+    return lines
+  }
+
+  private func hop(_ edge: Edge) -> String {
+    let ownership = edge.ownership == .strong ? "" : " (\(edge.ownership.rawValue))"
+    return "\(edge.label) → \(nodes[edge.to].shortTypeName)\(ownership)"
+  }
+
+  private func fix(for cycle: Cycle) -> String {
+    let edge = cycle.suggestedBreak
+    let holder = nodes[edge.from]
+    if holder.kind == .closure {
+      // The closure captures the object strongly: name where the closure is stored.
+      let stored = cycle.path.first { $0.to == edge.from } ?? edges.first { $0.to == edge.from }
+      let place = stored.map { "\(nodes[$0.from].shortTypeName).\(Self.propertyPath($0.label))" }
+      let target = nodes[edge.to].shortTypeName
+      return "capture \(target) weakly ([weak self] or [weak \(Self.lowerFirst(target))]) in the closure "
+        + "\(holder.typeName)\(place.map { " stored at \($0)" } ?? "")"
+    }
+    if edge.label.contains(" (closure)") {
+      let property = Self.propertyPath(edge.label)
+      return "capture [weak self] (or [unowned self]) in \(holder.shortTypeName).\(property)"
+    }
+    return "make \(holder.shortTypeName).\(edge.label) weak"
+  }
+
+  /// `greeting (closure) → capture 0` → `greeting`.
+  private static func propertyPath(_ label: String) -> String {
+    guard let range = label.range(of: " (closure)") else { return label }
+    return String(label[..<range.lowerBound])
+  }
+
+  private static func lowerFirst(_ name: String) -> String {
+    guard let first = name.first else { return name }
+    let base = name.prefix { $0 != "<" }
+    return first.lowercased() + base.dropFirst()
+  }
+}

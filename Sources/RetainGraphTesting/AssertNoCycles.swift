@@ -1,0 +1,36 @@
+public import RetainGraph
+
+/// Walks the graph from `root` and returns the leak trace when it has a strong retain cycle.
+///
+/// Build your own assertion on it, or use ``assertNoCycles(_:options:_:fileID:filePath:line:column:)``.
+/// - Parameters:
+///   - root: the object or value to check.
+///   - options: limits and filters (e.g. `ignoredLabels: ["output"]` to accept a known cycle).
+/// - Returns: the failure text (the report), or nil when there is no cycle.
+public func verifyNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) -> String? {
+  let graph = ObjectGraph(reflecting: root, options: options)
+  guard !graph.cycles.isEmpty else { return nil }
+  return graph.report()
+}
+
+/// Fails the current test (XCTest or Swift Testing) at the caller's line when the graph reachable
+/// from `root` has a strong retain cycle; the failure message is the leak trace.
+/// - Parameters:
+///   - root: the object or value to check.
+///   - options: limits and filters.
+///   - message: more context for the failure message.
+public func assertNoCycles(
+  _ root: @autoclosure () -> Any,
+  options: GraphOptions = GraphOptions(),
+  _ message: @autoclosure () -> String = "",
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column
+) {
+  guard let failure = verifyNoCycles(root(), options: options) else { return }
+  let context = message()
+  recordIssue(
+    context.isEmpty ? failure : "\(context)\n\(failure)",
+    fileID: fileID, filePath: filePath, line: line, column: column)
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+import Samples
+
+struct SamplesCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "samples",
+    abstract: "List the sample scenarios, one per line.",
+    discussion: "Example:\n  retain-graph samples"
+  )
+
+  func run() {
+    let width = Sample.all.map(\.name.count).max() ?? 0
+    for sample in Sample.all {
+      let padding = String(repeating: " ", count: width - sample.name.count)
+      print("\(sample.name)\(padding)  \(sample.summary)")
+    }
+  }
+}
