@@ -91,4 +91,22 @@ public struct ObjectGraph: Sendable {
       validNodes: builder.nodes, edges: builder.edges, root: 0, isTruncated: builder.isTruncated,
       danglingReferences: builder.dangling, notes: builder.notes)
   }
+
+  /// Walks the graph from `root` like ``init(reflecting:options:)`` and also returns the objects it
+  /// found, so that a caller can take weak references to each (leak tests do).
+  /// - Parameters:
+  ///   - root: the object or value to start from.
+  ///   - options: limits and filters.
+  /// - Returns: the graph, and `objects[id]`: the object of node `id` (nil for a value root and for
+  ///   closure contexts). The caller holds these strongly until it drops the array.
+  public static func walk(
+    _ root: Any, options: GraphOptions = GraphOptions()
+  ) -> (graph: ObjectGraph, objects: [AnyObject?]) {
+    var builder = GraphBuilder(options: options)
+    builder.walk(root, keepingObjects: true)
+    let graph = ObjectGraph(
+      validNodes: builder.nodes, edges: builder.edges, root: 0, isTruncated: builder.isTruncated,
+      danglingReferences: builder.dangling, notes: builder.notes)
+    return (graph, builder.objects)
+  }
 }

@@ -28,7 +28,8 @@ struct GraphBuilder {
 
   // MARK: - The walk
 
-  mutating func walk(_ root: Any) {
+  /// Walks from `root`. With `keepingObjects`, the objects stay referenced by ``objects`` afterwards.
+  mutating func walk(_ root: Any, keepingObjects: Bool = false) {
     let unwrapped = Self.unwrapOptionals(root)
     addRoot(unwrapped)
     var head = 0
@@ -42,7 +43,13 @@ struct GraphBuilder {
         addEdge(from: reference.holder, to: target, label: reference.label, ownership: .unownedUnsafe)
       }
     }
-    keepAlive.removeAll()
+    if !keepingObjects { keepAlive.removeAll() }
+  }
+
+  /// The object of each node (nil for a value root and for closure contexts), after a walk that
+  /// kept them.
+  var objects: [AnyObject?] {
+    keepAlive.indices.map { nodes[$0].kind == .object ? keepAlive[$0] : nil }
   }
 
   private static func unwrapOptionals(_ value: Any) -> Any {
