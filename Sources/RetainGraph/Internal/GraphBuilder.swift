@@ -118,6 +118,13 @@ struct GraphBuilder {
   }
 
   private mutating func visitOpened<T>(_ value: T, label: String) {
+    if Metadata.kind(of: T.self) == .existential {
+      // A value loaded from an existential-typed field (`Any`, `any P`, `AnyObject`) is boxed with
+      // its static type: look inside the container (pushed, so nesting never recurses).
+      let projected = withUnsafePointer(to: value) { Existential.project(T.self, at: UnsafeRawPointer($0)) }
+      if let projected { values.append((projected, label)) }
+      return
+    }
     let plan = self.plan(for: T.self)
     if options.ignoredTypeIDs.isEmpty == false, isIgnored(T.self) { return }
     switch plan.shape {
@@ -180,7 +187,7 @@ struct GraphBuilder {
           visitFunctionStorage(at: address, label: label)
         }
       case .value(let type):
-        children.append((Self.load(type, from: address), label))
+        children.append((Existential.load(type, from: address), label))
       case .reference(let storage):
         readReference(storage, at: address, label: label)
       case .unreadable:
@@ -189,11 +196,6 @@ struct GraphBuilder {
       }
     }
     push(children)
-  }
-
-  private static func load(_ type: any Any.Type, from address: UnsafeRawPointer) -> Any {
-    func load<T>(_: T.Type) -> Any { address.load(as: T.self) }
-    return load(type)
   }
 
   private mutating func readReference(_ storage: ReferenceStorage, at address: UnsafeRawPointer, label: String) {
@@ -321,7 +323,7 @@ struct GraphBuilder {
       let fieldAddress = address + capture.offset
       switch capture.kind {
       case .value(let type):
-        children.append((Self.load(type, from: fieldAddress), label))
+        children.append((Existential.load(type, from: fieldAddress), label))
       case .reference(let storage):
         readReference(storage, at: fieldAddress, label: label)
       case .function:
@@ -331,7 +333,7 @@ struct GraphBuilder {
         guard let box = fieldAddress.load(as: UnsafeRawPointer?.self) else { continue }
         let inner = box + 16
         switch payload {
-        case .value(let type): children.append((Self.load(type, from: inner), label))
+        case .value(let type): children.append((Existential.load(type, from: inner), label))
         case .reference(let storage): readReference(storage, at: inner, label: label)
         case .function: visitFunctionStorage(at: inner, label: label)
         case .box: continue
