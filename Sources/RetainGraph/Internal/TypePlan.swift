@@ -136,7 +136,7 @@ enum TypePlans {
       // Only a field's static type is ever an existential; what it holds is walked by its dynamic type.
       return make(.mirror)
     case .function:
-      return make(.function)
+      return make(ClosureLayout.isThick(type) ? .function : .leaf)
     default:
       break
     }
@@ -169,6 +169,8 @@ enum TypePlans {
         case .class:
           action = .object
         case .function:
+          // Thin and C functions are one word with no context: they capture nothing.
+          guard ClosureLayout.isThick(field.type) else { return nil }
           action = .function
         case .optional
         where Metadata.firstGenericArgument(of: field.type).map { Metadata.kind(of: $0) } == .class:

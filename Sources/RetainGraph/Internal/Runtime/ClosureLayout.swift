@@ -85,7 +85,8 @@ enum ClosureLayout {
   static func captures(ofContext context: UnsafeRawPointer) -> [Capture]? {
     guard let metadata = context.load(as: UnsafeRawPointer?.self),
       MetadataKind(rawKind: metadata.load(as: UInt.self)) == .heapLocalVariable,
-      let descriptor = metadata.load(fromByteOffset: 16, as: UnsafeRawPointer?.self)
+      let descriptor = metadata.load(fromByteOffset: 16, as: UnsafeRawPointer?.self),
+      Int(bitPattern: descriptor) % 4 == 0
     else { return nil }
     let captureCount = Int(descriptor.load(as: UInt32.self))
     let bindingCount = Int(descriptor.load(fromByteOffset: 8, as: UInt32.self))
