@@ -11,7 +11,8 @@ extension ObjectGraph {
     var lines: [String] = []
     if isTruncated {
       lines.append(
-        "warning: a limit stopped the walk at \(nodes.count) nodes; this graph is partial and may miss cycles")
+        "warning: a limit stopped the walk at \(nodes.count) nodes; this graph is partial and may miss cycles"
+      )
     }
     let rootName = nodes[root].shortTypeName
     if cycles.isEmpty {
@@ -20,7 +21,8 @@ extension ObjectGraph {
       let objects = Set(cycles.flatMap(\.members)).count
       let noun = cycles.count == 1 ? "retain cycle" : "retain cycles"
       lines.append(
-        "\(cycles.count) \(noun) reachable from \(rootName) (\(objects) \(objects == 1 ? "object" : "objects"))")
+        "\(cycles.count) \(noun) reachable from \(rootName) (\(objects) \(objects == 1 ? "object" : "objects"))"
+      )
     }
     for (index, cycle) in cycles.enumerated() {
       lines.append("")

@@ -38,7 +38,8 @@ public struct ObjectGraph: Sendable {
     notes: [String] = []
   ) throws(SnapshotError) {
     for (index, node) in nodes.enumerated() where node.id != index {
-      throw SnapshotError("nodes[\(index)]: id \(node.id) is out of place; ids must be 0..<\(nodes.count) in order")
+      throw SnapshotError(
+        "nodes[\(index)]: id \(node.id) is out of place; ids must be 0..<\(nodes.count) in order")
     }
     guard nodes.indices.contains(root) else {
       throw SnapshotError("root: \(root) is not the id of a node (there are \(nodes.count) nodes)")

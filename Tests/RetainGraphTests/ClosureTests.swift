@@ -42,7 +42,9 @@ enum CaptureStyle: String, CaseIterable, Sendable {
   case none, strong, weak, unowned, mixed, capturedVar, capturedStruct, generic, genericPair, nested, async
 
   /// A closure that captures `holder` in this style, and whether it retains it.
-  func closure(capturing holder: ClosureHolder, leaf: Leaf) -> (closure: Any, retains: Bool, ownership: Ownership?) {
+  func closure(capturing holder: ClosureHolder, leaf: Leaf) -> (
+    closure: Any, retains: Bool, ownership: Ownership?
+  ) {
     switch self {
     case .none: return ({ () -> Void in }, false, nil)
     case .strong: return ({ () -> Void in _ = holder }, true, .strong)
@@ -116,10 +118,13 @@ struct ClosureTests {
       var (graph, objects) = ObjectGraph.walk(holder as Any)
       #expect(graph.notes.isEmpty, "\(where_): \(graph.notes)")
       let intoRoot = graph.edges.filter { $0.to == 0 }
-      #expect(Set(intoRoot.map(\.ownership)) == Set([ownership].compactMap { $0 }), "\(where_): \(graph.edgeDescriptions)")
+      #expect(
+        Set(intoRoot.map(\.ownership)) == Set([ownership].compactMap { $0 }),
+        "\(where_): \(graph.edgeDescriptions)")
       #expect(graph.cycles.isEmpty != retains, "\(where_)")
       if style == .mixed {
-        #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
+        #expect(
+          graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
       }
       if style == .strong, storage == .property {
         let path = inStruct ? "box.plain" : "plain"
@@ -146,7 +151,9 @@ struct ClosureTests {
     let graph = ObjectGraph(reflecting: holder)
     let closure = graph.nodes.first { $0.kind == .closure }
     #expect(closure != nil)
-    #expect(graph.edgeDescriptions.contains("ClosureHolder.plain (closure) -> \(closure?.shortTypeName ?? "") (strong)"))
+    #expect(
+      graph.edgeDescriptions.contains(
+        "ClosureHolder.plain (closure) -> \(closure?.shortTypeName ?? "") (strong)"))
     #expect(graph.edges.contains { $0.label == "capture 0" && $0.ownership == .weak })
     #expect(graph.edges.contains { $0.label == "capture 1" && $0.ownership == .strong })
     holder.clear()
@@ -162,9 +169,18 @@ struct ClosureTests {
 
   @Test func closureSamples() throws {
     let expectations: [(String, [String], String)] = [
-      ("lazy-closure", ["greeting (closure) → capture 0"], "capture [weak self] (or [unowned self]) in LeakingPerson.greeting"),
-      ("method-reference", ["service", "completion (closure) → capture 0"], "capture [weak self] (or [unowned self]) in Service.completion"),
-      ("observer-token", ["notifier", "observers[0] (closure) → capture 0"], "capture [weak self] (or [unowned self]) in Notifier.observers[0]"),
+      (
+        "lazy-closure", ["greeting (closure) → capture 0"],
+        "capture [weak self] (or [unowned self]) in LeakingPerson.greeting"
+      ),
+      (
+        "method-reference", ["service", "completion (closure) → capture 0"],
+        "capture [weak self] (or [unowned self]) in Service.completion"
+      ),
+      (
+        "observer-token", ["notifier", "observers[0] (closure) → capture 0"],
+        "capture [weak self] (or [unowned self]) in Notifier.observers[0]"
+      ),
     ]
     for (name, labels, fix) in expectations {
       let instance = try #require(Sample.named(name)).make()

@@ -176,7 +176,8 @@ struct GraphBuilder {
       switch field.action {
       case .object:
         let raw = address.load(as: UnsafeRawPointer.self)
-        addReference(to: Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue(), label: label, ownership: .strong)
+        addReference(
+          to: Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue(), label: label, ownership: .strong)
       case .optionalObject:
         if let raw = address.load(as: UnsafeRawPointer?.self) {
           addReference(
@@ -192,13 +193,16 @@ struct GraphBuilder {
         readReference(storage, at: address, label: label)
       case .unreadable:
         notes.append(
-          "\(nodes[current].shortTypeName).\(label): a non-strong reference whose storage is not recognised was not read")
+          "\(nodes[current].shortTypeName).\(label): a non-strong reference whose storage is not recognised was not read"
+        )
       }
     }
     push(children)
   }
 
-  private mutating func readReference(_ storage: ReferenceStorage, at address: UnsafeRawPointer, label: String) {
+  private mutating func readReference(
+    _ storage: ReferenceStorage, at address: UnsafeRawPointer, label: String
+  ) {
     let ownership: Ownership
     switch storage {
     case .weak: ownership = .weak
@@ -216,7 +220,8 @@ struct GraphBuilder {
       unsafeReferences.append((current, label, raw))
     case .unreadable:
       notes.append(
-        "\(nodes[current].shortTypeName).\(label): the runtime cannot read this \(ownership.rawValue) reference here")
+        "\(nodes[current].shortTypeName).\(label): the runtime cannot read this \(ownership.rawValue) reference here"
+      )
     }
   }
 
@@ -350,7 +355,9 @@ struct GraphBuilder {
   ) {
     if !options.ignoredLabels.isEmpty {
       let holder = nodes[current].shortTypeName
-      if options.ignoredLabels.contains(label) || options.ignoredLabels.contains("\(holder).\(label)") { return }
+      if options.ignoredLabels.contains(label) || options.ignoredLabels.contains("\(holder).\(label)") {
+        return
+      }
     }
     if closureName == nil, !options.ignoredTypeIDs.isEmpty, isIgnored(type(of: object)) { return }
     let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())

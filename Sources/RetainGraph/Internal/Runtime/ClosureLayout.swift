@@ -105,9 +105,10 @@ enum ClosureLayout {
     if bindingCount > 0 {
       // Generic captures: their types name generic parameters, bound by the metadata the context
       // stores first (the metadata sources say which binding is which parameter).
-      guard let arguments = GenericArguments(
-        descriptor: descriptor, captureCount: captureCount, sourceCount: sourceCount,
-        bindings: context + 16, bindingCount: bindingCount)
+      guard
+        let arguments = GenericArguments(
+          descriptor: descriptor, captureCount: captureCount, sourceCount: sourceCount,
+          bindings: context + 16, bindingCount: bindingCount)
       else { return nil }
       generics = arguments
     }
@@ -116,7 +117,8 @@ enum ClosureLayout {
     for index in 0..<captureCount {
       let record = descriptor + 12 + 4 * index
       guard let name = Metadata.relative(record) else { return nil }
-      guard let (kind, size, alignment) = classify(name: name, length: mangledLength(name), generics: generics)
+      guard
+        let (kind, size, alignment) = classify(name: name, length: mangledLength(name), generics: generics)
       else { return nil }
       offset = (offset + alignment - 1) / alignment * alignment
       captures.append(Capture(offset: offset, kind: kind))
@@ -157,7 +159,9 @@ enum ClosureLayout {
     }
     if endsWith(text, "z_Xx") {
       // A box: one word in the context, the payload described by the name before the suffix.
-      guard let (payload, _, _) = classify(name: name, length: length - 4, generics: generics) else { return nil }
+      guard let (payload, _, _) = classify(name: name, length: length - 4, generics: generics) else {
+        return nil
+      }
       return (.box(payload), 8, 8)
     }
     for (suffix, storage) in [("Xw", ReferenceStorage.weak), ("Xo", .unowned), ("Xu", .unownedUnsafe)]
@@ -176,7 +180,9 @@ enum ClosureLayout {
     return nil
   }
 
-  private static func resolve(name: UnsafeRawPointer, length: Int, generics: GenericArguments?) -> (any Any.Type)? {
+  private static func resolve(name: UnsafeRawPointer, length: Int, generics: GenericArguments?) -> (
+    any Any.Type
+  )? {
     guard length > 0 else { return nil }
     let start = name.assumingMemoryBound(to: CChar.self)
     let metadata: UnsafeRawPointer?
@@ -238,7 +244,7 @@ struct GenericArguments {
   /// Calls `body` with a generic environment of one level holding `arguments.count` type
   /// parameters and no requirements (`TargetGenericEnvironment`: flags, parameter counts, parameter
   /// descriptors), and the arguments.
-  func withEnvironment<R>(_ body: (UnsafeRawPointer, UnsafeRawPointer) -> R) -> R {
+  func withEnvironment<R>(_ body: (UnsafeRawPointer, UnsafeRawPointer) -> R?) -> R? {
     let count = arguments.count
     let size = 4 + 2 + count
     let environment = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
@@ -249,7 +255,8 @@ struct GenericArguments {
       environment.storeBytes(of: UInt8(0x80), toByteOffset: 6 + index, as: UInt8.self)  // type, key argument
     }
     return arguments.withUnsafeBufferPointer { buffer in
-      body(UnsafeRawPointer(environment), UnsafeRawPointer(buffer.baseAddress!))
+      guard let base = buffer.baseAddress else { return nil }
+      return body(UnsafeRawPointer(environment), UnsafeRawPointer(base))
     }
   }
 }
