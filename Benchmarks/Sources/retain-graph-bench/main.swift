@@ -51,7 +51,7 @@ for shape in Shape.allCases {
       graph = built
     }
     let peak = residentMemory().peak
-    let nodes = graph?.nodes.count ?? 0
+    let nodes = graph?.nodeCount ?? 0
     graph = nil
     var typedCount = 0
     let typedTime = seconds { typedCount = typedTraversal(root) }

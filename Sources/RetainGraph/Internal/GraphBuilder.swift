@@ -37,7 +37,9 @@ struct GraphBuilder {
   /// Node id by object address. Every object stays alive (in `keepAlive`) until the walk ends, so
   /// an address cannot be reused for another object meanwhile.
   private var identities: [UInt: Int32] = [:]
-  private var keepAlive: [AnyObject?] = []
+  /// One retain per node's object (released when the walk ends): raw, so reading an object's
+  /// fields costs no further reference counting.
+  private var keepAlive: [Unmanaged<AnyObject>?] = []
   /// Depth of each node, kept only when a depth limit is set.
   private var depths: [Int32] = []
   /// Values still to be walked for the node being expanded.
@@ -77,14 +79,18 @@ struct GraphBuilder {
       }
     }
     identities = [:]
-    if !keepingObjects { keepAlive = [] }
+    if keepingObjects {
+      kept = keepAlive.indices.map { nodeKinds[$0] == .object ? keepAlive[$0]?.takeUnretainedValue() : nil }
+    }
+    for object in keepAlive { object?.release() }
+    keepAlive = []
   }
+
+  private var kept: [AnyObject?] = []
 
   /// The object of each node (nil for a value root and for closure contexts), after a walk that
   /// kept them.
-  var objects: [AnyObject?] {
-    keepAlive.indices.map { nodeKinds[$0] == .object ? keepAlive[$0] : nil }
-  }
+  var objects: [AnyObject?] { kept }
 
   /// The graph built by the walk.
   func graph() -> ObjectGraph {
@@ -107,7 +113,7 @@ struct GraphBuilder {
   private mutating func addRoot(_ root: Any) {
     let rootType = type(of: root)
     if Metadata.kind(of: rootType) == .class {
-      _ = addNode(for: root as AnyObject, closureName: nil)
+      _ = addNode(for: Unmanaged.passUnretained(root as AnyObject), closureName: nil)
       return
     }
     appendNode(typeName: TypeNames.qualified(rootType), kind: .value, object: nil, depth: 0)
@@ -120,21 +126,21 @@ struct GraphBuilder {
   private mutating func expand(_ id: Int) {
     guard let object = keepAlive[id] else { return }
     current = id
+    let base = UnsafeRawPointer(object.toOpaque())
     if nodeKinds[id] == .closure {
-      expandClosure(id, context: object)
+      expandClosure(id, context: base)
       drainValues()
       return
     }
-    let slot = self.slot(for: type(of: object))
+    let slot = self.slot(for: Self.dynamicType(of: base))
     if let maxDepth = options.maxDepth, depths[id] >= maxDepth {
       if case .object(let fields) = slot.plan.shape, !fields.isEmpty { isTruncated = true }
       if slot.plan.isCustom { isTruncated = true }
       return
     }
-    if slot.plan.isCustom, let custom = object as? any GraphReflectable {
+    if slot.plan.isCustom, let custom = object.takeUnretainedValue() as? any GraphReflectable {
       walkCustom(custom, prefix: .empty)
     } else if case .object(let fields) = slot.plan.shape, !fields.isEmpty {
-      let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
       readFields(fields, base: base, prefix: .empty, labelIDs: slot.fieldLabels)
     }
     drainValues()
@@ -372,8 +378,7 @@ struct GraphBuilder {
     }
   }
 
-  private mutating func expandClosure(_ id: Int, context: AnyObject) {
-    let address = UnsafeRawPointer(Unmanaged.passUnretained(context).toOpaque())
+  private mutating func expandClosure(_ id: Int, context address: UnsafeRawPointer) {
     guard let captures = ClosureLayout.captures(ofContext: address) else {
       notes.append("\(typeName(of: id)): closure context layout not recognised; its captures are not shown")
       return
@@ -431,11 +436,11 @@ struct GraphBuilder {
       target = Int(known)
     } else {
       if closureName == nil, !options.ignoredTypeIDs.isEmpty,
-        isIgnored(type(of: object.takeUnretainedValue()))
+        isIgnored(Self.dynamicType(of: UnsafeRawPointer(object.toOpaque())))
       {
         return
       }
-      guard let added = addNode(for: object.takeUnretainedValue(), closureName: closureName) else { return }
+      guard let added = addNode(for: object, closureName: closureName) else { return }
       target = added
     }
     let id = labelID ?? intern(label().base)
@@ -447,7 +452,7 @@ struct GraphBuilder {
       CompactEdge(from: current, to: target, label: intern(label.base), index: label.index, ownership: ownership))
   }
 
-  private mutating func addNode(for object: AnyObject, closureName: String?) -> Int? {
+  private mutating func addNode(for object: Unmanaged<AnyObject>, closureName: String?) -> Int? {
     guard nodeKinds.count < options.maxNodes else {
       isTruncated = true
       return nil
@@ -457,22 +462,35 @@ struct GraphBuilder {
     if let closureName {
       appendNode(typeName: closureName, kind: .closure, object: object, depth: depth)
     } else {
-      let slot = self.slot(for: type(of: object))
+      let slot = self.slot(for: Self.dynamicType(of: UnsafeRawPointer(object.toOpaque())))
       nodeTypes.append(slot.typeIndex)
       nodeKinds.append(.object)
-      keepAlive.append(object)
+      keepAlive.append(object.retain())
       if options.maxDepth != nil { depths.append(depth) }
     }
-    identities[UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())] = Int32(id)
+    identities[UInt(bitPattern: object.toOpaque())] = Int32(id)
     return id
   }
 
-  private mutating func appendNode(typeName: String, kind: Node.Kind, object: AnyObject?, depth: Int32) {
+  private mutating func appendNode(
+    typeName: String, kind: Node.Kind, object: Unmanaged<AnyObject>?, depth: Int32
+  ) {
     nodeTypes.append(Int32(typeNames.count))
     typeNames.append(typeName)
     nodeKinds.append(kind)
-    keepAlive.append(object)
+    keepAlive.append(object?.retain())
     if options.maxDepth != nil { depths.append(depth) }
+  }
+
+  /// The class of an object, read without retaining it.
+  private static func dynamicType(of object: UnsafeRawPointer) -> any Any.Type {
+    #if canImport(ObjectiveC)
+      // An isa may be tagged or non-pointer: ask the runtime.
+      return type(of: Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue())
+    #else
+      // A native Swift object's first word is its class metadata.
+      return Metadata.type(at: object.load(as: UnsafeRawPointer.self))
+    #endif
   }
 
   private func typeName(of node: Int) -> String { typeNames[Int(nodeTypes[node])] }
