@@ -36,7 +36,7 @@ struct GraphBuilder {
 
   /// Node id by object address. Every object stays alive (in `keepAlive`) until the walk ends, so
   /// an address cannot be reused for another object meanwhile.
-  private var identities: [UInt: Int32] = [:]
+  private var identities = IdentityTable()
   /// One retain per node's object (released when the walk ends): raw, so reading an object's
   /// fields costs no further reference counting.
   private var keepAlive: [Unmanaged<AnyObject>?] = []
@@ -78,7 +78,7 @@ struct GraphBuilder {
         addEdge(to: Int(target), label: reference.label, ownership: .unownedUnsafe)
       }
     }
-    identities = [:]
+    identities = IdentityTable(capacity: 0)
     if keepingObjects {
       kept = keepAlive.indices.map { nodeKinds[$0] == .object ? keepAlive[$0]?.takeUnretainedValue() : nil }
     }
@@ -256,7 +256,7 @@ struct GraphBuilder {
           visitFunctionStorage(at: address, label: label())
         }
       case .reference(let storage):
-        readReference(storage, at: address, label: label())
+        readReference(storage, at: address, labelID: labelIDs?[position], label: label())
       case .unreadable:
         notes.append(
           "\(typeName(of: current)).\(label().text): a non-strong reference whose storage is not recognised was not read"
@@ -266,19 +266,30 @@ struct GraphBuilder {
     push(children)
   }
 
-  private mutating func readReference(_ storage: ReferenceStorage, at address: UnsafeRawPointer, label: PendingLabel)
-  {
+  private mutating func readReference(
+    _ storage: ReferenceStorage, at address: UnsafeRawPointer, labelID: Int32? = nil, label: PendingLabel
+  ) {
     let ownership: Ownership
     switch storage {
     case .weak: ownership = .weak
     case .unowned: ownership = .unowned
     case .unownedUnsafe: ownership = .unownedUnsafe
     }
+    if storage == .weak, options.fastPaths, WeakPeek.isAvailable, let target = WeakPeek.liveTarget(at: address),
+      let known = identities[target]
+    {
+      // Already in the graph (and kept alive by the walk): no need to load it strongly.
+      let id = labelID ?? intern(label.base)
+      edges.append(CompactEdge(from: current, to: Int(known), label: id, index: label.index, ownership: .weak))
+      return
+    }
     switch ReferenceLoader.load(storage, at: address) {
     case .none:
       return
     case .alive(let object):
-      addReference(to: object, label: label, ownership: ownership)
+      addReference(
+        to: Unmanaged.passUnretained(object), labelID: labelID, index: label.index,
+        label: { PendingLabel(base: label.base) }, ownership: ownership)
     case .dangling:
       dangling.append(DanglingReference(holder: current, label: label.text))
     case .address(let raw):
@@ -468,7 +479,7 @@ struct GraphBuilder {
       keepAlive.append(object.retain())
       if options.maxDepth != nil { depths.append(depth) }
     }
-    identities[UInt(bitPattern: object.toOpaque())] = Int32(id)
+    identities.insert(UInt(bitPattern: object.toOpaque()), Int32(id))
     return id
   }
 
