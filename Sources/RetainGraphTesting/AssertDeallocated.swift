@@ -10,6 +10,8 @@ public import RetainGraph
 ///   - options: limits and filters for the walk that explains a survivor.
 ///   - make: builds the object (and may use it); whatever else it creates is released on return.
 /// - Returns: the failure text, or nil when the object was deallocated in time.
+// Disfavoured so that an `await`ed call in async code picks the async twin.
+@_disfavoredOverload
 public func verifyDeallocated<Object: AnyObject>(
   timeout: Duration = .seconds(1),
   options: GraphOptions = GraphOptions(),
@@ -50,6 +52,8 @@ public func verifyDeallocated<Object: AnyObject>(
 ///   - line: the caller's line.
 ///   - column: the caller's column.
 ///   - make: builds the object (and may use it); whatever else it creates is released on return.
+// Disfavoured so that an `await`ed call in async code picks the async twin.
+@_disfavoredOverload
 public func assertDeallocated<Object: AnyObject>(
   timeout: Duration = .seconds(1),
   options: GraphOptions = GraphOptions(),

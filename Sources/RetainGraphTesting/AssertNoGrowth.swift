@@ -53,6 +53,8 @@ public func verifyNoGrowth<Root>(
 ///   - line: the caller's line.
 ///   - column: the caller's column.
 ///   - scenario: one run of the scenario; it should return `root` to its starting state.
+// Disfavoured so that an `await`ed call in async code picks the async twin.
+@_disfavoredOverload
 public func assertNoGrowth<Root>(
   iterations: Int = 5,
   of root: Root,
