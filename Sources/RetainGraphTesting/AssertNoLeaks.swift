@@ -84,8 +84,8 @@ private func noLeaksFailure<Root>(
   let rootName = probed.graph.nodes[probed.graph.root].shortTypeName
   return LeakFailure(
     message: SurvivorReport(graph: probed.graph, survivors: survivors).text(
-      headline: "\(Explanation.count(survivors.count, "object")) outlived \(rootName), the root they were "
-        + "reached from, \(timeout) after it was released:"),
+      headline: "\(Explanation.count(survivors.count, "object")) reachable from \(rootName) "
+        + "\(survivors.count == 1 ? "is" : "are") still alive \(timeout) after \(rootName) was released:"),
     graphs: [("retain-graph-\(rootName)", probed.graph)])
 }
 
