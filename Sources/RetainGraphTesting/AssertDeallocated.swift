@@ -118,7 +118,8 @@ private func deallocationFailure<Object: AnyObject>(
 ) rethrows -> LeakFailure? {
   let probe = try probe(make)
   if waitUntil(timeout: timeout, { !probe.isAlive }) { return nil }
-  return survivorFailure(probe, timeout: timeout, options: options, after: "the closure that made it returned")
+  return survivorFailure(
+    probe, timeout: timeout, options: options, after: "the closure that made it returned")
 }
 
 private func deallocationFailure<Object: AnyObject>(
@@ -127,7 +128,8 @@ private func deallocationFailure<Object: AnyObject>(
 ) async rethrows -> LeakFailure? {
   let probe = try await probe(isolation: isolation, make)
   if await waitUntil(timeout: timeout, { !probe.isAlive }) { return nil }
-  return survivorFailure(probe, timeout: timeout, options: options, after: "the closure that made it returned")
+  return survivorFailure(
+    probe, timeout: timeout, options: options, after: "the closure that made it returned")
 }
 
 /// The failure for an object that should be gone: "`subject` is still alive `timeout` after `moment`",

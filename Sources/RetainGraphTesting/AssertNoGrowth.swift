@@ -211,7 +211,8 @@ struct GrowthAnalysis {
         + "the last are ignored):"
     ]
     for (type, counts) in growing {
-      lines.append("  \(short(type, in: graph)): \(counts.map(String.init).joined(separator: ", ")) after each run")
+      lines.append(
+        "  \(short(type, in: graph)): \(counts.map(String.init).joined(separator: ", ")) after each run")
       if let id = generations[last].newInstance[type], let path = graph.path(to: id) {
         lines.append("    a new instance after run \(last + 1), reached by:")
         lines += Explanation.lines(for: path, in: graph, indent: "      ")
@@ -220,7 +221,8 @@ struct GrowthAnalysis {
     for (type, counts, allowance, run) in overAllowance {
       lines.append(
         "  \(short(type, in: graph)): \(counts.map(String.init).joined(separator: ", ")) after each run; "
-          + "\(counts[run]) after run \(run + 1) is outside its allowance of \(allowance.survivors) survivors")
+          + "\(counts[run]) after run \(run + 1) is outside its allowance of \(allowance.survivors) survivors"
+      )
       if let id = generations[run].newInstance[type], let path = generations[run].graph.path(to: id) {
         lines.append("    a new instance after run \(run + 1), reached by:")
         lines += Explanation.lines(for: path, in: generations[run].graph, indent: "      ")

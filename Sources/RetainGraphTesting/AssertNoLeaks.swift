@@ -109,7 +109,8 @@ struct SurvivorReport {
       }
       let cycle = numbered ? "retain cycle \(keeper.cycle + 1)" : "the retain cycle below"
       if let via = keeper.via {
-        lines.append("  \(name): kept alive by \(cycle), through \(graph.nodes[via.from].shortTypeName).\(via.label)")
+        lines.append(
+          "  \(name): kept alive by \(cycle), through \(graph.nodes[via.from].shortTypeName).\(via.label)")
       } else {
         lines.append("  \(name): in \(cycle)")
       }

@@ -53,7 +53,9 @@ open class LeakCheckingTestCase: XCTestCase {
     for entry in probes {
       guard let object = entry.probe.object else { continue }
       let (why, _) = Explanation.ofSurvivor(object, options: GraphOptions())
-      let named = entry.label == entry.property ? "`\(entry.property)`" : "`\(entry.label)` (property `\(entry.property)`)"
+      let named =
+        entry.label == entry.property
+        ? "`\(entry.property)`" : "`\(entry.label)` (property `\(entry.property)`)"
       let message: String
       if stillHeld.contains(ObjectIdentifier(object)) {
         var text =
@@ -69,7 +71,8 @@ open class LeakCheckingTestCase: XCTestCase {
           "\(named) held \(entry.probe.typeName), which is still alive \(leakCheckTimeout) after tearDown(), "
           + "although the test no longer holds it.\n\(why)"
       }
-      recordFailure(withDescription: message, inFile: String(describing: #filePath), atLine: #line, expected: true)
+      recordFailure(
+        withDescription: message, inFile: String(describing: #filePath), atLine: #line, expected: true)
     }
   }
 
@@ -82,7 +85,8 @@ open class LeakCheckingTestCase: XCTestCase {
     for edge in graph.edges where edge.from == graph.root {
       let property = String(edge.label.prefix { $0 != "." && $0 != "[" && $0 != " " })
       guard properties.contains(property), let object = objects[edge.to] else { continue }
-      held.append(HeldObject(property: property, label: edge.label, ownership: edge.ownership, object: object))
+      held.append(
+        HeldObject(property: property, label: edge.label, ownership: edge.ownership, object: object))
     }
     return held
   }

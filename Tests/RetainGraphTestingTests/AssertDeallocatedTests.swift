@@ -35,7 +35,8 @@ struct AssertDeallocatedSwiftTestingTests {
       assertDeallocated(timeout: .milliseconds(200)) { service }
     } matching: { issue in
       issue.description.contains("SharedService is still alive")
-        && issue.description.contains("no retain cycle keeps SharedService alive, so it is retained from outside")
+        && issue.description.contains(
+          "no retain cycle keeps SharedService alive, so it is retained from outside")
     }
   }
 
@@ -89,7 +90,8 @@ final class AssertDeallocatedXCTests: FailureCapturingTestCase {
     XCTAssertEqual(recorded.count, 1)
     let failure = try XCTUnwrap(recorded.first)
     XCTAssertEqual(failure.line, line)
-    XCTAssertTrue(failure.file.hasSuffix("RetainGraphTestingTests/AssertDeallocatedTests.swift"), failure.file)
+    XCTAssertTrue(
+      failure.file.hasSuffix("RetainGraphTestingTests/AssertDeallocatedTests.swift"), failure.file)
     XCTAssertTrue(failure.description.contains("UseCase is still alive"), failure.description)
     XCTAssertTrue(failure.description.contains("in Service.completion"), failure.description)
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())

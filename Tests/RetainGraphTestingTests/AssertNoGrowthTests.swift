@@ -18,8 +18,9 @@ struct AssertNoGrowthSwiftTestingTests {
         && text.contains("1 type of object reachable from Dashboard kept growing over 5 runs of the scenario")
         && text.contains("(runs 2–4 judged; the first and the last are ignored)")
         && text.contains("  Observer: 1, 2, 3, 4, 5 after each run")
-        && text.contains("a new instance after run 4, reached by:\n      Dashboard\n       ├─ bus → EventBus\n"
-          + "       ├─ observers[3] → Observer")
+        && text.contains(
+          "a new instance after run 4, reached by:\n      Dashboard\n       ├─ bus → EventBus\n"
+            + "       ├─ observers[3] → Observer")
         && text.contains(renderHint)
     }
     dashboard = nil
@@ -51,7 +52,8 @@ struct AssertNoGrowthSwiftTestingTests {
       verifyNoGrowth(iterations: 4, of: dashboard, allowing: [.type(ImageCache.self, survivors: 0...2)]) {
         $0.openAndCloseScreen()
       })
-    #expect(text.contains("ImageCache: 1, 2, 3, 3 after each run; 3 after run 3 is outside its allowance of 0...2"))
+    #expect(
+      text.contains("ImageCache: 1, 2, 3, 3 after each run; 3 after run 3 is outside its allowance of 0...2"))
   }
 
   @Test func fewerThanFourIterationsIsAnIssue() {
@@ -88,7 +90,8 @@ struct AssertNoGrowthSwiftTestingTests {
         holder.screens.append(harness.make("retain-cycle"))
       }
     } matching: { issue in
-      issue.description.contains("CycleA: 1, 2, 3, 4, 5") && issue.description.contains("CycleB: 1, 2, 3, 4, 5")
+      issue.description.contains("CycleA: 1, 2, 3, 4, 5")
+        && issue.description.contains("CycleB: 1, 2, 3, 4, 5")
         && issue.description.contains("The graph after run 4 also has:")
     }
     holder.screens = []
@@ -128,7 +131,9 @@ final class AssertNoGrowthXCTests: FailureCapturingTestCase {
   func testTheFixedScenarioPasses() {
     let dashboard = Dashboard(removesObservers: true, cachesPerRun: true)
     let recorded = failures {
-      assertNoGrowth(of: dashboard, allowing: [.type(ImageCache.self, survivors: 0...3)]) { $0.openAndCloseScreen() }
+      assertNoGrowth(of: dashboard, allowing: [.type(ImageCache.self, survivors: 0...3)]) {
+        $0.openAndCloseScreen()
+      }
     }
     XCTAssertTrue(recorded.isEmpty)
   }

@@ -14,7 +14,9 @@ struct AssertNoLeaksSwiftTestingTests {
     } matching: { issue in
       let text = issue.description
       return issue.sourceLocation?.line == line
-        && text.contains("2 objects reachable from ViewController are still alive 0.2 seconds after ViewController was released:")
+        && text.contains(
+          "2 objects reachable from ViewController are still alive 0.2 seconds after ViewController was released:"
+        )
         && text.contains("  Presenter: in the retain cycle below")
         && text.contains("  Interactor: in the retain cycle below")
         && !text.contains("ViewController: ")
@@ -79,7 +81,8 @@ struct AssertNoLeaksSwiftTestingTests {
         Module(view: harness.make("greeter"), extra: [harness.make("retain-cycle")])
       }
     } matching: { issue in
-      issue.description.contains("2 objects reachable from Module are still alive") && issue.description.contains("CycleB.a")
+      issue.description.contains("2 objects reachable from Module are still alive")
+        && issue.description.contains("CycleB.a")
     }
     #expect(harness.breakCyclesAndCheckFreed())
   }
@@ -96,7 +99,9 @@ final class AssertNoLeaksXCTests: FailureCapturingTestCase {
     let failure = try XCTUnwrap(recorded.first)
     XCTAssertEqual(failure.line, line)
     XCTAssertTrue(failure.file.hasSuffix("RetainGraphTestingTests/AssertNoLeaksTests.swift"), failure.file)
-    XCTAssertTrue(failure.description.contains("VIPER module\n2 objects reachable from ViewController are still alive"), failure.description)
+    XCTAssertTrue(
+      failure.description.contains("VIPER module\n2 objects reachable from ViewController are still alive"),
+      failure.description)
     XCTAssertTrue(failure.description.contains("fix: make Interactor.output weak"), failure.description)
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())
   }

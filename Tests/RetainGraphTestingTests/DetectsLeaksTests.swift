@@ -25,7 +25,8 @@ struct DetectsLeaksTests {
       }
     } matching: { issue in
       issue.sourceLocation?.line == line
-        && issue.description.contains("Screen (tracked for leaks) is still alive 0.2 seconds after the test ended")
+        && issue.description.contains(
+          "Screen (tracked for leaks) is still alive 0.2 seconds after the test ended")
         && issue.description.contains("fix: capture [weak self] (or [unowned self]) in Notifier.observers[0]")
         && issue.description.contains(renderHint)
     }

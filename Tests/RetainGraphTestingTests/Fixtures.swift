@@ -39,7 +39,9 @@ final class SampleHarness: Sendable {
     case "retain-cycle":
       return { [weak b = (root as? CycleA)?.b] in b?.a = nil }
     case "viper-module":
-      return { [weak interactor = (root as? ViewController)?.presenter?.interactor] in interactor?.output = nil }
+      return { [weak interactor = (root as? ViewController)?.presenter?.interactor] in
+        interactor?.output = nil
+      }
     case "lazy-closure":
       return { [weak person = root as? LeakingPerson] in person?.greeting = { "" } }
     case "method-reference":
@@ -155,7 +157,8 @@ class FailureCapturingTestCase: XCTestCase {
     if capturing {
       recorded.append(RecordedFailure(description: description, file: filePath, line: lineNumber))
     } else {
-      super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+      super.recordFailure(
+        withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
     }
   }
 
@@ -195,7 +198,9 @@ let leakingSamples: [(name: String, fix: String)] = [
 ]
 
 /// Samples without a cycle.
-let cleanSamples = ["viper-module-fixed", "lazy-closure-fixed", "method-reference-fixed", "delegate", "greeter"]
+let cleanSamples = [
+  "viper-module-fixed", "lazy-closure-fixed", "method-reference-fixed", "delegate", "greeter",
+]
 
 /// What every failure says about drawing the graph.
 let renderHint = "retain-graph render snapshot.json --format svg --output graph.svg"

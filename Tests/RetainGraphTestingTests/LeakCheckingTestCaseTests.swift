@@ -30,7 +30,8 @@ final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
     if filePath.hasSuffix("LeakCheckingTestCase.swift") {
       sweepFailures.append(description)
     } else {
-      super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+      super.recordFailure(
+        withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
     }
   }
 
@@ -82,7 +83,12 @@ final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
 
   func testAPropertyNotResetThatWouldAlsoLeakSaysBoth() {
     forgotten = harness.make("observer-token")
-    expected = [["`forgotten` was not reset in tearDown()", "Once reset, it would still leak.", "Notifier.observers[0]"]]
+    expected = [
+      [
+        "`forgotten` was not reset in tearDown()", "Once reset, it would still leak.",
+        "Notifier.observers[0]",
+      ]
+    ]
   }
 
   func testConstantsLazyAndValuePropertiesAreSkipped() {

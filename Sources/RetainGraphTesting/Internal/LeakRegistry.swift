@@ -29,7 +29,8 @@ final class LeakRegistry: Sendable {
     _ = await waitUntil(timeout: timeout) { tracked.allSatisfy { !$0.0.probe.isAlive } }
     for (probe, site) in tracked {
       survivorFailure(
-        probe.probe, timeout: timeout, options: options, subject: "\(probe.probe.typeName) (tracked for leaks)",
+        probe.probe, timeout: timeout, options: options,
+        subject: "\(probe.probe.typeName) (tracked for leaks)",
         after: "the test ended"
       )?.record(at: site)
     }

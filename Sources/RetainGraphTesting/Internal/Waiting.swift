@@ -21,7 +21,8 @@ func waitUntil(timeout: Duration, _ isDone: () -> Bool) -> Bool {
     }
     let left = clock.now.duration(to: min(now.advanced(by: step), deadline))
     if left > .zero {
-      Thread.sleep(forTimeInterval: Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18)
+      Thread.sleep(
+        forTimeInterval: Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18)
     }
     pause = min(pause * 2, .milliseconds(50))
   }
