@@ -22,7 +22,8 @@ extension Sample {
   }
 
   static let lazyClosureFixed = Sample(
-    name: "lazy-closure-fixed", summary: "the same closure capturing [unowned self]: no cycle", hasCycle: false
+    name: "lazy-closure-fixed", summary: "the same closure capturing [unowned self]: no cycle",
+    hasCycle: false
   ) {
     let person = Person(name: "Ada")
     _ = person.greeting()

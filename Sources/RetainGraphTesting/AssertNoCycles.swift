@@ -20,10 +20,10 @@ public func verifyNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) 
 ///   - root: the object or value to check.
 ///   - options: limits and filters.
 ///   - message: more context for the failure message.
-///   - fileID: the caller's file ID.
-///   - filePath: the caller's file path.
-///   - line: the caller's line.
-///   - column: the caller's column.
+///   - fileID: the file the failure is reported in (defaults to the caller's).
+///   - filePath: the file path the failure is reported in (defaults to the caller's).
+///   - line: the line the failure is reported at (defaults to the caller's).
+///   - column: the column the failure is reported at (defaults to the caller's).
 public func assertNoCycles(
   _ root: @autoclosure () -> Any,
   options: GraphOptions = GraphOptions(),

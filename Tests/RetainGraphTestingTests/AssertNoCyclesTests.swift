@@ -45,11 +45,14 @@ final class AssertNoCyclesXCTests: XCTestCase {
   private var recorded: [(description: String, file: String, line: Int)] = []
   private var capturing = false
 
-  override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+  override func recordFailure(
+    withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+  ) {
     if capturing {
       recorded.append((description, filePath, lineNumber))
     } else {
-      super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+      super.recordFailure(
+        withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
     }
   }
 

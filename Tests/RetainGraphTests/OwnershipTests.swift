@@ -8,14 +8,15 @@ struct OwnershipTests {
     let delegate = DelegateImpl()
     let holder = WeakHolder(leaf, delegate: delegate)
     let graph = ObjectGraph(reflecting: holder)
-    #expect(graph.edgeDescriptions.sorted() == [
-      "WeakHolder.delegate -> DelegateImpl (weak)",
-      "WeakHolder.strongLeaf -> Leaf (strong)",
-      "WeakHolder.unownedDelegate -> DelegateImpl (unowned)",
-      "WeakHolder.unownedLeaf -> Leaf (unowned)",
-      "WeakHolder.unsafeLeaf -> Leaf (unowned(unsafe))",
-      "WeakHolder.weakLeaf -> Leaf (weak)",
-    ])
+    #expect(
+      graph.edgeDescriptions.sorted() == [
+        "WeakHolder.delegate -> DelegateImpl (weak)",
+        "WeakHolder.strongLeaf -> Leaf (strong)",
+        "WeakHolder.unownedDelegate -> DelegateImpl (unowned)",
+        "WeakHolder.unownedLeaf -> Leaf (unowned)",
+        "WeakHolder.unsafeLeaf -> Leaf (unowned(unsafe))",
+        "WeakHolder.weakLeaf -> Leaf (weak)",
+      ])
     #expect(graph.cycles.isEmpty)
   }
 
@@ -34,10 +35,11 @@ struct OwnershipTests {
     let leaf = Leaf()
     let holder = StructHolder(WeakPair(weak: leaf, unowned: leaf, strong: leaf))
     let graph = ObjectGraph(reflecting: holder)
-    #expect(graph.edgeDescriptions.sorted() == [
-      "StructHolder.pair.strong -> Leaf (strong)", "StructHolder.pair.unowned -> Leaf (unowned)",
-      "StructHolder.pair.weak -> Leaf (weak)",
-    ])
+    #expect(
+      graph.edgeDescriptions.sorted() == [
+        "StructHolder.pair.strong -> Leaf (strong)", "StructHolder.pair.unowned -> Leaf (unowned)",
+        "StructHolder.pair.weak -> Leaf (weak)",
+      ])
   }
 
   @Test func genericClassFieldsKeepTheirOwnership() {

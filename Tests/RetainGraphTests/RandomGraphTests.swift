@@ -10,7 +10,8 @@ struct RandomGraphTests {
     let nodes = (0..<count).map(RandomNode.init)
     let density = Double.random(in: 0.1...0.5, using: &random)
     func pick() -> RandomNode? {
-      Double.random(in: 0..<1, using: &random) < density ? nodes[Int.random(in: 0..<count, using: &random)] : nil
+      Double.random(in: 0..<1, using: &random) < density
+        ? nodes[Int.random(in: 0..<count, using: &random)] : nil
     }
     for node in nodes {
       node.s0 = pick()
@@ -45,7 +46,8 @@ struct RandomGraphTests {
   }
 
   @Test func cyclesEdgesAndLeaksMatchBruteForceAndTheRuntime() async {
-    await propertyCheck(count: 300, input: Gen.int(in: 1...200), Gen.uint64(in: 0...UInt64.max)) { count, seed in
+    await propertyCheck(count: 300, input: Gen.int(in: 1...200), Gen.uint64(in: 0...UInt64.max)) {
+      count, seed in
       var all: [RandomNode]? = Self.makeGraph(count: count, seed: seed)
       var root: RandomNode? = all?[0]
       var (graph, objects) = ObjectGraph.walk(root as Any)
@@ -66,7 +68,8 @@ struct RandomGraphTests {
           if let target { expected.insert("\(node.index).\(label)->\(target.index) \(ownership)") }
         }
       }
-      let found = Set(graph.edges.map { "\(indexOf[$0.from]).\($0.label)->\(indexOf[$0.to]) \($0.ownership.rawValue)" })
+      let found = Set(
+        graph.edges.map { "\(indexOf[$0.from]).\($0.label)->\(indexOf[$0.to]) \($0.ownership.rawValue)" })
       #expect(found == expected)
       #expect(Set(graph.cycles.map(\.members)) == Self.bruteForceCycles(graph))
       for cycle in graph.cycles {

@@ -82,9 +82,11 @@ struct ValueShapeTests {
     let pair = WeakPair(weak: leaf, unowned: leaf, strong: leaf)
     let graph = ObjectGraph(reflecting: pair)
     #expect(graph.nodes[0].kind == .value)
-    #expect(graph.edgeDescriptions.sorted() == [
-      "WeakPair.strong -> Leaf (strong)", "WeakPair.unowned -> Leaf (unowned)", "WeakPair.weak -> Leaf (weak)",
-    ])
+    #expect(
+      graph.edgeDescriptions.sorted() == [
+        "WeakPair.strong -> Leaf (strong)", "WeakPair.unowned -> Leaf (unowned)",
+        "WeakPair.weak -> Leaf (weak)",
+      ])
     let optional: Holder? = Holder(leaf)
     let optionalGraph = ObjectGraph(reflecting: optional as Any)
     #expect(optionalGraph.nodes[0].kind == .object)
@@ -96,10 +98,11 @@ struct ValueShapeTests {
     let weakTarget = Leaf()
     node.baseWeak = weakTarget
     let graph = ObjectGraph(reflecting: node)
-    #expect(graph.edgeDescriptions.sorted() == [
-      "DerivedNode.baseLeaf -> Leaf (strong)", "DerivedNode.baseWeak -> Leaf (weak)",
-      "DerivedNode.derivedLeaf -> Leaf (strong)",
-    ])
+    #expect(
+      graph.edgeDescriptions.sorted() == [
+        "DerivedNode.baseLeaf -> Leaf (strong)", "DerivedNode.baseWeak -> Leaf (weak)",
+        "DerivedNode.derivedLeaf -> Leaf (strong)",
+      ])
   }
 
   @Test func podCollectionsAreSkippedQuickly() {
@@ -149,6 +152,7 @@ struct ValueShapeTests {
       }
     }
     let graph = ObjectGraph(reflecting: Opaque())
-    #expect(graph.edgeDescriptions.sorted() == ["Opaque.backup -> Leaf (weak)", "Opaque.hidden -> Leaf (strong)"])
+    #expect(
+      graph.edgeDescriptions.sorted() == ["Opaque.backup -> Leaf (weak)", "Opaque.hidden -> Leaf (strong)"])
   }
 }

@@ -21,7 +21,9 @@ enum Existential {
       return Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue()
     }
     // An opaque container: a three-word buffer, then the dynamic type's metadata.
-    guard let dynamicMetadata = address.load(fromByteOffset: 24, as: UnsafeRawPointer?.self) else { return nil }
+    guard let dynamicMetadata = address.load(fromByteOffset: 24, as: UnsafeRawPointer?.self) else {
+      return nil
+    }
     let dynamicType = Metadata.type(at: dynamicMetadata)
     let witnesses = dynamicMetadata.load(fromByteOffset: -8, as: UnsafeRawPointer.self)
     let witnessFlags = witnesses.load(fromByteOffset: 80, as: UInt32.self)
