@@ -18,7 +18,7 @@ extension Sample {
   ) {
     let person = LeakingPerson(name: "Ada")
     _ = person.greeting()
-    return SampleInstance(root: person, objects: [person]) { person.greeting = { "" } }
+    return SampleInstance(root: person, objects: [person]) { [weak person] in person?.greeting = { "" } }
   }
 
   static let lazyClosureFixed = Sample(
