@@ -85,7 +85,8 @@ extension ObjectGraph {
     let holder = node(edge.from)
     if holder.kind == .closure {
       // The closure captures the object strongly: name where the closure is stored.
-      let stored = cycle.path.first { $0.to == edge.from }
+      let stored =
+        cycle.path.first { $0.to == edge.from }
         ?? storage.edges.firstIndex { Int($0.to) == edge.from }.map(storage.edge)
       let place = stored.map { "\(storage.shortTypeName($0.from)).\(Self.propertyPath($0.label))" }
       let target = storage.shortTypeName(edge.to)

@@ -19,6 +19,23 @@ struct PendingLabel {
   }
 }
 
+/// One step of the walk, queued so that references are recorded in field order.
+enum Work {
+  /// A value to walk.
+  case value(Any, PendingLabel)
+  /// A strong reference read from a live holder.
+  case object(Unmanaged<AnyObject>, Int32?, PendingLabel, Ownership)
+  /// A weak or unowned reference already loaded (and retained) while its storage was readable.
+  case loaded(AnyObject, Int32?, PendingLabel, Ownership)
+  /// A reference to a node already in the graph.
+  case edge(Int, Int32?, PendingLabel, Ownership)
+  /// A stored closure: its context and function.
+  case closure(UnsafeRawPointer, UnsafeRawPointer?, PendingLabel)
+  case dangling(PendingLabel)
+  case unsafeAddress(UInt, PendingLabel)
+  case note(String?)
+}
+
 /// Walks the object graph from a root, iteratively, and records nodes, edges and findings in
 /// compact form.
 struct GraphBuilder {
@@ -43,7 +60,7 @@ struct GraphBuilder {
   /// Depth of each node, kept only when a depth limit is set.
   private var depths: [Int32] = []
   /// Values still to be walked for the node being expanded.
-  private var values: [(value: Any, label: PendingLabel)] = []
+  private var values: [Work] = []
   private var unsafeReferences: [(holder: Int, label: PendingLabel, address: UInt)] = []
   private var slots: [ObjectIdentifier: TypeSlot] = [:]
   private var lastSlot: (key: ObjectIdentifier, slot: TypeSlot)?
@@ -118,7 +135,7 @@ struct GraphBuilder {
     }
     appendNode(typeName: TypeNames.qualified(rootType), kind: .value, object: nil, depth: 0)
     current = 0
-    values.append((root, .empty))
+    values.append(.value(root, .empty))
     drainValues()
   }
 
@@ -147,18 +164,50 @@ struct GraphBuilder {
   }
 
   private mutating func drainValues() {
-    while let (value, label) = values.popLast() {
+    while let work = values.popLast() {
       if isTruncated && nodeKinds.count >= options.maxNodes {
         values.removeAll()
         return
       }
-      visit(value, label: label)
+      perform(work)
     }
   }
 
   /// Pushes values so that they are visited in the order given.
   private mutating func push(_ children: [(value: Any, label: PendingLabel)]) {
-    values.append(contentsOf: children.reversed())
+    values.append(contentsOf: children.reversed().map { Work.value($0.value, $0.label) })
+  }
+
+  /// Pushes work so that it is done in the order given.
+  private mutating func push(_ work: [Work]) {
+    values.append(contentsOf: work.reversed())
+  }
+
+  private mutating func perform(_ work: Work) {
+    switch work {
+    case .value(let value, let label):
+      visit(value, label: label)
+    case .object(let object, let labelID, let label, let ownership):
+      addReference(
+        to: object, labelID: labelID, index: label.index, label: { PendingLabel(base: label.base) },
+        ownership: ownership)
+    case .loaded(let object, let labelID, let label, let ownership):
+      addReference(
+        to: Unmanaged.passUnretained(object), labelID: labelID, index: label.index,
+        label: { PendingLabel(base: label.base) }, ownership: ownership)
+    case .edge(let target, let labelID, let label, let ownership):
+      let id = labelID ?? intern(label.base)
+      edges.append(
+        CompactEdge(from: current, to: target, label: id, index: label.index, ownership: ownership))
+    case .closure(let context, let function, let label):
+      addClosure(context: context, function: function, label: label)
+    case .dangling(let label):
+      dangling.append(DanglingReference(holder: current, label: label.text))
+    case .unsafeAddress(let address, let label):
+      unsafeReferences.append((current, label, address))
+    case .note(let note):
+      if let note { notes.append(note) }
+    }
   }
 
   private mutating func visit(_ value: Any, label: PendingLabel) {
@@ -170,7 +219,7 @@ struct GraphBuilder {
       // A value loaded from an existential-typed field (`Any`, `any P`, `AnyObject`) is boxed with
       // its static type: look inside the container (pushed, so nesting never recurses).
       let projected = withUnsafePointer(to: value) { Existential.project(T.self, at: UnsafeRawPointer($0)) }
-      if let projected { values.append((projected, label)) }
+      if let projected { values.append(.value(projected, label)) }
       return
     }
     let plan = slot(for: T.self).plan
@@ -216,25 +265,32 @@ struct GraphBuilder {
 
   // MARK: - Stored fields
 
-  /// Reads the fields of a value or object at `base`. `labelIDs` are the fields' interned labels
-  /// when they are read straight from an object (no prefix).
+  /// Reads the fields of a value or object at `base`, in field order: each field's references are
+  /// recorded before the next field's, and a value field's whole subtree comes at its place, so the
+  /// fast paths and the general path give the same node ids. `labelIDs` are the fields' interned
+  /// labels when they are read straight from an object (no prefix).
   private mutating func readFields(
     _ fields: [FieldPlan], base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: [Int32]?
   ) {
-    var children: [(value: Any, label: PendingLabel)] = []
+    // Work is done at once until the first field that must wait for a value's subtree; from then
+    // on it is queued in order.
+    var queued: [Work] = []
+    var queueing = false
+    func record(_ work: Work) {
+      if queueing { queued.append(work) } else { perform(work) }
+    }
     let fastPaths = options.fastPaths
     for (position, field) in fields.enumerated() {
       let address = base + field.offset
+      let labelID = labelIDs?[position]
       func label() -> PendingLabel { prefix.appending(field.name) }
       switch field.action {
       case .object where fastPaths:
         let object = Unmanaged<AnyObject>.fromOpaque(address.load(as: UnsafeRawPointer.self))
-        addReference(to: object, labelID: labelIDs?[position], label: label, ownership: .strong)
+        record(.object(object, labelID, label(), .strong))
       case .optionalObject where fastPaths:
         if let raw = address.load(as: UnsafeRawPointer?.self) {
-          addReference(
-            to: Unmanaged<AnyObject>.fromOpaque(raw), labelID: labelIDs?[position], label: label,
-            ownership: .strong)
+          record(.object(Unmanaged<AnyObject>.fromOpaque(raw), labelID, label(), .strong))
         }
       case .objectArray where fastPaths:
         // A native array buffer: a 32-byte header (object header, count, capacity), then the
@@ -242,62 +298,73 @@ struct GraphBuilder {
         let buffer = address.load(as: UnsafeRawPointer.self)
         let count = buffer.load(fromByteOffset: 16, as: Int.self)
         guard count > 0 else { continue }
-        let labelID = labelIDs?[position] ?? intern(label().text)
+        let base = labelID.map { PendingLabel(base: labels[Int($0)]) } ?? label()
+        let elementLabelID = labelID ?? intern(base.text)
         for index in 0..<count {
           let element = buffer.load(fromByteOffset: 32 + 8 * index, as: UnsafeRawPointer.self)
-          addReference(
-            to: Unmanaged<AnyObject>.fromOpaque(element), labelID: labelID,
-            index: Int32(truncatingIfNeeded: index), label: { .empty }, ownership: .strong)
+          record(
+            .object(
+              Unmanaged<AnyObject>.fromOpaque(element), elementLabelID,
+              PendingLabel(base: base.text, index: Int32(truncatingIfNeeded: index)), .strong))
         }
       case .object, .optionalObject, .objectArray, .value:
-        children.append((Existential.load(field.type, from: address), label()))
+        queueing = true
+        queued.append(.value(Existential.load(field.type, from: address), label()))
       case .function:
-        if options.includeClosures {
-          visitFunctionStorage(at: address, label: label())
-        }
+        guard options.includeClosures,
+          let context = address.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
+        else { continue }
+        record(.closure(context, address.load(as: UnsafeRawPointer?.self), label()))
       case .reference(let storage):
-        readReference(storage, at: address, labelID: labelIDs?[position], label: label())
+        record(loadReference(storage, at: address, labelID: labelID, label: label()))
       case .unreadable:
-        notes.append(
-          "\(typeName(of: current)).\(label().text): a non-strong reference whose storage is not recognised was not read"
-        )
+        record(
+          .note(
+            "\(typeName(of: current)).\(label().text): a non-strong reference whose storage is not recognised was not read"
+          ))
       }
     }
-    push(children)
+    push(queued)
   }
 
-  private mutating func readReference(
+  /// Reads a weak, unowned or unowned(unsafe) reference now (its storage may not outlive this
+  /// call) and returns what to record.
+  private mutating func loadReference(
     _ storage: ReferenceStorage, at address: UnsafeRawPointer, labelID: Int32? = nil, label: PendingLabel
-  ) {
+  ) -> Work {
     let ownership: Ownership
     switch storage {
     case .weak: ownership = .weak
     case .unowned: ownership = .unowned
     case .unownedUnsafe: ownership = .unownedUnsafe
     }
-    if storage == .weak, options.fastPaths, WeakPeek.isAvailable, let target = WeakPeek.liveTarget(at: address),
+    if storage == .weak, options.fastPaths, WeakPeek.isAvailable,
+      let target = WeakPeek.liveTarget(at: address),
       let known = identities[target]
     {
       // Already in the graph (and kept alive by the walk): no need to load it strongly.
-      let id = labelID ?? intern(label.base)
-      edges.append(CompactEdge(from: current, to: Int(known), label: id, index: label.index, ownership: .weak))
-      return
+      return .edge(Int(known), labelID, label, .weak)
     }
     switch ReferenceLoader.load(storage, at: address) {
     case .none:
-      return
+      return .note(nil)
     case .alive(let object):
-      addReference(
-        to: Unmanaged.passUnretained(object), labelID: labelID, index: label.index,
-        label: { PendingLabel(base: label.base) }, ownership: ownership)
+      return .loaded(object, labelID, label, ownership)
     case .dangling:
-      dangling.append(DanglingReference(holder: current, label: label.text))
+      return .dangling(label)
     case .address(let raw):
-      unsafeReferences.append((current, label, raw))
+      return .unsafeAddress(raw, label)
     case .unreadable:
-      notes.append(
-        "\(typeName(of: current)).\(label.text): the runtime cannot read this \(ownership.rawValue) reference here")
+      return .note(
+        "\(typeName(of: current)).\(label.text): the runtime cannot read this \(ownership.rawValue) reference here"
+      )
     }
+  }
+
+  private mutating func readReference(
+    _ storage: ReferenceStorage, at address: UnsafeRawPointer, label: PendingLabel
+  ) {
+    perform(loadReference(storage, at: address, label: label))
   }
 
   // MARK: - Mirror
@@ -359,7 +426,9 @@ struct GraphBuilder {
     addClosure(context: context, function: function, label: label)
   }
 
-  private mutating func addClosure(context: UnsafeRawPointer, function: UnsafeRawPointer?, label: PendingLabel) {
+  private mutating func addClosure(
+    context: UnsafeRawPointer, function: UnsafeRawPointer?, label: PendingLabel
+  ) {
     var context = context
     var function = function
     // A closure that went through a generic parameter is wrapped in reabstraction thunks whose
@@ -382,7 +451,8 @@ struct GraphBuilder {
         ownership: .strong)
     default:
       let name =
-        function.flatMap(ClosureLayout.functionName) ?? "closure at \(TypeNames.short(typeName(of: current))).\(label.text)"
+        function.flatMap(ClosureLayout.functionName)
+        ?? "closure at \(TypeNames.short(typeName(of: current))).\(label.text)"
       addReference(
         to: contextObject, labelID: nil, label: { PendingLabel(base: "\(label.text) (closure)") },
         ownership: .strong, closureName: name)
@@ -426,7 +496,8 @@ struct GraphBuilder {
     to object: AnyObject, label: PendingLabel, ownership: Ownership, closureName: String? = nil
   ) {
     addReference(
-      to: Unmanaged.passUnretained(object), labelID: nil, index: label.index, label: { PendingLabel(base: label.base) },
+      to: Unmanaged.passUnretained(object), labelID: nil, index: label.index,
+      label: { PendingLabel(base: label.base) },
       ownership: ownership, closureName: closureName)
   }
 
@@ -439,7 +510,9 @@ struct GraphBuilder {
     if !options.ignoredLabels.isEmpty {
       let text = labelID.map { PendingLabel(base: labels[Int($0)], index: index) }?.text ?? label().text
       let holder = TypeNames.short(typeName(of: current))
-      if options.ignoredLabels.contains(text) || options.ignoredLabels.contains("\(holder).\(text)") { return }
+      if options.ignoredLabels.contains(text) || options.ignoredLabels.contains("\(holder).\(text)") {
+        return
+      }
     }
     let address = UInt(bitPattern: object.toOpaque())
     let target: Int
@@ -460,7 +533,8 @@ struct GraphBuilder {
 
   private mutating func addEdge(to target: Int, label: PendingLabel, ownership: Ownership) {
     edges.append(
-      CompactEdge(from: current, to: target, label: intern(label.base), index: label.index, ownership: ownership))
+      CompactEdge(
+        from: current, to: target, label: intern(label.base), index: label.index, ownership: ownership))
   }
 
   private mutating func addNode(for object: Unmanaged<AnyObject>, closureName: String?) -> Int? {

@@ -51,7 +51,9 @@ final class GraphStorage: Sendable {
   let edges: [CompactEdge]
   private let materialized = Mutex<(nodes: [Node]?, edges: [Edge]?)>((nil, nil))
 
-  init(typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [String], edges: [CompactEdge]) {
+  init(
+    typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [String], edges: [CompactEdge]
+  ) {
     self.typeNames = typeNames
     self.nodeTypes = nodeTypes
     self.nodeKinds = nodeKinds
@@ -74,10 +76,12 @@ final class GraphStorage: Sendable {
     }
     let nodeTypes = nodes.map { intern($0.typeName, &typeIndex, &typeNames) }
     let compact = edges.map {
-      CompactEdge(from: $0.from, to: $0.to, label: intern($0.label, &labelIndex, &labels), ownership: $0.ownership)
+      CompactEdge(
+        from: $0.from, to: $0.to, label: intern($0.label, &labelIndex, &labels), ownership: $0.ownership)
     }
     self.init(
-      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind), labels: labels, edges: compact)
+      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind), labels: labels, edges: compact
+    )
     materialized.withLock { $0 = (nodes, edges) }
   }
 
