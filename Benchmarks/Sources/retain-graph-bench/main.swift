@@ -2,17 +2,13 @@ import Foundation
 import RetainGraph
 
 // For each shape and size: objects per second for RetainGraph (walk + cycles), the naive Mirror walk
-// and the typed traversal, measured in the same run; and RetainGraph's peak memory beyond the objects.
+// and the typed traversal, measured in the same run; and RetainGraph's peak memory beyond the objects
+// (measured in a fresh process per row).
 
 func seconds(_ body: () -> Void) -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
   body()
   return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-}
-
-/// Resets the peak resident set size, so that VmHWM measures what happens next (Linux).
-func resetPeakMemory() {
-  try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
 /// (current, peak) resident set size in bytes, from /proc/self/status.
@@ -31,6 +27,39 @@ func rate(_ count: Int, _ time: Double) -> String {
     ? String(format: "%.2fM/s", perSecond / 1e6) : String(format: "%.0fk/s", perSecond / 1e3)
 }
 
+/// Measured in a fresh process, so that the peak is not hidden by memory freed earlier: builds the
+/// shape, then walks it, and prints the peak resident memory the walk added, in bytes per object.
+func measureMemoryInThisProcess(shape: Shape, size: Int) -> Never {
+  let (root, all) = shape.build(count: size)
+  _ = ObjectGraph(reflecting: shape.build(count: 10).root)
+  let before = residentMemory().current
+  let graph = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
+  let peak = residentMemory().peak
+  precondition(graph.nodeCount == size && !graph.isTruncated)
+  print(Double(max(0, peak - before)) / Double(size))
+  BenchNode.dismantle(all)
+  exit(0)
+}
+
+/// Runs this program again for one memory measurement.
+func peakBytesPerObject(shape: Shape, size: Int) -> Double? {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+  process.arguments = ["--memory", shape.rawValue, String(size)]
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  guard (try? process.run()) != nil else { return nil }
+  let output = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory",
+  let shape = Shape(rawValue: CommandLine.arguments[2]), let size = Int(CommandLine.arguments[3])
+{
+  measureMemoryInThisProcess(shape: shape, size: size)
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 let sizes = arguments.isEmpty ? [10_000, 100_000, 1_000_000] : arguments.compactMap { Int($0) }
 let mirrorLimit = 100_000  // the naive walk is too slow beyond this; its rate is measured up to here
@@ -43,14 +72,11 @@ for shape in Shape.allCases {
     var cycleCount = 0
     // Warm the type plan cache once (a real test suite reuses it too).
     _ = ObjectGraph(reflecting: shape.build(count: 10).root)
-    let before = residentMemory().current
-    resetPeakMemory()
     let rgTime = seconds {
       let built = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
       cycleCount = built.cycles.count
       graph = built
     }
-    let peak = residentMemory().peak
     let nodes = graph?.nodeCount ?? 0
     graph = nil
     var typedCount = 0
@@ -66,7 +92,7 @@ for shape in Shape.allCases {
       mirrorText = "(skipped)"
     }
     precondition(nodes == size && typedCount == size, "walk found \(nodes) of \(size) objects")
-    let bytesPerObject = Double(max(0, peak - before)) / Double(size)
+    let bytesPerObject = peakBytesPerObject(shape: shape, size: size) ?? .nan
     print(
       shape.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
         + String(size).padding(toLength: 12, withPad: " ", startingAt: 0)

@@ -78,14 +78,14 @@ enum WeakPeek {
       let alive = Probe()
       var holder = Holder(reference: alive)
       let expected = UInt(bitPattern: Unmanaged.passUnretained(alive).toOpaque())
-      let seesAlive = withUnsafeBytes(of: &holder) { liveTarget(at: $0.baseAddress!) } == expected
+      let seesAlive = withUnsafePointer(to: &holder) { liveTarget(at: UnsafeRawPointer($0)) } == expected
       withExtendedLifetime(alive) {}
       var released = Holder(reference: nil)
       do {
         let gone = Probe()
         released.reference = gone
       }
-      let ignoresReleased = withUnsafeBytes(of: &released) { liveTarget(at: $0.baseAddress!) } == nil
+      let ignoresReleased = withUnsafePointer(to: &released) { liveTarget(at: UnsafeRawPointer($0)) } == nil
       return seesAlive && ignoresReleased
     #endif
   }()
