@@ -1,6 +1,7 @@
-import RetainGraph
 import Samples
 import Testing
+
+@testable import RetainGraph
 
 /// Holds closures in every shape the matrix covers, directly or inside a struct.
 final class ClosureHolder {
@@ -191,5 +192,24 @@ struct ClosureTests {
       #expect((cycle.pathFromRoot + cycle.path).map(\.label) == labels, "\(name)")
       #expect(graph.report().contains("fix: \(fix)"), "\(name): \(graph.report())")
     }
+  }
+}
+
+@Suite("Closure names")
+struct ClosureNameTests {
+  @Test func closureNodesAreNamedAfterTheirFunction() throws {
+    let instance = try #require(Sample.named("greeter")).make()
+    let graph = ObjectGraph(reflecting: instance.root)
+    let closure = try #require(graph.nodes.first { $0.kind == .closure })
+    #expect(
+      closure.typeName.hasPrefix("closure #1 in Samples.Greeter.init(name: Swift.String)"),
+      "\(closure.typeName)")
+  }
+
+  @Test func demangledNamesAreSimplified() {
+    #expect(
+      SymbolNames.simplify("closure #1 () -> Swift.String in App.Person.greeting.getter : () -> Swift.String")
+        == "closure #1 in App.Person.greeting.getter")
+    #expect(SymbolNames.simplify("App.Person.run() -> ()") == "App.Person.run() -> ()")
   }
 }

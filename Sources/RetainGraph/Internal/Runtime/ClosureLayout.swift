@@ -33,30 +33,13 @@ enum ClosureLayout {
     @convention(c) (
       UnsafePointer<CChar>, Int, UnsafeRawPointer, UnsafeRawPointer
     ) -> UnsafeRawPointer?
-  private typealias Demangle =
-    @convention(c) (
-      UnsafePointer<CChar>, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
-    ) -> UnsafeMutablePointer<CChar>?
 
   private static let typeByMangledName: TypeByMangledName? =
     dlsym(nil, "swift_getTypeByMangledNameInContext").map { unsafeBitCast($0, to: TypeByMangledName.self) }
-  /// `Dl_info` as glibc and Darwin lay it out (the Swift Glibc module does not export `dladdr`).
-  private struct SymbolInfo {
-    var fileName: UnsafePointer<CChar>?
-    var fileBase: UnsafeMutableRawPointer?
-    var symbolName: UnsafePointer<CChar>?
-    var symbolAddress: UnsafeMutableRawPointer?
-  }
-  private typealias SymbolLookup = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer) -> Int32
-  private static let dladdr: SymbolLookup? =
-    dlsym(nil, "dladdr").map { unsafeBitCast($0, to: SymbolLookup.self) }
   private static let typeByMangledNameInEnvironment: TypeByMangledNameInEnvironment? =
     dlsym(nil, "swift_getTypeByMangledNameInEnvironment").map {
       unsafeBitCast($0, to: TypeByMangledNameInEnvironment.self)
     }
-  private static let demangle: Demangle? =
-    dlsym(nil, "swift_demangle").map { unsafeBitCast($0, to: Demangle.self) }
-
   /// Whether a function type uses the Swift calling convention: a thick value with a context.
   static func isThick(_ type: any Any.Type) -> Bool {
     guard Metadata.kind(of: type) == .function else { return false }
@@ -64,19 +47,9 @@ enum ClosureLayout {
     return (flags & 0x00FF_0000) >> 16 == 0
   }
 
-  /// The demangled name of the function at `address`, when the symbol table has it.
+  /// The demangled name of the function at `address`, when a symbol table has it.
   static func functionName(_ address: UnsafeRawPointer) -> String? {
-    var info = SymbolInfo()
-    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0,
-      let symbol = info.symbolName,
-      info.symbolAddress == UnsafeMutableRawPointer(mutating: address)
-    else { return nil }
-    let length = strlen(symbol)
-    guard let demangle, let demangled = demangle(symbol, length, nil, nil, 0) else {
-      return String(cString: symbol)
-    }
-    defer { free(demangled) }
-    return String(cString: demangled)
+    SymbolNames.functionName(at: address)
   }
 
   /// Whether a context holds exactly one thick function and nothing else: the shape of a

@@ -1,0 +1,170 @@
+internal import Foundation
+internal import Synchronization
+
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
+/// Names functions from the ELF symbol tables of the loaded images, so that closures, which are
+/// local symbols `dladdr` cannot see, get their real name (`closure #1 in Person.greeting.getter`).
+/// Each image's table is read once (memory-mapped) and cached for the process.
+enum SymbolNames {
+  /// `Dl_info` as glibc lays it out (the Swift Glibc module does not export `dladdr`).
+  private struct SymbolInfo {
+    var fileName: UnsafePointer<CChar>?
+    var fileBase: UnsafeMutableRawPointer?
+    var symbolName: UnsafePointer<CChar>?
+    var symbolAddress: UnsafeMutableRawPointer?
+  }
+  private typealias SymbolLookup = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer) -> Int32
+  private typealias Demangle =
+    @convention(c) (
+      UnsafePointer<CChar>, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
+    ) -> UnsafeMutablePointer<CChar>?
+  private static let dladdr: SymbolLookup? =
+    dlsym(nil, "dladdr").map { unsafeBitCast($0, to: SymbolLookup.self) }
+  private static let demangle: Demangle? =
+    dlsym(nil, "swift_demangle").map { unsafeBitCast($0, to: Demangle.self) }
+  private static let images = Mutex<[String: ImageSymbols]>([:])
+
+  /// The demangled, simplified name of the function that starts at `address`, when a symbol table
+  /// has it.
+  static func functionName(at address: UnsafeRawPointer) -> String? {
+    var info = SymbolInfo()
+    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0,
+      let fileName = info.fileName, let fileBase = info.fileBase
+    else { return nil }
+    if let symbol = info.symbolName, info.symbolAddress == UnsafeMutableRawPointer(mutating: address) {
+      return readable(symbol)
+    }
+    let path = String(cString: fileName)
+    let image = images.withLock { cache in
+      if let known = cache[path] { return known }
+      let loaded = ImageSymbols(path: path)
+      cache[path] = loaded
+      return loaded
+    }
+    let offset = UInt(bitPattern: address) &- UInt(bitPattern: fileBase)
+    return image.name(at: offset).flatMap { name in name.withCString { readable($0) } }
+  }
+
+  private static func readable(_ symbol: UnsafePointer<CChar>) -> String? {
+    guard let demangle, let demangled = demangle(symbol, strlen(symbol), nil, nil, 0) else { return nil }
+    defer { free(demangled) }
+    return simplify(String(cString: demangled))
+  }
+
+  /// `closure #1 () -> Swift.String in App.Person.greeting.getter : () -> Swift.String` →
+  /// `closure #1 in App.Person.greeting.getter`.
+  static func simplify(_ name: String) -> String {
+    var text = Substring(name)
+    for wrapper in ["partial apply forwarder for ", "merged "] where text.hasPrefix(wrapper) {
+      text = text.dropFirst(wrapper.count)
+    }
+    var prefix = ""
+    for closureKind in ["implicit closure #", "closure #"] where text.hasPrefix(closureKind) {
+      // The closure's own signature sits between its number and " in ".
+      guard let inRange = text.range(of: " in ") else { break }
+      let number = text.dropFirst(closureKind.count).prefix { $0.isNumber }
+      prefix = "\(closureKind)\(number) in "
+      text = text[inRange.upperBound...]
+      break
+    }
+    if let colon = text.range(of: " : ") { text = text[..<colon.lowerBound] }
+    return prefix + text
+  }
+}
+
+/// The function symbols of one ELF image, sorted by address.
+final class ImageSymbols: @unchecked Sendable {
+  private var starts: [UInt] = []
+  private var sizes: [UInt] = []
+  private var names: [UnsafePointer<CChar>] = []
+  /// The image stays mapped for the process: the names point into it.
+  private var mapping: UnsafeMutableRawPointer?
+
+  init(path: String) {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_size > 64 else { return }
+    let length = Int(status.st_size)
+    guard let base = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
+      return
+    }
+    mapping = base
+    read(UnsafeRawPointer(base), length: length)
+  }
+
+  private func read(_ file: UnsafeRawPointer, length: Int) {
+    // ELF64, little endian.
+    guard file.load(as: UInt32.self) == 0x464C_457F, file.load(fromByteOffset: 4, as: UInt8.self) == 2 else {
+      return
+    }
+    func inBounds(_ offset: Int, _ size: Int) -> Bool { offset >= 0 && size >= 0 && offset + size <= length }
+    // The lowest loaded address, which `dladdr`'s base corresponds to.
+    let programHeaders = Int(file.loadUnaligned(fromByteOffset: 0x20, as: UInt64.self))
+    let programHeaderSize = Int(file.loadUnaligned(fromByteOffset: 0x36, as: UInt16.self))
+    let programHeaderCount = Int(file.loadUnaligned(fromByteOffset: 0x38, as: UInt16.self))
+    var loadBase = UInt.max
+    for index in 0..<programHeaderCount {
+      let header = programHeaders + index * programHeaderSize
+      guard inBounds(header, 56) else { return }
+      if file.loadUnaligned(fromByteOffset: header, as: UInt32.self) == 1 {  // PT_LOAD
+        loadBase = min(loadBase, UInt(file.loadUnaligned(fromByteOffset: header + 0x10, as: UInt64.self)))
+      }
+    }
+    if loadBase == .max { loadBase = 0 }
+    loadBase &= ~UInt(0xFFF)
+
+    let sections = Int(file.loadUnaligned(fromByteOffset: 0x28, as: UInt64.self))
+    let sectionSize = Int(file.loadUnaligned(fromByteOffset: 0x3A, as: UInt16.self))
+    let sectionCount = Int(file.loadUnaligned(fromByteOffset: 0x3C, as: UInt16.self))
+    var entries: [(start: UInt, size: UInt, name: UnsafePointer<CChar>)] = []
+    for index in 0..<sectionCount {
+      let section = sections + index * sectionSize
+      guard inBounds(section, 64), file.loadUnaligned(fromByteOffset: section + 4, as: UInt32.self) == 2  // SHT_SYMTAB
+      else { continue }
+      let offset = Int(file.loadUnaligned(fromByteOffset: section + 0x18, as: UInt64.self))
+      let size = Int(file.loadUnaligned(fromByteOffset: section + 0x20, as: UInt64.self))
+      let link = Int(file.loadUnaligned(fromByteOffset: section + 0x28, as: UInt32.self))
+      let stringsSection = sections + link * sectionSize
+      guard inBounds(offset, size), inBounds(stringsSection, 64) else { continue }
+      let strings = Int(file.loadUnaligned(fromByteOffset: stringsSection + 0x18, as: UInt64.self))
+      let stringsSize = Int(file.loadUnaligned(fromByteOffset: stringsSection + 0x20, as: UInt64.self))
+      guard inBounds(strings, stringsSize) else { continue }
+      for symbol in stride(from: offset, to: offset + size - 23, by: 24) {
+        let info = file.load(fromByteOffset: symbol + 4, as: UInt8.self)
+        let value = UInt(file.loadUnaligned(fromByteOffset: symbol + 8, as: UInt64.self))
+        let symbolSize = UInt(file.loadUnaligned(fromByteOffset: symbol + 16, as: UInt64.self))
+        let nameOffset = Int(file.loadUnaligned(fromByteOffset: symbol, as: UInt32.self))
+        guard info & 0xF == 2, value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }  // STT_FUNC
+        let name = (file + strings + nameOffset).assumingMemoryBound(to: CChar.self)
+        entries.append((value - loadBase, symbolSize, name))
+      }
+    }
+    entries.sort { $0.start < $1.start }
+    starts = entries.map(\.start)
+    sizes = entries.map(\.size)
+    names = entries.map(\.name)
+  }
+
+  /// The symbol whose function contains `offset` (from the image's base).
+  func name(at offset: UInt) -> String? {
+    var low = 0
+    var high = starts.count
+    while low < high {
+      let middle = (low + high) / 2
+      if starts[middle] <= offset { low = middle + 1 } else { high = middle }
+    }
+    guard low > 0 else { return nil }
+    let index = low - 1
+    guard offset < starts[index] + sizes[index] else { return nil }
+    return String(cString: names[index])
+  }
+}
