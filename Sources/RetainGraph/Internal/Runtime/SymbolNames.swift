@@ -128,7 +128,8 @@ final class ImageSymbols: @unchecked Sendable {
     var entries: [(start: UInt, size: UInt, name: UnsafePointer<CChar>)] = []
     for index in 0..<sectionCount {
       let section = sections + index * sectionSize
-      guard inBounds(section, 64), file.loadUnaligned(fromByteOffset: section + 4, as: UInt32.self) == 2  // SHT_SYMTAB
+      // SHT_SYMTAB sections only.
+      guard inBounds(section, 64), file.loadUnaligned(fromByteOffset: section + 4, as: UInt32.self) == 2
       else { continue }
       let offset = Int(file.loadUnaligned(fromByteOffset: section + 0x18, as: UInt64.self))
       let size = Int(file.loadUnaligned(fromByteOffset: section + 0x20, as: UInt64.self))
@@ -143,7 +144,8 @@ final class ImageSymbols: @unchecked Sendable {
         let value = UInt(file.loadUnaligned(fromByteOffset: symbol + 8, as: UInt64.self))
         let symbolSize = UInt(file.loadUnaligned(fromByteOffset: symbol + 16, as: UInt64.self))
         let nameOffset = Int(file.loadUnaligned(fromByteOffset: symbol, as: UInt32.self))
-        guard info & 0xF == 2, value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }  // STT_FUNC
+        // STT_FUNC symbols only.
+        guard info & 0xF == 2, value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }
         let name = (file + strings + nameOffset).assumingMemoryBound(to: CChar.self)
         entries.append((value - loadBase, symbolSize, name))
       }
