@@ -25,8 +25,9 @@ enum Work {
   case value(Any, PendingLabel)
   /// A strong reference read from a live holder.
   case object(Unmanaged<AnyObject>, Int32?, PendingLabel, Ownership)
-  /// A weak or unowned reference already loaded (and retained) while its storage was readable.
-  case loaded(AnyObject, Int32?, PendingLabel, Ownership)
+  /// A weak or unowned reference loaded while its storage was readable, retained once: whoever
+  /// performs (or drops) this work owns that retain.
+  case loaded(Unmanaged<AnyObject>, Int32?, PendingLabel, Ownership)
   /// A reference to a node already in the graph.
   case edge(Int, Int32?, PendingLabel, Ownership)
   /// A stored closure: its context and function.
@@ -166,6 +167,8 @@ struct GraphBuilder {
   private mutating func drainValues() {
     while let work = values.popLast() {
       if isTruncated && nodeKinds.count >= options.maxNodes {
+        for case .loaded(let object, _, _, _) in values { object.release() }
+        if case .loaded(let object, _, _, _) = work { object.release() }
         values.removeAll()
         return
       }
@@ -193,8 +196,8 @@ struct GraphBuilder {
         ownership: ownership)
     case .loaded(let object, let labelID, let label, let ownership):
       addReference(
-        to: Unmanaged.passUnretained(object), labelID: labelID, index: label.index,
-        label: { PendingLabel(base: label.base) }, ownership: ownership)
+        to: object, labelID: labelID, index: label.index, label: { PendingLabel(base: label.base) },
+        ownership: ownership, adopting: true)
     case .edge(let target, let labelID, let label, let ownership):
       let id = labelID ?? intern(label.base)
       edges.append(
@@ -502,11 +505,14 @@ struct GraphBuilder {
   }
 
   /// Records a reference from the current node. `labelID` is the interned label when known;
-  /// otherwise `label()` gives it (called only when needed).
+  /// otherwise `label()` gives it (called only when needed). With `adopting`, the caller hands over
+  /// one retain of `object`: it becomes the node's, or is released.
   private mutating func addReference(
     to object: Unmanaged<AnyObject>, labelID: Int32?, index: Int32 = -1, label: () -> PendingLabel,
-    ownership: Ownership, closureName: String? = nil
+    ownership: Ownership, closureName: String? = nil, adopting: Bool = false
   ) {
+    var adopted = adopting
+    defer { if adopted { object.release() } }
     if !options.ignoredLabels.isEmpty {
       let text = labelID.map { PendingLabel(base: labels[Int($0)], index: index) }?.text ?? label().text
       let holder = TypeNames.short(typeName(of: current))
@@ -524,7 +530,8 @@ struct GraphBuilder {
       {
         return
       }
-      guard let added = addNode(for: object, closureName: closureName) else { return }
+      guard let added = addNode(for: object, closureName: closureName, retained: adopted) else { return }
+      adopted = false
       target = added
     }
     let id = labelID ?? intern(label().base)
@@ -537,7 +544,11 @@ struct GraphBuilder {
         from: current, to: target, label: intern(label.base), index: label.index, ownership: ownership))
   }
 
-  private mutating func addNode(for object: Unmanaged<AnyObject>, closureName: String?) -> Int? {
+  /// Adds a node for `object` and keeps it alive for the walk: with `retained`, with the retain the
+  /// caller hands over.
+  private mutating func addNode(
+    for object: Unmanaged<AnyObject>, closureName: String?, retained: Bool = false
+  ) -> Int? {
     guard nodeKinds.count < options.maxNodes else {
       isTruncated = true
       return nil
@@ -546,11 +557,12 @@ struct GraphBuilder {
     let depth = depths.isEmpty ? 0 : depths[current] + 1
     if let closureName {
       appendNode(typeName: closureName, kind: .closure, object: object, depth: depth)
+      if retained { object.release() }
     } else {
       let slot = self.slot(for: Self.dynamicType(of: UnsafeRawPointer(object.toOpaque())))
       nodeTypes.append(slot.typeIndex)
       nodeKinds.append(.object)
-      keepAlive.append(object.retain())
+      keepAlive.append(retained ? object : object.retain())
       if options.maxDepth != nil { depths.append(depth) }
     }
     identities.insert(UInt(bitPattern: object.toOpaque()), Int32(id))

@@ -33,7 +33,8 @@ private enum RuntimeFunctions {
 /// What a non-strong reference points to right now.
 enum LoadedReference {
   case none
-  case alive(AnyObject)
+  /// The object, retained once: the caller owns that retain.
+  case alive(Unmanaged<AnyObject>)
   /// An `unowned` reference whose object was already deinitialised.
   case dangling
   /// An `unowned(unsafe)` reference: never dereferenced, only its address is known.
@@ -50,12 +51,12 @@ enum ReferenceLoader {
       // Native weak storage (also the first word of a weak existential).
       guard let weakLoadStrong = RuntimeFunctions.weakLoadStrong else { return .unreadable }
       guard let object = weakLoadStrong(address) else { return .none }
-      return .alive(Unmanaged<AnyObject>.fromOpaque(object).takeRetainedValue())
+      return .alive(Unmanaged<AnyObject>.fromOpaque(object))
     case .unowned:
       guard let raw = address.load(as: UnsafeRawPointer?.self) else { return .none }
       guard let tryRetain = RuntimeFunctions.tryRetain else { return .unreadable }
       guard let retained = tryRetain(raw) else { return .dangling }
-      return .alive(Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue())
+      return .alive(Unmanaged<AnyObject>.fromOpaque(retained))
     case .unownedUnsafe:
       let raw = address.load(as: UInt.self)
       return raw == 0 ? .none : .address(raw)
