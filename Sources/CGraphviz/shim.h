@@ -5,4 +5,16 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+// cgraph's DOT lexer keeps its input buffer between parses: agmemread stops after the first graph,
+// so whatever followed it (a newline, a second graph) would be read at the start of the next text.
+// aglexbad() flushes that buffer. It is exported by libcgraph but not declared in its headers, hence
+// the weak declaration: where it is missing, nothing is flushed.
+extern void aglexbad(void) __attribute__((weak));
+
+/// Forgets anything left in cgraph's lexer from the previous parse and restarts line numbering.
+static inline void cgraphviz_reset_lexer(void) {
+  if (aglexbad) aglexbad();
+  agreadline(1);
+}
+
 #endif

@@ -28,6 +28,7 @@ public enum Graphviz {
       let gvc = try GraphvizSession.prepare(&context)
       capturedMessages = ""
       defer { capturedMessages = "" }
+      cgraphviz_reset_lexer()
       guard let graph = dot.withCString({ agmemread($0) }) else {
         throw RenderingError(
           "Graphviz could not read the DOT text: \(GraphvizSession.messages(or: "no graph found"))")
