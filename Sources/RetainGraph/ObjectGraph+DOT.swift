@@ -193,6 +193,9 @@ private struct DOTWriter {
       attributes += ["style=dotted", "color=\"#999999\"", "fontcolor=\"#999999\""]
     }
     if isBreak { label += " ✂ break here" }
+    // Back references (weak and unowned ones, and the loop-closing reference to break) do not pull
+    // their target after their holder, so the drawing reads from the root outwards.
+    if isBreak || edge.ownership != .strong { attributes.append("constraint=false") }
     attributes.insert("label=\(DOTText.quoted(label))", at: 0)
     return "\"n\(edge.from)\" -> \"n\(edge.to)\" [\(attributes.joined(separator: ", "))];"
   }
