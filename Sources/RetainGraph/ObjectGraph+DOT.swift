@@ -91,7 +91,8 @@ private struct DOTWriter {
     // labels (found by the random-graph tests); the newer ranking handles them.
     lines.append(
       "  graph [rankdir=\(style.rankDirection.rawValue), charset=\"UTF-8\", fontname=\"Helvetica\", "
-        + "fontsize=12, labelloc=t, label=\(DOTText.quoted(title())), nodesep=0.35, ranksep=0.5, newrank=true];")
+        + "fontsize=12, labelloc=t, label=\(DOTText.quoted(title())), nodesep=0.35, ranksep=0.5, newrank=true];"
+    )
     lines.append(
       "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f4f6f8\", color=\"#4a5866\", "
         + "fontname=\"Helvetica\", fontsize=11];")

@@ -111,7 +111,8 @@ private struct SnapshotReader {
     let format = try string(top, "format", at: "")
     guard format == SnapshotV1.formatName else {
       throw SnapshotError(
-        "format: expected \"\(SnapshotV1.formatName)\", found \"\(format)\"; this is not a retain-graph snapshot")
+        "format: expected \"\(SnapshotV1.formatName)\", found \"\(format)\"; this is not a retain-graph snapshot"
+      )
     }
     let version = try integer(top, "version", at: "")
     guard version == SnapshotV1.version else {
@@ -136,7 +137,8 @@ private struct SnapshotReader {
       }
       guard slots.indices.contains(id) else {
         throw SnapshotError(
-          "\(place).id: \(id) is out of range; ids must be 0..<\(nodeRecords.count), one per node, none missing")
+          "\(place).id: \(id) is out of range; ids must be 0..<\(nodeRecords.count), one per node, none missing"
+        )
       }
       guard slots[id] == nil else {
         throw SnapshotError("\(place).id: duplicate id \(id) (also nodes[\(firstIndex[id])].id)")
@@ -191,7 +193,8 @@ private struct SnapshotReader {
         notes.append(note)
       }
     }
-    return Parts(root: root, truncated: truncated, nodes: nodes, edges: edges, dangling: dangling, notes: notes)
+    return Parts(
+      root: root, truncated: truncated, nodes: nodes, edges: edges, dangling: dangling, notes: notes)
   }
 
   // MARK: typed field access
@@ -210,7 +213,8 @@ private struct SnapshotReader {
     return value
   }
 
-  private func integer(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Int {
+  private func integer(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Int
+  {
     let value = try field(fields, key, at: place)
     guard !Self.isBoolean(value), let number = value as? NSNumber, let integer = value as? Int,
       number.doubleValue == Double(integer)
@@ -220,7 +224,9 @@ private struct SnapshotReader {
     return integer
   }
 
-  private func string(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> String {
+  private func string(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError)
+    -> String
+  {
     let value = try field(fields, key, at: place)
     guard let text = value as? String else {
       throw SnapshotError("\(Self.join(place, key)): expected a string, found \(Self.describe(value))")
@@ -228,7 +234,8 @@ private struct SnapshotReader {
     return text
   }
 
-  private func boolean(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Bool {
+  private func boolean(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Bool
+  {
     let value = try field(fields, key, at: place)
     guard Self.isBoolean(value), let flag = value as? Bool else {
       throw SnapshotError("\(Self.join(place, key)): expected true or false, found \(Self.describe(value))")
@@ -236,7 +243,8 @@ private struct SnapshotReader {
     return flag
   }
 
-  private func array(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> [Any] {
+  private func array(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> [Any]
+  {
     let value = try field(fields, key, at: place)
     guard let items = value as? [Any] else {
       throw SnapshotError("\(Self.join(place, key)): expected an array, found \(Self.describe(value))")

@@ -15,7 +15,9 @@ import Testing
   /// The `retain-graph` built next to this test bundle.
   static let executable: URL? = {
     var candidates: [URL] = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-    if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+    if let executable = Bundle.main.executableURL {
+      candidates.append(executable.deletingLastPathComponent())
+    }
     candidates += Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map {
       $0.bundleURL.deletingLastPathComponent()
     }
@@ -30,7 +32,8 @@ import Testing
 
   static func run(_ arguments: String...) throws -> Run {
     let process = Process()
-    process.executableURL = try #require(executable, "retain-graph was not built next to the tests")
+    let executable: URL = try #require(Self.executable, "retain-graph was not built next to the tests")
+    process.executableURL = executable
     process.arguments = arguments
     let output = Pipe()
     let errors = Pipe()
@@ -41,12 +44,14 @@ import Testing
     let stdout = output.fileHandleForReading.readDataToEndOfFile()
     let stderr = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Run(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+    return Run(
+      status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
   }
 
   /// A fresh temporary directory, removed by the caller.
   static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("retain-graph-cli-\(UUID().uuidString)")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "retain-graph-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
   }
@@ -93,7 +98,8 @@ import Testing
     #expect(json.status == 0)
     let graph = try ObjectGraph(jsonData: json.stdout)
     #expect(graph.cycles.count == 1)
-    #expect(graph.nodes.map(\.typeName) == ["Samples.ViewController", "Samples.Presenter", "Samples.Interactor"])
+    #expect(
+      graph.nodes.map(\.typeName) == ["Samples.ViewController", "Samples.Presenter", "Samples.Interactor"])
   }
 
   @Test func sampleSVGGoesToStandardOutputOrAFile() throws {
@@ -154,7 +160,8 @@ import Testing
     for format in ["svg", "text", "png"] {
       let run = try Self.run("sample", "viper-module", "--format", format, "--output", file.path)
       #expect(run.status == 2)
-      #expect(run.stderr.contains("error: cannot write \(file.path): No such file or directory"), "\(run.stderr)")
+      #expect(
+        run.stderr.contains("error: cannot write \(file.path): No such file or directory"), "\(run.stderr)")
     }
     #expect(Self.contents(of: directory).isEmpty)
   }
@@ -249,8 +256,11 @@ import Testing
     let notJSON = directory.appendingPathComponent("not.json")
     try Data("{ nope".utf8).write(to: notJSON)
     let wrongVersion = directory.appendingPathComponent("v2.json")
-    try Data(#"{"format": "retain-graph", "version": 2, "root": 0, "truncated": false, "nodes": [], "edges": []}"#.utf8)
-      .write(to: wrongVersion)
+    try Data(
+      #"{"format": "retain-graph", "version": 2, "root": 0, "truncated": false, "nodes": [], "edges": []}"#
+        .utf8
+    )
+    .write(to: wrongVersion)
     let badEdge = directory.appendingPathComponent("edge.json")
     try Data(
       #"{"format": "retain-graph", "version": 1, "root": 0, "truncated": false, "nodes": [{"id": 0, "type": "A", "kind": "object"}], "edges": [{"from": 0, "to": 3, "label": "x", "ownership": "strong"}]}"#

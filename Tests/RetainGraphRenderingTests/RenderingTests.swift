@@ -52,11 +52,15 @@ import Testing
     _ = try Graphviz.render(dot: "digraph { first }\ndigraph { second -> ; }\n", format: .svg)
     let svg = try Graphviz.render(dot: "digraph { third }", format: .svg)
     #expect(String(decoding: svg, as: UTF8.self).contains("<title>third</title>"))
-    let error = try #require(throws: RenderingError.self) { try Graphviz.render(dot: "digraph { a -> ; }", format: .svg) }
+    let error = try #require(throws: RenderingError.self) {
+      try Graphviz.render(dot: "digraph { a -> ; }", format: .svg)
+    }
     #expect(error.message.contains("syntax error in line 1 near ';'"), "\(error.message)")
   }
 
-  @Test(arguments: ["", "not dot at all", "graph { a -> b }", "digraph { \"unterminated }", "digraph { a -> b"])
+  @Test(arguments: [
+    "", "not dot at all", "graph { a -> b }", "digraph { \"unterminated }", "digraph { a -> b",
+  ])
   func otherMalformedDOT(_ dot: String) {
     #expect(throws: RenderingError.self) { try Graphviz.render(dot: dot, format: .svg) }
   }
@@ -71,7 +75,8 @@ import Testing
     var random = SplitMix64(seed: 2024)
     for round in 0..<1_000 {
       let graph = try HostileGraphs.make(using: &random)
-      let style = DOTStyle(qualifiedTypeNames: round % 2 == 0, rankDirection: round % 3 == 0 ? .topToBottom : .leftToRight)
+      let style = DOTStyle(
+        qualifiedTypeNames: round % 2 == 0, rankDirection: round % 3 == 0 ? .topToBottom : .leftToRight)
       let svg: Data
       do {
         svg = try graph.render(.svg, style: style)
@@ -131,7 +136,8 @@ import Testing
   }
 
   @Test func writeIsAtomic() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("retain-graph-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "retain-graph-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let graph = try Self.viperGraph()
@@ -152,12 +158,14 @@ import Testing
 /// Random graphs whose type names and labels are as hostile to DOT and XML as text can be.
 enum HostileGraphs {
   static let pieces: [String] = [
-    "\"", "\\", "\\N", "\\G", "\\n", "\n", "\r\n", "\r", "\t", "<b>", "</svg>", "<![CDATA[", "]]>", "{", "}", "|",
+    "\"", "\\", "\\N", "\\G", "\\n", "\n", "\r\n", "\r", "\t", "<b>", "</svg>", "<![CDATA[", "]]>", "{", "}",
+    "|",
     "&amp;", "&bogus;", "&#0;", "&#x41;", "&#1114112;", "& ", "&", ";", "<!--", "-->", "--", "é", "日本語", "🧵",
     "👩‍👩‍👧", "e\u{301}", "\u{0}", "\u{1}", "\u{8}", "\u{1B}[31m", "\u{7F}", "\u{85}", "\u{FEFF}", "\u{FFFE}",
     "\u{FFFF}", "\u{202E}", "\u{2028}", "\u{10FFFF}", String(repeating: "a", count: 300),
     "Swift.Dictionary<Swift.String, Swift.Array<Swift.Optional<App.Box<(Swift.Int, Swift.String) -> ()>>>>",
-    "digraph {", "node [shape=record]", "\"; x -> y; \"", "->", "%s%n%x", "$(rm -rf /)", "closure at a.b[0]", " ",
+    "digraph {", "node [shape=record]", "\"; x -> y; \"", "->", "%s%n%x", "$(rm -rf /)", "closure at a.b[0]",
+    " ",
     "", "label=<<b>x</b>>", "\\l\\r", "'", "`",
   ]
 
@@ -186,10 +194,12 @@ enum HostileGraphs {
       Edge(
         from: Int(random.next() % UInt64(count)), to: Int(random.next() % UInt64(count)),
         label: text(using: &random),
-        ownership: random.next() % 2 == 0 ? .strong : ownerships[Int(random.next() % UInt64(ownerships.count))])
+        ownership: random.next() % 2 == 0
+          ? .strong : ownerships[Int(random.next() % UInt64(ownerships.count))])
     }
     let dangling =
-      random.next() % 5 == 0 ? [DanglingReference(holder: Int(random.next() % UInt64(count)), label: text(using: &random))] : []
+      random.next() % 5 == 0
+      ? [DanglingReference(holder: Int(random.next() % UInt64(count)), label: text(using: &random))] : []
     return try ObjectGraph(
       nodes: nodes, edges: edges, root: 0, isTruncated: random.next() % 7 == 0, danglingReferences: dangling)
   }
@@ -226,7 +236,9 @@ final class SVGCheck: NSObject, XMLParserDelegate {
     if inTitle { title += string }
   }
 
-  func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+  func parser(
+    _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+  ) {
     if elementName == "title" {
       inTitle = false
       titles.insert(title)

@@ -29,7 +29,8 @@ import Testing
     #expect(dot.hasSuffix("}\n"))
     #expect(dot.contains("rankdir=LR"))
     #expect(dot.contains("subgraph cluster_0 {"))
-    #expect(dot.contains(#""n0" [label="ViewController", tooltip="Samples.ViewController", shape=doubleoctagon"#))
+    #expect(
+      dot.contains(#""n0" [label="ViewController", tooltip="Samples.ViewController", shape=doubleoctagon"#))
     #expect(
       dot.contains(
         ##""n2" -> "n1" [label="output ✂ break here", color="#cc0000", fontcolor="#cc0000", penwidth=2.5, style=bold];"##
@@ -74,11 +75,14 @@ import Testing
       danglingReferences: [DanglingReference(holder: 2, label: "owner")])
     let dot = graph.dot(style: DOTStyle(rankDirection: .topToBottom))
     #expect(dot.contains("rankdir=TB"))
-    #expect(dot.contains(#""n1" [label="closure at Root.handler", tooltip="closure at Root.handler", shape=ellipse"#))
+    #expect(
+      dot.contains(
+        #""n1" [label="closure at Root.handler", tooltip="closure at Root.handler", shape=ellipse"#))
     #expect(dot.contains(##""n1" -> "n2" [label="capture 0 (unowned)", style=dotted, color="#333333"];"##))
     #expect(
       dot.contains(
-        ##""n0" -> "n2" [label="raw (unowned(unsafe))", style=dotted, color="#999999", fontcolor="#999999"];"##))
+        ##""n0" -> "n2" [label="raw (unowned(unsafe))", style=dotted, color="#999999", fontcolor="#999999"];"##
+      ))
     #expect(dot.contains(#""n2" -> "n0" [label="back (weak)", style=dashed"#))
     #expect(dot.contains(#""dangling0" [label="dangling\n(deinitialized)""#))
     #expect(dot.contains(##""n2" -> "dangling0" [label="owner (unowned)", style=dotted, color="#cc0000""##))

@@ -53,18 +53,26 @@ import Testing
     #expect(edges.contains { $0["ownership"] as? String == "weak" })
     let text = try #require(String(data: data, encoding: .utf8))
     #expect(text.hasPrefix("{\n"))
-    #expect(text.range(of: "\"edges\"")?.lowerBound ?? text.endIndex < text.range(of: "\"format\"")?.lowerBound ?? text.startIndex)
+    #expect(
+      text.range(of: "\"edges\"")?.lowerBound ?? text.endIndex < text.range(of: "\"format\"")?.lowerBound
+        ?? text.startIndex)
   }
 
   @Test func unownedUnsafeDanglingAndNotesSurvive() throws {
     let graph = try ObjectGraph(
-      nodes: [Node(id: 0, typeName: "A \"quoted\"\n日本", kind: .value), Node(id: 1, typeName: "B", kind: .closure)],
-      edges: [Edge(from: 0, to: 1, label: "x", ownership: .unownedUnsafe), Edge(from: 1, to: 1, label: "me", ownership: .strong)],
+      nodes: [
+        Node(id: 0, typeName: "A \"quoted\"\n日本", kind: .value), Node(id: 1, typeName: "B", kind: .closure),
+      ],
+      edges: [
+        Edge(from: 0, to: 1, label: "x", ownership: .unownedUnsafe),
+        Edge(from: 1, to: 1, label: "me", ownership: .strong),
+      ],
       root: 0, isTruncated: true, danglingReferences: [DanglingReference(holder: 1, label: "owner")],
       notes: ["could not read a field"])
     let data = try graph.jsonData()
     let text = String(decoding: data, as: UTF8.self)
-    #expect(text.contains(#""ownership" : "unowned(unsafe)""#) || text.contains(#""ownership": "unowned(unsafe)""#))
+    #expect(
+      text.contains(#""ownership" : "unowned(unsafe)""#) || text.contains(#""ownership": "unowned(unsafe)""#))
     let read = try ObjectGraph(jsonData: data)
     #expect(read.nodes == graph.nodes)
     #expect(read.edges == graph.edges)
@@ -105,33 +113,72 @@ import Testing
     ("\u{FF}\u{FE}", "not JSON"),
     ("[1, 2]", "the top level: expected an object, found an array"),
     ("42", "the top level: expected an object, found the number 42"),
-    (breaking(#""format": "retain-graph""#, with: #""format": "graphml""#), #"format: expected "retain-graph", found "graphml""#),
+    (
+      breaking(#""format": "retain-graph""#, with: #""format": "graphml""#),
+      #"format: expected "retain-graph", found "graphml""#
+    ),
     (breaking(#""format": "retain-graph","#, with: ""), "format: missing field"),
     (breaking(#""version": 1"#, with: #""version": 2"#), "version: 2 is not supported"),
-    (breaking(#""version": 1"#, with: #""version": "1""#), #"version: expected an integer, found the string "1""#),
+    (
+      breaking(#""version": 1"#, with: #""version": "1""#),
+      #"version: expected an integer, found the string "1""#
+    ),
     (breaking(#""root": 0"#, with: #""root": 7"#), "root: 7 is not the id of a node"),
     (breaking(#""root": 0"#, with: #""root": 0.5"#), "root: expected an integer, found the number 0.5"),
     (breaking(#""root": 0"#, with: #""root": true"#), "root: expected an integer, found true"),
-    (breaking(#""truncated": false"#, with: #""truncated": 0"#), "truncated: expected true or false, found the number 0"),
+    (
+      breaking(#""truncated": false"#, with: #""truncated": 0"#),
+      "truncated: expected true or false, found the number 0"
+    ),
     (breaking(#""truncated": false,"#, with: ""), "truncated: missing field"),
     (breaking(#""nodes": ["#, with: #""nodes": {}, "x": ["#), "nodes: expected an array, found an object"),
-    (breaking(#"{ "id": 0, "type": "App.Presenter", "kind": "object" }"#, with: "null"), "nodes[0]: expected an object, found null"),
-    (breaking(#""id": 1"#, with: #""id": "one""#), #"nodes[1].id: expected an integer, found the string "one""#),
+    (
+      breaking(#"{ "id": 0, "type": "App.Presenter", "kind": "object" }"#, with: "null"),
+      "nodes[0]: expected an object, found null"
+    ),
+    (
+      breaking(#""id": 1"#, with: #""id": "one""#),
+      #"nodes[1].id: expected an integer, found the string "one""#
+    ),
     (breaking(#""id": 1"#, with: #""ident": 1"#), "nodes[1].id: missing field"),
     (breaking(#""id": 1"#, with: #""id": 0"#), "nodes[1].id: duplicate id 0 (also nodes[0].id)"),
     (breaking(#""id": 1"#, with: #""id": 2"#), "nodes[1].id: 2 is out of range; ids must be 0..<2"),
     (breaking(#""id": 1"#, with: #""id": -1"#), "nodes[1].id: -1 is out of range"),
-    (breaking(#""type": "App.Interactor""#, with: #""type": 3"#), "nodes[1].type: expected a string, found the number 3"),
-    (breaking(#""kind": "object" } ]"#, with: #""kind": "struct" } ]"#), #"nodes[1].kind: unknown kind "struct"; expected one of "object", "closure", "value""#),
+    (
+      breaking(#""type": "App.Interactor""#, with: #""type": 3"#),
+      "nodes[1].type: expected a string, found the number 3"
+    ),
+    (
+      breaking(#""kind": "object" } ]"#, with: #""kind": "struct" } ]"#),
+      #"nodes[1].kind: unknown kind "struct"; expected one of "object", "closure", "value""#
+    ),
     (breaking(#""to": 1"#, with: #""to": 5"#), "edges[0].to: 5 is not the id of a node"),
     (breaking(#""from": 0"#, with: #""from": 9"#), "edges[0].from: 9 is not the id of a node"),
-    (breaking(#""label": "output""#, with: #""label": ["output"]"#), "edges[1].label: expected a string, found an array"),
-    (breaking(#""ownership": "strong" },"#, with: #""ownership": "owned" },"#), #"edges[0].ownership: unknown ownership "owned"; expected one of "strong", "weak", "unowned", "unowned(unsafe)""#),
+    (
+      breaking(#""label": "output""#, with: #""label": ["output"]"#),
+      "edges[1].label: expected a string, found an array"
+    ),
+    (
+      breaking(#""ownership": "strong" },"#, with: #""ownership": "owned" },"#),
+      #"edges[0].ownership: unknown ownership "owned"; expected one of "strong", "weak", "unowned", "unowned(unsafe)""#
+    ),
     (breaking(#""ownership": "strong" },"#, with: "},"), "edges[0].ownership: missing field"),
-    (breaking(#""edges": ["#, with: #""dangling": [{"holder": 4, "label": "x"}], "edges": ["#), "dangling[0].holder: 4 is not the id of a node"),
-    (breaking(#""edges": ["#, with: #""dangling": [{"holder": 0}], "edges": ["#), "dangling[0].label: missing field"),
-    (breaking(#""edges": ["#, with: #""dangling": 3, "edges": ["#), "dangling: expected an array, found the number 3"),
-    (breaking(#""edges": ["#, with: #""notes": ["ok", 2], "edges": ["#), "notes[1]: expected a string, found the number 2"),
+    (
+      breaking(#""edges": ["#, with: #""dangling": [{"holder": 4, "label": "x"}], "edges": ["#),
+      "dangling[0].holder: 4 is not the id of a node"
+    ),
+    (
+      breaking(#""edges": ["#, with: #""dangling": [{"holder": 0}], "edges": ["#),
+      "dangling[0].label: missing field"
+    ),
+    (
+      breaking(#""edges": ["#, with: #""dangling": 3, "edges": ["#),
+      "dangling: expected an array, found the number 3"
+    ),
+    (
+      breaking(#""edges": ["#, with: #""notes": ["ok", 2], "edges": ["#),
+      "notes[1]: expected a string, found the number 2"
+    ),
   ]
 
   @Test(arguments: malformed)
@@ -161,7 +208,10 @@ import Testing
       case .success(let graph):
         accepted += 1
         #expect(graph.nodes.indices.contains(graph.root))
-        #expect(graph.edges.allSatisfy { graph.nodes.indices.contains($0.from) && graph.nodes.indices.contains($0.to) })
+        #expect(
+          graph.edges.allSatisfy {
+            graph.nodes.indices.contains($0.from) && graph.nodes.indices.contains($0.to)
+          })
         #expect(try ObjectGraph(jsonData: graph.jsonData()).edges == graph.edges)
       case .failure(let error):
         rejected += 1
@@ -215,7 +265,9 @@ import Testing
         break
       }
     }
-    let replacements: [Any] = [NSNull(), "x", -1, 1, 2, 1_000_000, 0.5, true, [Any](), [String: Any](), "strong", "weak", "closure"]
+    let replacements: [Any] = [
+      NSNull(), "x", -1, 1, 2, 1_000_000, 0.5, true, [Any](), [String: Any](), "strong", "weak", "closure",
+    ]
     var changed = current
     if var object = current as? [String: Any], !object.isEmpty {
       let keys = object.keys.sorted()
