@@ -26,6 +26,8 @@ private struct DOTWriter {
   var shown: [Bool]
   /// Per holder, how many nodes it references that are not drawn.
   var hiddenTargets: [Int]
+  /// Every node's distance from the root over all references, nil when it cannot be reached.
+  var depth: [Int?]
 
   init(graph: ObjectGraph, style: DOTStyle) {
     self.graph = graph
@@ -42,6 +44,7 @@ private struct DOTWriter {
       candidate[id] = true
       if position < limit { shown[id] = true }
     }
+    depth = Self.depths(graph: graph)
     hiddenTargets = Array(repeating: 0, count: graph.nodes.count)
     var counted = Set<[Int]>()
     for edge in graph.edges where shown[edge.from] && candidate[edge.to] && !shown[edge.to] {
@@ -83,6 +86,24 @@ private struct DOTWriter {
     }
     for id in graph.nodes.indices { add(id) }
     return order
+  }
+
+  static func depths(graph: ObjectGraph) -> [Int?] {
+    var outgoing = [[Node.ID]](repeating: [], count: graph.nodes.count)
+    for edge in graph.edges { outgoing[edge.from].append(edge.to) }
+    var depth = [Int?](repeating: nil, count: graph.nodes.count)
+    depth[graph.root] = 0
+    var queue = [graph.root]
+    var head = 0
+    while head < queue.count {
+      let current = queue[head]
+      head += 1
+      for target in outgoing[current] where depth[target] == nil {
+        depth[target] = (depth[current] ?? 0) + 1
+        queue.append(target)
+      }
+    }
+    return depth
   }
 
   func text() -> String {
@@ -194,10 +215,15 @@ private struct DOTWriter {
       attributes += ["style=dotted", "color=\"#999999\"", "fontcolor=\"#999999\""]
     }
     if isBreak { label += " ✂ break here" }
-    // Back references (weak and unowned ones, and the loop-closing reference to break) do not pull
-    // their target after their holder, so the drawing reads from the root outwards.
-    if isBreak || edge.ownership != .strong { attributes.append("constraint=false") }
     attributes.insert("label=\(DOTText.quoted(label))", at: 0)
+    // A reference back toward the root (a weak `view`, the loop-closing `output`) is written
+    // reversed with `dir=back`: drawn the same, but it no longer pulls its target after its holder,
+    // so the picture reads from the root outwards. (`constraint=false` would do the same, but it
+    // crashes Graphviz 2.43 on some graphs.)
+    if let from = depth[edge.from], let to = depth[edge.to], to < from {
+      attributes.append("dir=back")
+      return "\"n\(edge.to)\" -> \"n\(edge.from)\" [\(attributes.joined(separator: ", "))];"
+    }
     return "\"n\(edge.from)\" -> \"n\(edge.to)\" [\(attributes.joined(separator: ", "))];"
   }
 }

@@ -33,10 +33,14 @@ import Testing
       dot.contains(#""n0" [label="ViewController", tooltip="Samples.ViewController", shape=doubleoctagon"#))
     #expect(
       dot.contains(
-        ##""n2" -> "n1" [label="output ✂ break here", color="#cc0000", fontcolor="#cc0000", penwidth=2.5, style=bold];"##
+        ##""n1" -> "n2" [label="output ✂ break here", color="#cc0000", fontcolor="#cc0000", penwidth=2.5, style=bold, dir=back];"##
       ))
     #expect(dot.contains(##""n1" -> "n2" [label="interactor", color="#cc0000""##))
-    #expect(dot.contains(#""n1" -> "n0" [label="view (weak)", style=dashed"#))
+    // References back toward the root are written reversed, drawn with `dir=back`.
+    #expect(
+      dot.contains(
+        ##""n0" -> "n1" [label="view (weak)", style=dashed, color="#666666", fontcolor="#666666", dir=back];"##
+      ))
     // The presenter and the interactor are declared inside the cluster, the view outside it.
     let cluster = dot.range(of: "subgraph cluster_0 {")?.upperBound
     let clusterEnd = cluster.flatMap { dot[$0...].range(of: "\n  }\n")?.lowerBound }
@@ -83,7 +87,10 @@ import Testing
       dot.contains(
         ##""n0" -> "n2" [label="raw (unowned(unsafe))", style=dotted, color="#999999", fontcolor="#999999"];"##
       ))
-    #expect(dot.contains(#""n2" -> "n0" [label="back (weak)", style=dashed"#))
+    #expect(
+      dot.contains(
+        ##""n0" -> "n2" [label="back (weak)", style=dashed, color="#666666", fontcolor="#666666", dir=back];"##
+      ))
     #expect(dot.contains(#""dangling0" [label="dangling\n(deinitialized)""#))
     #expect(dot.contains(##""n2" -> "dangling0" [label="owner (unowned)", style=dotted, color="#cc0000""##))
     #expect(!graph.dot(style: DOTStyle(showsDanglingReferences: false)).contains("dangling0"))
@@ -187,7 +194,10 @@ import Testing
     let dot = graph.dot(style: DOTStyle(cyclesOnly: true))
     for id in [0, 2, 3, 4] { #expect(dot.contains("\"n\(id)\" [label="), "n\(id)") }
     for id in [1, 5] { #expect(!dot.contains("\"n\(id)\""), "n\(id)") }
-    #expect(dot.contains(#""n4" -> "n3" [label="back ✂ break here""#))
+    #expect(
+      dot.contains(
+        ##""n3" -> "n4" [label="back ✂ break here", color="#cc0000", fontcolor="#cc0000", penwidth=2.5, style=bold, dir=back];"##
+      ))
     #expect(!dot.contains("more"))
   }
 }
