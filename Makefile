@@ -38,6 +38,7 @@ demo: deps
 docs-image: deps
 	$(SWIFT) build --product retain-graph
 	$$($(SWIFT) build --show-bin-path)/retain-graph sample viper-module --format svg --output Docs/viper-module.svg
+	cp Docs/viper-module.svg Sources/RetainGraph/Documentation.docc/Resources/viper-module.svg
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Samples Package.swift
