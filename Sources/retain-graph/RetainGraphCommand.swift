@@ -22,21 +22,30 @@ struct RetainGraphCommand: ParsableCommand {
   /// Like `ParsableCommand.main()`, but usage errors and bad input exit with status 2 (not 64), with
   /// the reason on standard error.
   static func main() {
+    var command: any ParsableCommand
     do {
-      var command = try parseAsRoot()
+      command = try parseAsRoot()
+    } catch {
+      // Help and version requests exit 0; every parse or validation error exits 2 with the usage.
+      guard exitCode(for: error) != .success else { Self.exit(withError: error) }
+      fail(fullMessage(for: error))
+    }
+    do {
       try command.run()
     } catch let code as ExitCode {
       Self.exit(withError: code)
+    } catch let error as ValidationError {
+      fail("error: \(error.message)")
     } catch {
+      // `--help` parses to a help command whose run() throws the help request.
       guard exitCode(for: error) != .success else { Self.exit(withError: error) }
-      let message: String
-      if let failure = error as? CommandFailure {
-        message = "error: \(failure.description)"
-      } else {
-        message = fullMessage(for: error)
-      }
-      FileHandle.standardError.write(Data((message + "\n").utf8))
-      Self.exit(withError: ExitCode(2))
+      fail("error: \(error)")
     }
+  }
+
+  /// Writes `message` to standard error and exits with status 2.
+  private static func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    Self.exit(withError: ExitCode(2))
   }
 }
