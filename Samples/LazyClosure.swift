@@ -18,11 +18,12 @@ extension Sample {
   ) {
     let person = LeakingPerson(name: "Ada")
     _ = person.greeting()
-    return SampleInstance(root: person, objects: [person]) { person.greeting = { "" } }
+    return SampleInstance(root: person, objects: [person]) { [weak person] in person?.greeting = { "" } }
   }
 
   static let lazyClosureFixed = Sample(
-    name: "lazy-closure-fixed", summary: "the same closure capturing [unowned self]: no cycle", hasCycle: false
+    name: "lazy-closure-fixed", summary: "the same closure capturing [unowned self]: no cycle",
+    hasCycle: false
   ) {
     let person = Person(name: "Ada")
     _ = person.greeting()

@@ -31,8 +31,8 @@ extension Sample {
   ) {
     let useCase = UseCase()
     useCase.start()
-    return SampleInstance(root: useCase, objects: [useCase, useCase.service]) {
-      useCase.service.completion = nil
+    return SampleInstance(root: useCase, objects: [useCase, useCase.service]) { [weak useCase] in
+      useCase?.service.completion = nil
     }
   }
 

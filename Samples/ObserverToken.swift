@@ -21,8 +21,8 @@ extension Sample {
     hasCycle: true
   ) {
     let screen = Screen()
-    return SampleInstance(root: screen, objects: [screen, screen.notifier]) {
-      screen.notifier.observers.removeAll()
+    return SampleInstance(root: screen, objects: [screen, screen.notifier]) { [weak screen] in
+      screen?.notifier.observers.removeAll()
     }
   }
 }

@@ -18,6 +18,6 @@ extension Sample {
     let b = CycleB()
     a.b = b
     b.a = a
-    return SampleInstance(root: a, objects: [a, b]) { b.a = nil }
+    return SampleInstance(root: a, objects: [a, b]) { [weak b] in b?.a = nil }
   }
 }

@@ -31,19 +31,30 @@ public struct Sample: Sendable {
 }
 
 /// A built sample: its root, and a way to break its cycles so that a test does not leak.
+///
+/// Only ``root`` is held strongly: the other objects and ``breakCycles()`` hold nothing alive, so
+/// a leak check sees the scenario exactly as built.
 public struct SampleInstance {
   /// The root object of the scenario.
   public let root: AnyObject
-  /// Every object of the scenario, in building order.
-  public let objects: [AnyObject]
+  private let weakObjects: [WeakObject]
   private let breakCyclesAction: () -> Void
 
+  /// Every object of the scenario that is still alive, in building order.
+  public var objects: [AnyObject] { weakObjects.compactMap(\.object) }
+
+  /// `breakCycles` must capture weakly.
   init(root: AnyObject, objects: [AnyObject], breakCycles: @escaping () -> Void = {}) {
     self.root = root
-    self.objects = objects
+    self.weakObjects = objects.map(WeakObject.init)
     self.breakCyclesAction = breakCycles
   }
 
   /// Breaks the sample's retain cycles (if any), so that everything is freed once released.
   public func breakCycles() { breakCyclesAction() }
+}
+
+private final class WeakObject {
+  weak var object: AnyObject?
+  init(_ object: AnyObject) { self.object = object }
 }

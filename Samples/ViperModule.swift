@@ -49,7 +49,9 @@ extension Sample {
     presenter.view = view
     presenter.interactor = interactor
     interactor.output = presenter
-    return SampleInstance(root: view, objects: [view, presenter, interactor]) { interactor.output = nil }
+    return SampleInstance(root: view, objects: [view, presenter, interactor]) { [weak interactor] in
+      interactor?.output = nil
+    }
   }
 
   static let viperModuleFixed = Sample(

@@ -16,6 +16,11 @@ public struct GraphOptions: Sendable {
   /// Whether stored closures are followed to what they capture.
   public var includeClosures: Bool
 
+  /// Whether the walk reads class references, optional class references and arrays of class
+  /// references straight from memory (the default). Turn it off to send every value through the
+  /// general path (`Mirror` and generic loads); the answers are the same, only slower.
+  public var fastPaths: Bool = true
+
   var ignoredTypeIDs: [TypeID]
 
   /// Creates options; every parameter has a default.

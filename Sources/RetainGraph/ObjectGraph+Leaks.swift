@@ -4,22 +4,24 @@ extension ObjectGraph {
   /// - Returns: node ids in ascending order.
   /// - Complexity: O(*n* + *e*).
   public func predictedLeaks() -> [Node.ID] {
-    var strongOut = [[Node.ID]](repeating: [], count: nodes.count)
-    for edge in edges where edge.ownership == .strong {
-      strongOut[edge.from].append(edge.to)
-    }
-    var alive = [Bool](repeating: false, count: nodes.count)
-    var stack: [Node.ID] = []
+    guard !cycles.isEmpty else { return [] }
+    let strong = storage.adjacency(strongOnly: true)
+    let edges = storage.edges
+    var alive = [Bool](repeating: false, count: nodeCount)
+    var stack: [Int32] = []
     for cycle in cycles {
       for member in cycle.members where !alive[member] {
         alive[member] = true
-        stack.append(member)
+        stack.append(Int32(member))
       }
     }
     while let node = stack.popLast() {
-      for target in strongOut[node] where !alive[target] {
-        alive[target] = true
-        stack.append(target)
+      for position in Int(strong.offsets[Int(node)])..<Int(strong.offsets[Int(node) + 1]) {
+        let target = Int(edges[Int(strong.edgeIndices[position])].to)
+        if !alive[target] {
+          alive[target] = true
+          stack.append(Int32(target))
+        }
       }
     }
     return alive.indices.filter { alive[$0] }
@@ -27,31 +29,36 @@ extension ObjectGraph {
 
   /// The edges of the shortest path from the root to `node` (over all references), or nil when the
   /// node cannot be reached from the root.
+  /// - Complexity: O(*n* + *e*).
   public func path(to node: Node.ID) -> [Edge]? {
-    guard nodes.indices.contains(node) else { return nil }
+    guard node >= 0, node < nodeCount else { return nil }
     if node == root { return [] }
-    var outgoing = [[Int]](repeating: [], count: nodes.count)
-    for (index, edge) in edges.enumerated() { outgoing[edge.from].append(index) }
-    var reachedBy = [Int?](repeating: nil, count: nodes.count)
-    var seen = [Bool](repeating: false, count: nodes.count)
+    let all = storage.adjacency(strongOnly: false)
+    let edges = storage.edges
+    var reachedBy = [Int32](repeating: -1, count: nodeCount)
+    var seen = [Bool](repeating: false, count: nodeCount)
     seen[root] = true
     var queue = [root]
     var head = 0
-    while head < queue.count {
+    while head < queue.count, !seen[node] {
       let current = queue[head]
       head += 1
-      for index in outgoing[current] where !seen[edges[index].to] {
-        seen[edges[index].to] = true
-        reachedBy[edges[index].to] = index
-        queue.append(edges[index].to)
+      for position in Int(all.offsets[current])..<Int(all.offsets[current + 1]) {
+        let edgeIndex = all.edgeIndices[position]
+        let target = Int(edges[Int(edgeIndex)].to)
+        if !seen[target] {
+          seen[target] = true
+          reachedBy[target] = edgeIndex
+          queue.append(target)
+        }
       }
     }
     guard seen[node] else { return nil }
     var path: [Edge] = []
     var current = node
-    while let index = reachedBy[current] {
-      path.append(edges[index])
-      current = edges[index].from
+    while reachedBy[current] >= 0 {
+      path.append(storage.edge(Int(reachedBy[current])))
+      current = Int(edges[Int(reachedBy[current])].from)
     }
     return path.reversed()
   }

@@ -11,16 +11,18 @@ extension ObjectGraph {
     var lines: [String] = []
     if isTruncated {
       lines.append(
-        "warning: a limit stopped the walk at \(nodes.count) nodes; this graph is partial and may miss cycles")
+        "warning: a limit stopped the walk at \(nodeCount) nodes; this graph is partial and may miss cycles"
+      )
     }
-    let rootName = nodes[root].shortTypeName
+    let rootName = storage.shortTypeName(root)
     if cycles.isEmpty {
       lines.append("no retain cycle reachable from \(rootName)")
     } else {
       let objects = Set(cycles.flatMap(\.members)).count
       let noun = cycles.count == 1 ? "retain cycle" : "retain cycles"
       lines.append(
-        "\(cycles.count) \(noun) reachable from \(rootName) (\(objects) \(objects == 1 ? "object" : "objects"))")
+        "\(cycles.count) \(noun) reachable from \(rootName) (\(objects) \(objects == 1 ? "object" : "objects"))"
+      )
     }
     for (index, cycle) in cycles.enumerated() {
       lines.append("")
@@ -33,7 +35,7 @@ extension ObjectGraph {
       lines.append("")
       for dangling in danglingReferences {
         lines.append(
-          "dangling unowned reference: \(nodes[dangling.holder].shortTypeName).\(dangling.label) points to an "
+          "dangling unowned reference: \(storage.shortTypeName(dangling.holder)).\(dangling.label) points to an "
             + "object that was already deinitialized; reading it will crash")
       }
     }
@@ -45,7 +47,7 @@ extension ObjectGraph {
   }
 
   private func memberSummary(_ cycle: Cycle) -> String {
-    let names = cycle.members.prefix(4).map { nodes[$0].shortTypeName }
+    let names = cycle.members.prefix(4).map { storage.shortTypeName($0) }
     let more = cycle.members.count > 4 ? ", +\(cycle.members.count - 4) more" : ""
     return "\(cycle.members.count) objects: \(names.joined(separator: ", "))\(more)"
   }
@@ -54,9 +56,9 @@ extension ObjectGraph {
     var lines: [String] = []
     let start = cycle.pathFromRoot.first?.from ?? cycle.path.first?.from ?? cycle.members[0]
     if start == root || cycle.pathFromRoot.isEmpty == false {
-      lines.append(nodes[start].shortTypeName)
+      lines.append(storage.shortTypeName(start))
     } else {
-      lines.append("\(nodes[start].shortTypeName)   (not reachable from the root)")
+      lines.append("\(storage.shortTypeName(start))   (not reachable from the root)")
     }
     for edge in cycle.pathFromRoot {
       lines.append(" ├─ \(hop(edge))")
@@ -75,17 +77,19 @@ extension ObjectGraph {
 
   private func hop(_ edge: Edge) -> String {
     let ownership = edge.ownership == .strong ? "" : " (\(edge.ownership.rawValue))"
-    return "\(edge.label) → \(nodes[edge.to].shortTypeName)\(ownership)"
+    return "\(edge.label) → \(storage.shortTypeName(edge.to))\(ownership)"
   }
 
   private func fix(for cycle: Cycle) -> String {
     let edge = cycle.suggestedBreak
-    let holder = nodes[edge.from]
+    let holder = node(edge.from)
     if holder.kind == .closure {
       // The closure captures the object strongly: name where the closure is stored.
-      let stored = cycle.path.first { $0.to == edge.from } ?? edges.first { $0.to == edge.from }
-      let place = stored.map { "\(nodes[$0.from].shortTypeName).\(Self.propertyPath($0.label))" }
-      let target = nodes[edge.to].shortTypeName
+      let stored =
+        cycle.path.first { $0.to == edge.from }
+        ?? storage.edges.firstIndex { Int($0.to) == edge.from }.map(storage.edge)
+      let place = stored.map { "\(storage.shortTypeName($0.from)).\(Self.propertyPath($0.label))" }
+      let target = storage.shortTypeName(edge.to)
       return "capture \(target) weakly ([weak self] or [weak \(Self.lowerFirst(target))]) in the closure "
         + "\(holder.typeName)\(place.map { " stored at \($0)" } ?? "")"
     }

@@ -12,10 +12,6 @@
 public struct ObjectGraph: Sendable {
   /// The id of the root node (0 for a walked graph).
   public private(set) var root: Node.ID
-  /// Every node; `nodes[id]` is the node with that id.
-  public private(set) var nodes: [Node]
-  /// Every reference found, in walk order.
-  public private(set) var edges: [Edge]
   /// True when a limit (``GraphOptions/maxNodes``, ``GraphOptions/maxDepth``) stopped the walk.
   public private(set) var isTruncated: Bool
   /// Strong retain cycles, ordered by their smallest member id.
@@ -25,6 +21,25 @@ public struct ObjectGraph: Sendable {
   /// Things the walk could not see into (an unrecognised closure context, an unreadable field),
   /// each a sentence naming where.
   public private(set) var notes: [String]
+
+  /// Nodes and edges in compact form; ``nodes`` and ``edges`` are made from it on first use.
+  let storage: GraphStorage
+
+  /// Every node; `nodes[id]` is the node with that id.
+  ///
+  /// The graph stores nodes compactly; the array is made on first use and kept. ``nodeCount`` and
+  /// ``node(_:)`` do not make it.
+  public var nodes: [Node] { storage.allNodes }
+  /// Every reference found, in walk order. Made on first use and kept, like ``nodes``.
+  public var edges: [Edge] { storage.allEdges }
+  /// The number of nodes.
+  public var nodeCount: Int { storage.nodeCount }
+  /// The number of edges.
+  public var edgeCount: Int { storage.edges.count }
+  /// The node with id `id`.
+  public func node(_ id: Node.ID) -> Node { storage.node(id) }
+  /// The edge at `index` in ``edges``.
+  public func edge(at index: Int) -> Edge { storage.edge(index) }
 
   /// Creates a graph from its parts and computes its cycles.
   /// - Throws: ``SnapshotError`` when an edge names an unknown node, an id is out of place, or the
@@ -38,7 +53,8 @@ public struct ObjectGraph: Sendable {
     notes: [String] = []
   ) throws(SnapshotError) {
     for (index, node) in nodes.enumerated() where node.id != index {
-      throw SnapshotError("nodes[\(index)]: id \(node.id) is out of place; ids must be 0..<\(nodes.count) in order")
+      throw SnapshotError(
+        "nodes[\(index)]: id \(node.id) is out of place; ids must be 0..<\(nodes.count) in order")
     }
     guard nodes.indices.contains(root) else {
       throw SnapshotError("root: \(root) is not the id of a node (there are \(nodes.count) nodes)")
@@ -52,26 +68,23 @@ public struct ObjectGraph: Sendable {
       throw SnapshotError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
     }
     self.init(
-      validNodes: nodes, edges: edges, root: root, isTruncated: isTruncated,
+      storage: GraphStorage(nodes: nodes, edges: edges), root: root, isTruncated: isTruncated,
       danglingReferences: danglingReferences, notes: notes)
   }
 
   init(
-    validNodes nodes: [Node],
-    edges: [Edge],
+    storage: GraphStorage,
     root: Node.ID,
     isTruncated: Bool,
     danglingReferences: [DanglingReference],
     notes: [String]
   ) {
     self.root = root
-    self.nodes = nodes
-    self.edges = edges
+    self.storage = storage
     self.isTruncated = isTruncated
     self.danglingReferences = danglingReferences
     self.notes = notes
-    self.cycles = []
-    self.cycles = CycleFinder(graph: self).cycles()
+    self.cycles = CycleFinder(storage: storage, root: root).cycles()
   }
 
   /// Walks the graph reachable from `root`.
@@ -87,8 +100,22 @@ public struct ObjectGraph: Sendable {
   public init(reflecting root: Any, options: GraphOptions = GraphOptions()) {
     var builder = GraphBuilder(options: options)
     builder.walk(root)
-    self.init(
-      validNodes: builder.nodes, edges: builder.edges, root: 0, isTruncated: builder.isTruncated,
-      danglingReferences: builder.dangling, notes: builder.notes)
+    self = builder.graph()
+  }
+
+  /// Walks the graph from `root` like ``init(reflecting:options:)`` and also returns the objects it
+  /// found, so that a caller can take weak references to each (leak tests do).
+  /// - Parameters:
+  ///   - root: the object or value to start from.
+  ///   - options: limits and filters.
+  /// - Returns: the graph, and `objects[id]`: the object of node `id` (nil for a value root and for
+  ///   closure contexts). The caller holds these strongly until it drops the array.
+  public static func walk(
+    _ root: Any, options: GraphOptions = GraphOptions()
+  ) -> (graph: ObjectGraph, objects: [AnyObject?]) {
+    var builder = GraphBuilder(options: options)
+    builder.walk(root, keepingObjects: true)
+    let objects = builder.objects
+    return (builder.graph(), objects)
   }
 }

@@ -14,11 +14,16 @@ public func verifyNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) 
 }
 
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when the graph reachable
-/// from `root` has a strong retain cycle; the failure message is the leak trace.
+/// from `root` has a strong retain cycle; the failure message is the leak trace, and in Swift
+/// Testing the graph is attached.
 /// - Parameters:
 ///   - root: the object or value to check.
 ///   - options: limits and filters.
 ///   - message: more context for the failure message.
+///   - fileID: the file the failure is reported in (defaults to the caller's).
+///   - filePath: the file path the failure is reported in (defaults to the caller's).
+///   - line: the line the failure is reported at (defaults to the caller's).
+///   - column: the column the failure is reported at (defaults to the caller's).
 public func assertNoCycles(
   _ root: @autoclosure () -> Any,
   options: GraphOptions = GraphOptions(),
@@ -28,9 +33,10 @@ public func assertNoCycles(
   line: UInt = #line,
   column: UInt = #column
 ) {
-  guard let failure = verifyNoCycles(root(), options: options) else { return }
-  let context = message()
-  recordIssue(
-    context.isEmpty ? failure : "\(context)\n\(failure)",
-    fileID: fileID, filePath: filePath, line: line, column: column)
+  let graph = ObjectGraph(reflecting: root(), options: options)
+  guard !graph.cycles.isEmpty else { return }
+  let failure = LeakFailure(
+    message: graph.report(), graphs: [("retain-graph-\(graph.nodes[graph.root].shortTypeName)", graph)])
+  failure.record(
+    at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), context: message())
 }

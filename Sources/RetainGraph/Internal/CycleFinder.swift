@@ -1,111 +1,127 @@
 /// Finds the strong cycles of a graph and describes each one.
 struct CycleFinder {
-  let graph: ObjectGraph
-  /// Strong out-edges of each node (edge indices), in edge order.
-  private let strongOut: [[Int]]
-  /// Distance from the root over all edges (`Int.max` when unreachable) and the edge that reached
-  /// each node first on a shortest path.
-  private let distance: [Int]
-  private let parentEdge: [Int?]
+  let storage: GraphStorage
+  let root: Int
 
-  init(graph: ObjectGraph) {
-    self.graph = graph
-    var strongOut = [[Int]](repeating: [], count: graph.nodes.count)
-    var allOut = [[Int]](repeating: [], count: graph.nodes.count)
-    for (index, edge) in graph.edges.enumerated() {
-      allOut[edge.from].append(index)
-      if edge.ownership == .strong { strongOut[edge.from].append(index) }
-    }
-    self.strongOut = strongOut
-    var distance = [Int](repeating: .max, count: graph.nodes.count)
-    var parentEdge = [Int?](repeating: nil, count: graph.nodes.count)
-    if graph.nodes.indices.contains(graph.root) {
-      distance[graph.root] = 0
-      var queue = [graph.root]
-      var head = 0
-      while head < queue.count {
-        let node = queue[head]
-        head += 1
-        for edgeIndex in allOut[node] {
-          let target = graph.edges[edgeIndex].to
-          if distance[target] == .max {
-            distance[target] = distance[node] + 1
-            parentEdge[target] = edgeIndex
-            queue.append(target)
-          }
-        }
-      }
-    }
-    self.distance = distance
-    self.parentEdge = parentEdge
+  init(storage: GraphStorage, root: Int) {
+    self.storage = storage
+    self.root = root
   }
 
   func cycles() -> [Cycle] {
-    let edges = graph.edges
-    let successorLists = strongOut.map { $0.map { edges[$0].to } }
-    let components = Tarjan.components(nodeCount: graph.nodes.count) { successorLists[$0][...] }
-    var componentOf = [Int](repeating: -1, count: graph.nodes.count)
+    let edges = storage.edges
+    let nodeCount = storage.nodeCount
+    let strong = storage.adjacency(strongOnly: true)
+    let components: [[Int32]]
+    do {
+      let successors = strong.edgeIndices.map { edges[Int($0)].to }
+      components = Tarjan.cyclicComponents(
+        nodeCount: nodeCount, offsets: strong.offsets, successors: successors)
+    }
+    guard !components.isEmpty else { return [] }
+
+    let (distance, parentEdge) = distancesFromRoot()
+    var componentOf = [Int32](repeating: -1, count: nodeCount)
+    for (index, component) in components.enumerated() {
+      for member in component { componentOf[Int(member)] = Int32(index) }
+    }
+    var reachedBy = [Int32](repeating: -1, count: nodeCount)
     var result: [Cycle] = []
-    for (componentIndex, component) in components.enumerated() {
-      let isCycle =
-        component.count > 1
-        || strongOut[component[0]].contains { edges[$0].to == component[0] }
-      guard isCycle else { continue }
-      for member in component { componentOf[member] = componentIndex }
-      result.append(describe(component, index: componentIndex, componentOf: componentOf))
+    for (index, component) in components.enumerated() {
+      result.append(
+        describe(
+          component, index: Int32(index), componentOf: componentOf, strong: strong, distance: distance,
+          parentEdge: parentEdge, reachedBy: &reachedBy))
     }
     return result.sorted { $0.members[0] < $1.members[0] }
   }
 
-  private func describe(_ component: [Int], index: Int, componentOf: [Int]) -> Cycle {
-    let edges = graph.edges
-    let entry = component.min { (distance[$0], $0) < (distance[$1], $1) } ?? component[0]
+  /// Breadth-first distances from the root over all edges (`Int32.max` when unreachable), and the
+  /// edge that first reached each node.
+  private func distancesFromRoot() -> (distance: [Int32], parentEdge: [Int32]) {
+    let nodeCount = storage.nodeCount
+    var distance = [Int32](repeating: .max, count: nodeCount)
+    var parentEdge = [Int32](repeating: -1, count: nodeCount)
+    guard root < nodeCount else { return (distance, parentEdge) }
+    let all = storage.adjacency(strongOnly: false)
+    let edges = storage.edges
+    distance[root] = 0
+    var queue: [Int32] = [Int32(root)]
+    var head = 0
+    while head < queue.count {
+      let node = Int(queue[head])
+      head += 1
+      for position in Int(all.offsets[node])..<Int(all.offsets[node + 1]) {
+        let edgeIndex = all.edgeIndices[position]
+        let target = Int(edges[Int(edgeIndex)].to)
+        if distance[target] == .max {
+          distance[target] = distance[node] + 1
+          parentEdge[target] = edgeIndex
+          queue.append(Int32(target))
+        }
+      }
+    }
+    return (distance, parentEdge)
+  }
+
+  private func describe(
+    _ component: [Int32], index: Int32, componentOf: [Int32],
+    strong: (offsets: [Int32], edgeIndices: [Int32]), distance: [Int32], parentEdge: [Int32],
+    reachedBy: inout [Int32]
+  ) -> Cycle {
+    let edges = storage.edges
+    let entry = Int(component.min { (distance[Int($0)], $0) < (distance[Int($1)], $1) } ?? component[0])
 
     // Breadth-first search inside the component from the entry, until an edge closes the loop.
-    var reachedBy = [Int: Int]()  // node -> edge index
     var queue = [entry]
     var head = 0
-    var closing: Int?
+    var closing: Int32 = -1
     search: while head < queue.count {
       let node = queue[head]
       head += 1
-      for edgeIndex in strongOut[node] {
-        let target = edges[edgeIndex].to
+      for position in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
+        let edgeIndex = strong.edgeIndices[position]
+        let target = Int(edges[Int(edgeIndex)].to)
         guard componentOf[target] == index else { continue }
         if target == entry {
           closing = edgeIndex
           break search
         }
-        if reachedBy[target] == nil {
+        if reachedBy[target] < 0 {
           reachedBy[target] = edgeIndex
           queue.append(target)
         }
       }
     }
-    var loop: [Edge] = []
-    if let closing {
-      loop.append(edges[closing])
-      var node = edges[closing].from
-      while node != entry, let edgeIndex = reachedBy[node] {
-        loop.append(edges[edgeIndex])
-        node = edges[edgeIndex].from
+    var loop: [Int32] = []
+    if closing >= 0 {
+      loop.append(closing)
+      var node = Int(edges[Int(closing)].from)
+      while node != entry, reachedBy[node] >= 0 {
+        loop.append(reachedBy[node])
+        node = Int(edges[Int(reachedBy[node])].from)
       }
       loop.reverse()
     }
+    for node in queue { reachedBy[node] = -1 }
 
-    var fromRoot: [Edge] = []
+    var fromRoot: [Int32] = []
     var node = entry
-    while let edgeIndex = parentEdge[node] {
-      fromRoot.append(edges[edgeIndex])
-      node = edges[edgeIndex].from
+    while parentEdge[node] >= 0 {
+      fromRoot.append(parentEdge[node])
+      node = Int(edges[Int(parentEdge[node])].from)
     }
     fromRoot.reverse()
 
     // The edge that points back toward the root; the closing edge always qualifies (its target is
     // the member nearest the root), but an edge that strictly decreases the distance is preferred.
-    let suggestedBreak =
-      loop.first { distance[$0.to] < distance[$0.from] } ?? loop.last ?? edges[strongOut[entry][0]]
+    let suggested =
+      loop.first { distance[Int(edges[Int($0)].to)] < distance[Int(edges[Int($0)].from)] } ?? loop.last
+      ?? strong.edgeIndices[Int(strong.offsets[entry])]
     return Cycle(
-      members: component.sorted(), path: loop, pathFromRoot: fromRoot, suggestedBreak: suggestedBreak)
+      members: component.map { Int($0) }.sorted(),
+      path: loop.map { storage.edge(Int($0)) },
+      pathFromRoot: fromRoot.map { storage.edge(Int($0)) },
+      suggestedBreak: storage.edge(Int(suggested)))
   }
 }

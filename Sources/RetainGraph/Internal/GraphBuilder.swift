@@ -1,26 +1,78 @@
-/// Walks the object graph from a root, iteratively, and records nodes, edges and findings.
+/// A label on its way to an edge: a path, and an element index appended as `[index]` when ≥ 0.
+/// Keeping the index apart lets a million `items[i]` labels share one interned `items`.
+struct PendingLabel {
+  var base: String
+  var index: Int32 = -1
+
+  static let empty = PendingLabel(base: "")
+
+  var text: String { index < 0 ? base : "\(base)[\(index)]" }
+
+  /// The label of a component below this one: `state.loading`, `items[3].owner`.
+  func appending(_ name: String) -> PendingLabel {
+    let prefix = text
+    return PendingLabel(base: prefix.isEmpty ? name : "\(prefix).\(name)")
+  }
+
+  func element(_ index: Int) -> PendingLabel {
+    self.index < 0 ? PendingLabel(base: base, index: Int32(index)) : PendingLabel(base: "\(text)[\(index)]")
+  }
+}
+
+/// One step of the walk, queued so that references are recorded in field order.
+enum Work {
+  /// A value to walk.
+  case value(Any, PendingLabel)
+  /// A strong reference read from a live holder.
+  case object(Unmanaged<AnyObject>, Int32?, PendingLabel, Ownership)
+  /// A weak or unowned reference already loaded (and retained) while its storage was readable.
+  case loaded(AnyObject, Int32?, PendingLabel, Ownership)
+  /// A reference to a node already in the graph.
+  case edge(Int, Int32?, PendingLabel, Ownership)
+  /// A stored closure: its context and function.
+  case closure(UnsafeRawPointer, UnsafeRawPointer?, PendingLabel)
+  case dangling(PendingLabel)
+  case unsafeAddress(UInt, PendingLabel)
+  case note(String?)
+}
+
+/// Walks the object graph from a root, iteratively, and records nodes, edges and findings in
+/// compact form.
 struct GraphBuilder {
   let options: GraphOptions
 
-  private(set) var nodes: [Node] = []
-  private(set) var edges: [Edge] = []
+  private var typeNames: [String] = []
+  private var nodeTypes: [Int32] = []
+  private var nodeKinds: [Node.Kind] = []
+  private var labels: [String] = []
+  private var labelIndex: [String: Int32] = [:]
+  private var edges: [CompactEdge] = []
   private(set) var isTruncated = false
-  private(set) var dangling: [DanglingReference] = []
-  private(set) var notes: [String] = []
+  private var dangling: [DanglingReference] = []
+  private var notes: [String] = []
 
   /// Node id by object address. Every object stays alive (in `keepAlive`) until the walk ends, so
   /// an address cannot be reused for another object meanwhile.
-  private var identities: [UInt: Node.ID] = [:]
-  private var keepAlive: [AnyObject?] = []
-  private var depths: [Int] = []
-  /// Objects whose references are still to be followed, in discovery order (breadth-first).
-  private var pending: [Node.ID] = []
+  private var identities = IdentityTable()
+  /// One retain per node's object (released when the walk ends): raw, so reading an object's
+  /// fields costs no further reference counting.
+  private var keepAlive: [Unmanaged<AnyObject>?] = []
+  /// Depth of each node, kept only when a depth limit is set.
+  private var depths: [Int32] = []
   /// Values still to be walked for the node being expanded.
-  private var values: [(value: Any, label: String)] = []
-  private var unsafeReferences: [(holder: Node.ID, label: String, address: UInt)] = []
-  private var plans: [ObjectIdentifier: TypePlan] = [:]
+  private var values: [Work] = []
+  private var unsafeReferences: [(holder: Int, label: PendingLabel, address: UInt)] = []
+  private var slots: [ObjectIdentifier: TypeSlot] = [:]
+  private var lastSlot: (key: ObjectIdentifier, slot: TypeSlot)?
   private var ignored: [ObjectIdentifier: Bool] = [:]
-  private var current: Node.ID = 0
+  private var current = 0
+
+  /// A type's plan, with the graph's index for its name and its fields' interned labels.
+  private struct TypeSlot {
+    var plan: TypePlan
+    var typeIndex: Int32
+    var fieldLabels: [Int32]
+  }
 
   init(options: GraphOptions) {
     self.options = options
@@ -28,21 +80,41 @@ struct GraphBuilder {
 
   // MARK: - The walk
 
-  mutating func walk(_ root: Any) {
-    let unwrapped = Self.unwrapOptionals(root)
-    addRoot(unwrapped)
-    var head = 0
-    while head < pending.count {
-      let id = pending[head]
-      head += 1
-      expand(id)
+  /// Walks from `root`. With `keepingObjects`, the objects stay referenced by ``objects`` afterwards.
+  mutating func walk(_ root: Any, keepingObjects: Bool = false) {
+    addRoot(Self.unwrapOptionals(root))
+    // Nodes are expanded in the order they were found: breadth-first.
+    var next = nodeKinds.first == .value ? 1 : 0
+    while next < nodeKinds.count {
+      expand(next)
+      next += 1
     }
     for reference in unsafeReferences {
       if let target = identities[reference.address] {
-        addEdge(from: reference.holder, to: target, label: reference.label, ownership: .unownedUnsafe)
+        current = reference.holder
+        addEdge(to: Int(target), label: reference.label, ownership: .unownedUnsafe)
       }
     }
-    keepAlive.removeAll()
+    identities = IdentityTable(capacity: 0)
+    if keepingObjects {
+      kept = keepAlive.indices.map { nodeKinds[$0] == .object ? keepAlive[$0]?.takeUnretainedValue() : nil }
+    }
+    for object in keepAlive { object?.release() }
+    keepAlive = []
+  }
+
+  private var kept: [AnyObject?] = []
+
+  /// The object of each node (nil for a value root and for closure contexts), after a walk that
+  /// kept them.
+  var objects: [AnyObject?] { kept }
+
+  /// The graph built by the walk.
+  func graph() -> ObjectGraph {
+    let storage = GraphStorage(
+      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels, edges: edges)
+    return ObjectGraph(
+      storage: storage, root: 0, isTruncated: isTruncated, danglingReferences: dangling, notes: notes)
   }
 
   private static func unwrapOptionals(_ value: Any) -> Any {
@@ -58,88 +130,127 @@ struct GraphBuilder {
   private mutating func addRoot(_ root: Any) {
     let rootType = type(of: root)
     if Metadata.kind(of: rootType) == .class {
-      let object = root as AnyObject
-      _ = addNode(for: object, depth: 0)
+      _ = addNode(for: Unmanaged.passUnretained(root as AnyObject), closureName: nil)
       return
     }
-    nodes.append(Node(id: 0, typeName: TypeNames.qualified(rootType), kind: .value))
-    keepAlive.append(nil)
-    depths.append(0)
+    appendNode(typeName: TypeNames.qualified(rootType), kind: .value, object: nil, depth: 0)
     current = 0
-    values.append((root, ""))
+    values.append(.value(root, .empty))
     drainValues()
   }
 
   /// Follows the references held by node `id`.
-  private mutating func expand(_ id: Node.ID) {
+  private mutating func expand(_ id: Int) {
     guard let object = keepAlive[id] else { return }
     current = id
-    if nodes[id].kind == .closure {
-      expandClosure(id, context: object)
+    let base = UnsafeRawPointer(object.toOpaque())
+    if nodeKinds[id] == .closure {
+      expandClosure(id, context: base)
       drainValues()
       return
     }
-    let plan = self.plan(for: type(of: object))
+    let slot = self.slot(for: Self.dynamicType(of: base))
     if let maxDepth = options.maxDepth, depths[id] >= maxDepth {
-      if case .object(let fields) = plan.shape, !fields.isEmpty { isTruncated = true }
-      if plan.isCustom { isTruncated = true }
+      if case .object(let fields) = slot.plan.shape, !fields.isEmpty { isTruncated = true }
+      if slot.plan.isCustom { isTruncated = true }
       return
     }
-    if let custom = object as? any GraphReflectable {
-      walkCustom(custom, prefix: "")
-    } else if case .object(let fields) = plan.shape {
-      let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-      readFields(fields, base: base, prefix: "")
+    if slot.plan.isCustom, let custom = object.takeUnretainedValue() as? any GraphReflectable {
+      walkCustom(custom, prefix: .empty)
+    } else if case .object(let fields) = slot.plan.shape, !fields.isEmpty {
+      readFields(fields, base: base, prefix: .empty, labelIDs: slot.fieldLabels)
     }
     drainValues()
   }
 
   private mutating func drainValues() {
-    while let (value, label) = values.popLast() {
-      if isTruncated && nodes.count >= options.maxNodes { values.removeAll(); return }
-      visit(value, label: label)
+    while let work = values.popLast() {
+      if isTruncated && nodeKinds.count >= options.maxNodes {
+        values.removeAll()
+        return
+      }
+      perform(work)
     }
   }
 
   /// Pushes values so that they are visited in the order given.
-  private mutating func push(_ children: [(value: Any, label: String)]) {
-    values.append(contentsOf: children.reversed())
+  private mutating func push(_ children: [(value: Any, label: PendingLabel)]) {
+    values.append(contentsOf: children.reversed().map { Work.value($0.value, $0.label) })
   }
 
-  private mutating func visit(_ value: Any, label: String) {
+  /// Pushes work so that it is done in the order given.
+  private mutating func push(_ work: [Work]) {
+    values.append(contentsOf: work.reversed())
+  }
+
+  private mutating func perform(_ work: Work) {
+    switch work {
+    case .value(let value, let label):
+      visit(value, label: label)
+    case .object(let object, let labelID, let label, let ownership):
+      addReference(
+        to: object, labelID: labelID, index: label.index, label: { PendingLabel(base: label.base) },
+        ownership: ownership)
+    case .loaded(let object, let labelID, let label, let ownership):
+      addReference(
+        to: Unmanaged.passUnretained(object), labelID: labelID, index: label.index,
+        label: { PendingLabel(base: label.base) }, ownership: ownership)
+    case .edge(let target, let labelID, let label, let ownership):
+      let id = labelID ?? intern(label.base)
+      edges.append(
+        CompactEdge(from: current, to: target, label: id, index: label.index, ownership: ownership))
+    case .closure(let context, let function, let label):
+      addClosure(context: context, function: function, label: label)
+    case .dangling(let label):
+      dangling.append(DanglingReference(holder: current, label: label.text))
+    case .unsafeAddress(let address, let label):
+      unsafeReferences.append((current, label, address))
+    case .note(let note):
+      if let note { notes.append(note) }
+    }
+  }
+
+  private mutating func visit(_ value: Any, label: PendingLabel) {
     visitOpened(value, label: label)
   }
 
-  private mutating func visitOpened<T>(_ value: T, label: String) {
-    let plan = self.plan(for: T.self)
-    if options.ignoredTypeIDs.isEmpty == false, isIgnored(T.self) { return }
+  private mutating func visitOpened<T>(_ value: T, label: PendingLabel) {
+    if Metadata.kind(of: T.self) == .existential {
+      // A value loaded from an existential-typed field (`Any`, `any P`, `AnyObject`) is boxed with
+      // its static type: look inside the container (pushed, so nesting never recurses).
+      let projected = withUnsafePointer(to: value) { Existential.project(T.self, at: UnsafeRawPointer($0)) }
+      if let projected { values.append(.value(projected, label)) }
+      return
+    }
+    let plan = slot(for: T.self).plan
+    if !options.ignoredTypeIDs.isEmpty, isIgnored(T.self) { return }
+    if plan.isCustom, Metadata.kind(of: T.self) != .class {
+      if let custom = value as? any GraphReflectable { walkCustom(custom, prefix: label) }
+      return
+    }
     switch plan.shape {
     case .object:
       addReference(to: value as AnyObject, label: label, ownership: .strong)
-    case .leaf where !plan.isCustom:
-      return
-    case _ where plan.isCustom:
-      if let custom = value as? any GraphReflectable { walkCustom(custom, prefix: label) }
     case .leaf:
       return
     case .fields(let fields):
       withUnsafePointer(to: value) { pointer in
-        readFields(fields, base: UnsafeRawPointer(pointer), prefix: label)
+        readFields(fields, base: UnsafeRawPointer(pointer), prefix: label, labelIDs: nil)
       }
     case .function:
       guard options.includeClosures else { return }
       withUnsafePointer(to: value) { pointer in
-        visitFunction(at: UnsafeRawPointer(pointer), type: T.self, label: label)
+        visitFunctionStorage(at: UnsafeRawPointer(pointer), label: label)
       }
     case .mirror:
       visitMirror(of: value, label: label)
     }
   }
 
-  private mutating func walkCustom(_ custom: any GraphReflectable, prefix: String) {
-    var strongChildren: [(value: Any, label: String)] = []
+  private mutating func walkCustom(_ custom: any GraphReflectable, prefix: PendingLabel) {
+    var strongChildren: [(value: Any, label: PendingLabel)] = []
     for child in custom.graphChildren {
-      let label = Self.join(prefix, child.label)
+      let label = prefix.appending(child.label)
       if child.ownership == .strong {
         strongChildren.append((child.value, label))
         continue
@@ -154,92 +265,138 @@ struct GraphBuilder {
 
   // MARK: - Stored fields
 
-  private mutating func readFields(_ fields: [FieldPlan], base: UnsafeRawPointer, prefix: String) {
-    var children: [(value: Any, label: String)] = []
-    for field in fields {
+  /// Reads the fields of a value or object at `base`, in field order: each field's references are
+  /// recorded before the next field's, and a value field's whole subtree comes at its place, so the
+  /// fast paths and the general path give the same node ids. `labelIDs` are the fields' interned
+  /// labels when they are read straight from an object (no prefix).
+  private mutating func readFields(
+    _ fields: [FieldPlan], base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: [Int32]?
+  ) {
+    // Work is done at once until the first field that must wait for a value's subtree; from then
+    // on it is queued in order.
+    var queued: [Work] = []
+    var queueing = false
+    func record(_ work: Work) {
+      if queueing { queued.append(work) } else { perform(work) }
+    }
+    let fastPaths = options.fastPaths
+    for (position, field) in fields.enumerated() {
       let address = base + field.offset
-      let label = Self.join(prefix, field.name)
+      let labelID = labelIDs?[position]
+      func label() -> PendingLabel { prefix.appending(field.name) }
       switch field.action {
-      case .object:
-        let raw = address.load(as: UnsafeRawPointer.self)
-        addReference(to: Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue(), label: label, ownership: .strong)
-      case .optionalObject:
+      case .object where fastPaths:
+        let object = Unmanaged<AnyObject>.fromOpaque(address.load(as: UnsafeRawPointer.self))
+        record(.object(object, labelID, label(), .strong))
+      case .optionalObject where fastPaths:
         if let raw = address.load(as: UnsafeRawPointer?.self) {
-          addReference(
-            to: Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue(), label: label, ownership: .strong)
+          record(.object(Unmanaged<AnyObject>.fromOpaque(raw), labelID, label(), .strong))
         }
+      case .objectArray where fastPaths:
+        // A native array buffer: a 32-byte header (object header, count, capacity), then the
+        // element pointers.
+        let buffer = address.load(as: UnsafeRawPointer.self)
+        let count = buffer.load(fromByteOffset: 16, as: Int.self)
+        guard count > 0 else { continue }
+        let base = labelID.map { PendingLabel(base: labels[Int($0)]) } ?? label()
+        let elementLabelID = labelID ?? intern(base.text)
+        for index in 0..<count {
+          let element = buffer.load(fromByteOffset: 32 + 8 * index, as: UnsafeRawPointer.self)
+          record(
+            .object(
+              Unmanaged<AnyObject>.fromOpaque(element), elementLabelID,
+              PendingLabel(base: base.text, index: Int32(truncatingIfNeeded: index)), .strong))
+        }
+      case .object, .optionalObject, .objectArray, .value:
+        queueing = true
+        queued.append(.value(Existential.load(field.type, from: address), label()))
       case .function:
-        if options.includeClosures {
-          visitFunctionStorage(at: address, label: label)
-        }
-      case .value(let type):
-        children.append((Self.load(type, from: address), label))
+        guard options.includeClosures,
+          let context = address.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
+        else { continue }
+        record(.closure(context, address.load(as: UnsafeRawPointer?.self), label()))
       case .reference(let storage):
-        readReference(storage, at: address, label: label)
+        record(loadReference(storage, at: address, labelID: labelID, label: label()))
       case .unreadable:
-        notes.append(
-          "\(nodes[current].shortTypeName).\(label): a non-strong reference whose storage is not recognised was not read")
+        record(
+          .note(
+            "\(typeName(of: current)).\(label().text): a non-strong reference whose storage is not recognised was not read"
+          ))
       }
     }
-    push(children)
+    push(queued)
   }
 
-  private static func load(_ type: any Any.Type, from address: UnsafeRawPointer) -> Any {
-    func load<T>(_: T.Type) -> Any { address.load(as: T.self) }
-    return load(type)
-  }
-
-  private mutating func readReference(_ storage: ReferenceStorage, at address: UnsafeRawPointer, label: String) {
+  /// Reads a weak, unowned or unowned(unsafe) reference now (its storage may not outlive this
+  /// call) and returns what to record.
+  private mutating func loadReference(
+    _ storage: ReferenceStorage, at address: UnsafeRawPointer, labelID: Int32? = nil, label: PendingLabel
+  ) -> Work {
     let ownership: Ownership
     switch storage {
     case .weak: ownership = .weak
     case .unowned: ownership = .unowned
     case .unownedUnsafe: ownership = .unownedUnsafe
     }
+    if storage == .weak, options.fastPaths, WeakPeek.isAvailable,
+      let target = WeakPeek.liveTarget(at: address),
+      let known = identities[target]
+    {
+      // Already in the graph (and kept alive by the walk): no need to load it strongly.
+      return .edge(Int(known), labelID, label, .weak)
+    }
     switch ReferenceLoader.load(storage, at: address) {
     case .none:
-      return
+      return .note(nil)
     case .alive(let object):
-      addReference(to: object, label: label, ownership: ownership)
+      return .loaded(object, labelID, label, ownership)
     case .dangling:
-      dangling.append(DanglingReference(holder: current, label: label))
+      return .dangling(label)
     case .address(let raw):
-      unsafeReferences.append((current, label, raw))
+      return .unsafeAddress(raw, label)
     case .unreadable:
-      notes.append(
-        "\(nodes[current].shortTypeName).\(label): the runtime cannot read this \(ownership.rawValue) reference here")
+      return .note(
+        "\(typeName(of: current)).\(label.text): the runtime cannot read this \(ownership.rawValue) reference here"
+      )
     }
+  }
+
+  private mutating func readReference(
+    _ storage: ReferenceStorage, at address: UnsafeRawPointer, label: PendingLabel
+  ) {
+    perform(loadReference(storage, at: address, label: label))
   }
 
   // MARK: - Mirror
 
-  private mutating func visitMirror(of value: Any, label: String) {
+  private mutating func visitMirror(of value: Any, label: PendingLabel) {
     let mirror = Mirror(reflecting: value)
-    var children: [(value: Any, label: String)] = []
+    var children: [(value: Any, label: PendingLabel)] = []
     switch mirror.displayStyle {
     case .optional:
       if let child = mirror.children.first { children.append((child.value, label)) }
     case .collection, .set:
       for (index, child) in mirror.children.enumerated() {
-        children.append((child.value, "\(label)[\(index)]"))
+        children.append((child.value, label.element(index)))
       }
     case .dictionary:
       for (index, child) in mirror.children.enumerated() {
         let pair = Array(Mirror(reflecting: child.value).children)
         guard pair.count == 2 else { continue }
         let key = Self.describeKey(pair[0].value) ?? "#\(index)"
-        children.append((pair[1].value, "\(label)[\(key)]"))
-        children.append((pair[0].value, "\(label)[\(key)].key"))
+        let entry = PendingLabel(base: "\(label.text)[\(key)]")
+        children.append((pair[1].value, entry))
+        children.append((pair[0].value, entry.appending("key")))
       }
     case .enum:
       for child in mirror.children {
-        children.append((child.value, Self.join(label, child.label ?? "payload")))
+        children.append((child.value, label.appending(child.label ?? "payload")))
       }
     default:
       for (index, child) in mirror.children.enumerated() {
         var name = child.label ?? "[\(index)]"
         if name.hasPrefix(".") { name.removeFirst() }
-        children.append((child.value, Self.join(label, name)))
+        children.append((child.value, label.appending(name)))
       }
     }
     push(children)
@@ -261,21 +418,17 @@ struct GraphBuilder {
 
   // MARK: - Closures
 
-  /// A function value stored in a concrete function-typed field: two words, function and context.
-  private mutating func visitFunctionStorage(at address: UnsafeRawPointer, label: String) {
+  /// A thick function value in its own storage: two words, function and context.
+  private mutating func visitFunctionStorage(at address: UnsafeRawPointer, label: PendingLabel) {
     let context = address.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
     let function = address.load(as: UnsafeRawPointer?.self)
     guard let context else { return }
     addClosure(context: context, function: function, label: label)
   }
 
-  /// A function value reached through a generic parameter (a collection, `Any`, an enum payload).
-  private mutating func visitFunction(at address: UnsafeRawPointer, type: any Any.Type, label: String) {
-    guard ClosureLayout.isThick(type) else { return }
-    visitFunctionStorage(at: address, label: label)
-  }
-
-  private mutating func addClosure(context: UnsafeRawPointer, function: UnsafeRawPointer?, label: String) {
+  private mutating func addClosure(
+    context: UnsafeRawPointer, function: UnsafeRawPointer?, label: PendingLabel
+  ) {
     var context = context
     var function = function
     // A closure that went through a generic parameter is wrapped in reabstraction thunks whose
@@ -289,32 +442,35 @@ struct GraphBuilder {
       function = inner.load(as: UnsafeRawPointer?.self)
       context = innerContext
     }
-    let contextObject = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue()
+    let contextObject = Unmanaged<AnyObject>.fromOpaque(context)
     switch Metadata.kind(ofHeapObject: context) {
     case .class:
       // A closure that captures only one class reference uses that object as its context.
-      addReference(to: contextObject, label: "\(label) (closure) → capture 0", ownership: .strong)
+      addReference(
+        to: contextObject, labelID: nil, label: { PendingLabel(base: "\(label.text) (closure) → capture 0") },
+        ownership: .strong)
     default:
       let name =
-        function.flatMap(ClosureLayout.functionName) ?? "closure at \(nodes[current].shortTypeName).\(label)"
+        function.flatMap(ClosureLayout.functionName)
+        ?? "closure at \(TypeNames.short(typeName(of: current))).\(label.text)"
       addReference(
-        to: contextObject, label: "\(label) (closure)", ownership: .strong, closureName: name)
+        to: contextObject, labelID: nil, label: { PendingLabel(base: "\(label.text) (closure)") },
+        ownership: .strong, closureName: name)
     }
   }
 
-  private mutating func expandClosure(_ id: Node.ID, context: AnyObject) {
-    let address = UnsafeRawPointer(Unmanaged.passUnretained(context).toOpaque())
+  private mutating func expandClosure(_ id: Int, context address: UnsafeRawPointer) {
     guard let captures = ClosureLayout.captures(ofContext: address) else {
-      notes.append("\(nodes[id].typeName): closure context layout not recognised; its captures are not shown")
+      notes.append("\(typeName(of: id)): closure context layout not recognised; its captures are not shown")
       return
     }
-    var children: [(value: Any, label: String)] = []
+    var children: [(value: Any, label: PendingLabel)] = []
     for (index, capture) in captures.enumerated() {
-      let label = "capture \(index)"
+      let label = PendingLabel(base: "capture \(index)")
       let fieldAddress = address + capture.offset
       switch capture.kind {
       case .value(let type):
-        children.append((Self.load(type, from: fieldAddress), label))
+        children.append((Existential.load(type, from: fieldAddress), label))
       case .reference(let storage):
         readReference(storage, at: fieldAddress, label: label)
       case .function:
@@ -324,7 +480,7 @@ struct GraphBuilder {
         guard let box = fieldAddress.load(as: UnsafeRawPointer?.self) else { continue }
         let inner = box + 16
         switch payload {
-        case .value(let type): children.append((Self.load(type, from: inner), label))
+        case .value(let type): children.append((Existential.load(type, from: inner), label))
         case .reference(let storage): readReference(storage, at: inner, label: label)
         case .function: visitFunctionStorage(at: inner, label: label)
         case .box: continue
@@ -337,50 +493,119 @@ struct GraphBuilder {
   // MARK: - Nodes and edges
 
   private mutating func addReference(
-    to object: AnyObject, label: String, ownership: Ownership, closureName: String? = nil
+    to object: AnyObject, label: PendingLabel, ownership: Ownership, closureName: String? = nil
   ) {
-    if !options.ignoredLabels.isEmpty {
-      let holder = nodes[current].shortTypeName
-      if options.ignoredLabels.contains(label) || options.ignoredLabels.contains("\(holder).\(label)") { return }
-    }
-    if closureName == nil, !options.ignoredTypeIDs.isEmpty, isIgnored(type(of: object)) { return }
-    let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
-    let target: Node.ID
-    if let known = identities[address] {
-      target = known
-    } else if let added = addNode(for: object, depth: depths[current] + 1, closureName: closureName) {
-      target = added
-    } else {
-      return
-    }
-    addEdge(from: current, to: target, label: label, ownership: ownership)
+    addReference(
+      to: Unmanaged.passUnretained(object), labelID: nil, index: label.index,
+      label: { PendingLabel(base: label.base) },
+      ownership: ownership, closureName: closureName)
   }
 
-  private mutating func addNode(for object: AnyObject, depth: Int, closureName: String? = nil) -> Node.ID? {
-    guard nodes.count < options.maxNodes else {
+  /// Records a reference from the current node. `labelID` is the interned label when known;
+  /// otherwise `label()` gives it (called only when needed).
+  private mutating func addReference(
+    to object: Unmanaged<AnyObject>, labelID: Int32?, index: Int32 = -1, label: () -> PendingLabel,
+    ownership: Ownership, closureName: String? = nil
+  ) {
+    if !options.ignoredLabels.isEmpty {
+      let text = labelID.map { PendingLabel(base: labels[Int($0)], index: index) }?.text ?? label().text
+      let holder = TypeNames.short(typeName(of: current))
+      if options.ignoredLabels.contains(text) || options.ignoredLabels.contains("\(holder).\(text)") {
+        return
+      }
+    }
+    let address = UInt(bitPattern: object.toOpaque())
+    let target: Int
+    if let known = identities[address] {
+      target = Int(known)
+    } else {
+      if closureName == nil, !options.ignoredTypeIDs.isEmpty,
+        isIgnored(Self.dynamicType(of: UnsafeRawPointer(object.toOpaque())))
+      {
+        return
+      }
+      guard let added = addNode(for: object, closureName: closureName) else { return }
+      target = added
+    }
+    let id = labelID ?? intern(label().base)
+    edges.append(CompactEdge(from: current, to: target, label: id, index: index, ownership: ownership))
+  }
+
+  private mutating func addEdge(to target: Int, label: PendingLabel, ownership: Ownership) {
+    edges.append(
+      CompactEdge(
+        from: current, to: target, label: intern(label.base), index: label.index, ownership: ownership))
+  }
+
+  private mutating func addNode(for object: Unmanaged<AnyObject>, closureName: String?) -> Int? {
+    guard nodeKinds.count < options.maxNodes else {
       isTruncated = true
       return nil
     }
-    let id = nodes.count
-    let typeName = closureName ?? plan(for: type(of: object)).typeName
-    nodes.append(Node(id: id, typeName: typeName, kind: closureName == nil ? .object : .closure))
-    identities[UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())] = id
-    keepAlive.append(object)
-    depths.append(depth)
-    pending.append(id)
+    let id = nodeKinds.count
+    let depth = depths.isEmpty ? 0 : depths[current] + 1
+    if let closureName {
+      appendNode(typeName: closureName, kind: .closure, object: object, depth: depth)
+    } else {
+      let slot = self.slot(for: Self.dynamicType(of: UnsafeRawPointer(object.toOpaque())))
+      nodeTypes.append(slot.typeIndex)
+      nodeKinds.append(.object)
+      keepAlive.append(object.retain())
+      if options.maxDepth != nil { depths.append(depth) }
+    }
+    identities.insert(UInt(bitPattern: object.toOpaque()), Int32(id))
     return id
   }
 
-  private mutating func addEdge(from: Node.ID, to: Node.ID, label: String, ownership: Ownership) {
-    edges.append(Edge(from: from, to: to, label: label, ownership: ownership))
+  private mutating func appendNode(
+    typeName: String, kind: Node.Kind, object: Unmanaged<AnyObject>?, depth: Int32
+  ) {
+    nodeTypes.append(Int32(typeNames.count))
+    typeNames.append(typeName)
+    nodeKinds.append(kind)
+    keepAlive.append(object?.retain())
+    if options.maxDepth != nil { depths.append(depth) }
   }
 
-  private mutating func plan(for type: any Any.Type) -> TypePlan {
+  /// The class of an object, read without retaining it.
+  private static func dynamicType(of object: UnsafeRawPointer) -> any Any.Type {
+    #if canImport(ObjectiveC)
+      // An isa may be tagged or non-pointer: ask the runtime.
+      return type(of: Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue())
+    #else
+      // A native Swift object's first word is its class metadata.
+      return Metadata.type(at: object.load(as: UnsafeRawPointer.self))
+    #endif
+  }
+
+  private func typeName(of node: Int) -> String { typeNames[Int(nodeTypes[node])] }
+
+  private mutating func intern(_ label: String) -> Int32 {
+    if let known = labelIndex[label] { return known }
+    let id = Int32(labels.count)
+    labels.append(label)
+    labelIndex[label] = id
+    return id
+  }
+
+  private mutating func slot(for type: any Any.Type) -> TypeSlot {
     let key = ObjectIdentifier(type)
-    if let plan = plans[key] { return plan }
+    if let last = lastSlot, last.key == key { return last.slot }
+    if let slot = slots[key] {
+      lastSlot = (key, slot)
+      return slot
+    }
     let plan = TypePlans.plan(for: type)
-    plans[key] = plan
-    return plan
+    let typeIndex = Int32(typeNames.count)
+    typeNames.append(plan.typeName)
+    var fieldLabels: [Int32] = []
+    if case .object(let fields) = plan.shape {
+      fieldLabels = fields.map { intern($0.name) }
+    }
+    let slot = TypeSlot(plan: plan, typeIndex: typeIndex, fieldLabels: fieldLabels)
+    slots[key] = slot
+    lastSlot = (key, slot)
+    return slot
   }
 
   private mutating func isIgnored(_ type: any Any.Type) -> Bool {
@@ -397,9 +622,5 @@ struct GraphBuilder {
     }
     ignored[key] = result
     return result
-  }
-
-  private static func join(_ prefix: String, _ name: String) -> String {
-    prefix.isEmpty ? name : "\(prefix).\(name)"
   }
 }

@@ -2,41 +2,45 @@
 /// linear graph algorithms", SIAM J. Computing 1(2), 1972), with an explicit stack so deep graphs do
 /// not use the thread's stack.
 ///
-/// - Complexity: O(*n* + *e*).
-struct Tarjan {
-  /// `adjacency[v]` lists the successors of `v`.
-  static func components(nodeCount: Int, successors: (Int) -> ArraySlice<Int>) -> [[Int]] {
-    let unvisited = -1
-    var index = [Int](repeating: unvisited, count: nodeCount)
-    var lowlink = [Int](repeating: 0, count: nodeCount)
+/// - Complexity: O(*n* + *e*) time; 32-bit arrays of *n* entries.
+enum Tarjan {
+  /// The components that contain a cycle: more than one node, or one node with an edge to itself.
+  /// - Parameters:
+  ///   - nodeCount: the number of nodes.
+  ///   - offsets: `successors[offsets[n]..<offsets[n + 1]]` are the successors of node `n`.
+  ///   - successors: successor node ids.
+  /// - Returns: each cyclic component's nodes, in the order Tarjan's algorithm closes them.
+  static func cyclicComponents(nodeCount: Int, offsets: [Int32], successors: [Int32]) -> [[Int32]] {
+    let unvisited: Int32 = -1
+    var index = [Int32](repeating: unvisited, count: nodeCount)
+    var lowlink = [Int32](repeating: 0, count: nodeCount)
     var onStack = [Bool](repeating: false, count: nodeCount)
-    var stack: [Int] = []
-    var components: [[Int]] = []
-    var nextIndex = 0
+    var stack: [Int32] = []
+    var components: [[Int32]] = []
+    var nextIndex: Int32 = 0
     // Each frame: a node and the position of the next successor to look at.
-    var frames: [(node: Int, next: Int)] = []
+    var frames: [(node: Int32, next: Int32)] = []
 
     for start in 0..<nodeCount where index[start] == unvisited {
-      frames.append((start, 0))
+      frames.append((Int32(start), offsets[start]))
       index[start] = nextIndex
       lowlink[start] = nextIndex
       nextIndex += 1
-      stack.append(start)
+      stack.append(Int32(start))
       onStack[start] = true
 
       while let frame = frames.last {
-        let node = frame.node
-        let next = successors(node)
-        if frame.next < next.count {
-          let successor = next[next.startIndex + frame.next]
+        let node = Int(frame.node)
+        if frame.next < offsets[node + 1] {
+          let successor = Int(successors[Int(frame.next)])
           frames[frames.count - 1].next += 1
           if index[successor] == unvisited {
             index[successor] = nextIndex
             lowlink[successor] = nextIndex
             nextIndex += 1
-            stack.append(successor)
+            stack.append(Int32(successor))
             onStack[successor] = true
-            frames.append((successor, 0))
+            frames.append((Int32(successor), offsets[successor]))
           } else if onStack[successor] {
             lowlink[node] = min(lowlink[node], index[successor])
           }
@@ -44,16 +48,19 @@ struct Tarjan {
         }
         frames.removeLast()
         if let parent = frames.last {
-          lowlink[parent.node] = min(lowlink[parent.node], lowlink[node])
+          lowlink[Int(parent.node)] = min(lowlink[Int(parent.node)], lowlink[node])
         }
         if lowlink[node] == index[node] {
-          var component: [Int] = []
+          var component: [Int32] = []
           while let member = stack.popLast() {
-            onStack[member] = false
+            onStack[Int(member)] = false
             component.append(member)
-            if member == node { break }
+            if Int(member) == node { break }
           }
-          components.append(component)
+          let hasSelfLoop =
+            component.count == 1
+            && successors[Int(offsets[node])..<Int(offsets[node + 1])].contains(Int32(node))
+          if component.count > 1 || hasSelfLoop { components.append(component) }
         }
       }
     }

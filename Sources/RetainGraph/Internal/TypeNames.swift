@@ -1,3 +1,5 @@
+internal import Foundation
+
 enum TypeNames {
   /// Drops module and parent qualifiers from a fully qualified type name:
   /// `Swift.Array<App.Item>` → `Array<Item>`. Closure names and other text pass through unchanged
@@ -27,7 +29,15 @@ enum TypeNames {
     return result
   }
 
+  /// The fully qualified name of a type, without the addresses the runtime prints for local
+  /// contexts (`(unknown context at $55d1…)`), so that names are deterministic.
   static func qualified(_ type: any Any.Type) -> String {
-    _typeName(type, qualified: true)
+    var name = _typeName(type, qualified: true)
+    while let start = name.range(of: "(unknown context at $"),
+      let end = name[start.upperBound...].range(of: ").")
+    {
+      name.removeSubrange(start.lowerBound..<end.upperBound)
+    }
+    return name
   }
 }

@@ -40,6 +40,8 @@ struct FieldPlan {
     case object
     /// A strong `Optional` reference to a class instance.
     case optionalObject
+    /// A strong `Array` of class instances, read from its buffer.
+    case objectArray
     /// A function value: two words, function and context.
     case function
     /// Any other value: loaded as `type` and walked.
@@ -52,8 +54,13 @@ struct FieldPlan {
 
   var name: String
   var offset: Int
+  /// The field's declared type (used when the fast paths are off).
+  var type: any Any.Type
   var action: Action
 }
+
+/// The nominal type descriptor shared by every `Array<Element>`.
+private let arrayDescriptor = UInt(bitPattern: Metadata.descriptor(of: [Int].self))
 
 /// Types that hold references only as an implementation detail, never to user objects.
 private let knownLeafTypes: Set<ObjectIdentifier> = [
@@ -136,7 +143,7 @@ enum TypePlans {
       // Only a field's static type is ever an existential; what it holds is walked by its dynamic type.
       return make(.mirror)
     case .function:
-      return make(.function)
+      return make(ClosureLayout.isThick(type) ? .function : .leaf)
     default:
       break
     }
@@ -169,16 +176,22 @@ enum TypePlans {
         case .class:
           action = .object
         case .function:
+          // Thin and C functions are one word with no context: they capture nothing.
+          guard ClosureLayout.isThick(field.type) else { return nil }
           action = .function
         case .optional
         where Metadata.firstGenericArgument(of: field.type).map { Metadata.kind(of: $0) } == .class:
           action = .optionalObject
+        case .struct
+        where UInt(bitPattern: Metadata.descriptor(of: field.type)) == arrayDescriptor
+          && Metadata.firstGenericArgument(of: field.type).map { Metadata.kind(of: $0) } == .class:
+          action = .objectArray
         default:
           if isLeaf(field.type, inProgress: &inProgress) { return nil }
           action = .value(field.type)
         }
       }
-      return FieldPlan(name: field.name, offset: field.offset, action: action)
+      return FieldPlan(name: field.name, offset: field.offset, type: field.type, action: action)
     }
   }
 }

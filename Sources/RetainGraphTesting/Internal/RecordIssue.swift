@@ -1,19 +1,18 @@
 internal import Testing
 internal import XCTest
 
-/// Records a test failure at the caller's location: a Swift Testing issue inside a Swift Testing
-/// test, an XCTest failure otherwise.
-func recordIssue(
-  _ message: String,
-  fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
-) {
+/// Records a test failure at `site`: a Swift Testing issue (with `attachments` attached to the test)
+/// inside a Swift Testing test, an XCTest failure otherwise.
+func recordIssue(_ message: String, attachments: [GraphAttachment.File], at site: CallSite) {
   if Test.current != nil {
-    Issue.record(
-      Comment(rawValue: message),
-      sourceLocation: SourceLocation(
-        fileID: String(describing: fileID), filePath: String(describing: filePath), line: Int(line),
-        column: Int(column)))
+    let location = SourceLocation(
+      fileID: String(describing: site.fileID), filePath: String(describing: site.filePath),
+      line: Int(site.line), column: Int(site.column))
+    Issue.record(Comment(rawValue: message), sourceLocation: location)
+    for file in attachments {
+      Attachment.record(file.contents, named: file.name, sourceLocation: location)
+    }
   } else {
-    XCTFail(message, file: filePath, line: line)
+    XCTFail(message, file: site.filePath, line: site.line)
   }
 }

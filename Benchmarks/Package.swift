@@ -1,0 +1,17 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// A separate package so that CI's build stays light: run it with
+//   swift run -c release --package-path Benchmarks retain-graph-bench
+let package = Package(
+  name: "RetainGraphBenchmarks",
+  dependencies: [
+    .package(name: "RetainGraph", path: "..")
+  ],
+  targets: [
+    .executableTarget(
+      name: "retain-graph-bench",
+      dependencies: [.product(name: "RetainGraph", package: "RetainGraph")]
+    )
+  ]
+)

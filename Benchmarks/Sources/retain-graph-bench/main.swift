@@ -1,0 +1,109 @@
+import Foundation
+import RetainGraph
+
+// For each shape and size: objects per second for RetainGraph (walk + cycles), the naive Mirror walk
+// and the typed traversal, measured in the same run; and RetainGraph's peak memory beyond the objects
+// (measured in a fresh process per row).
+
+func seconds(_ body: () -> Void) -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// (current, peak) resident set size in bytes, from /proc/self/status.
+func residentMemory() -> (current: Int, peak: Int) {
+  guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+  func field(_ name: String) -> Int {
+    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return 0 }
+    return (Int(line.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "0") ?? 0) * 1024
+  }
+  return (field("VmRSS:"), field("VmHWM:"))
+}
+
+func rate(_ count: Int, _ time: Double) -> String {
+  let perSecond = Double(count) / time
+  return perSecond >= 1e6
+    ? String(format: "%.2fM/s", perSecond / 1e6) : String(format: "%.0fk/s", perSecond / 1e3)
+}
+
+/// Measured in a fresh process, so that the peak is not hidden by memory freed earlier: builds the
+/// shape, then walks it, and prints the peak resident memory the walk added, in bytes per object.
+func measureMemoryInThisProcess(shape: Shape, size: Int) -> Never {
+  let (root, all) = shape.build(count: size)
+  _ = ObjectGraph(reflecting: shape.build(count: 10).root)
+  let before = residentMemory().current
+  let graph = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
+  let peak = residentMemory().peak
+  precondition(graph.nodeCount == size && !graph.isTruncated)
+  print(Double(max(0, peak - before)) / Double(size))
+  BenchNode.dismantle(all)
+  exit(0)
+}
+
+/// Runs this program again for one memory measurement.
+func peakBytesPerObject(shape: Shape, size: Int) -> Double? {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+  process.arguments = ["--memory", shape.rawValue, String(size)]
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  guard (try? process.run()) != nil else { return nil }
+  let output = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory",
+  let shape = Shape(rawValue: CommandLine.arguments[2]), let size = Int(CommandLine.arguments[3])
+{
+  measureMemoryInThisProcess(shape: shape, size: size)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+let sizes = arguments.isEmpty ? [10_000, 100_000, 1_000_000] : arguments.compactMap { Int($0) }
+let mirrorLimit = 100_000  // the naive walk is too slow beyond this; its rate is measured up to here
+
+print("shape   objects     RetainGraph   naive Mirror  typed         RG/Mirror  typed/RG  peak bytes/object")
+for shape in Shape.allCases {
+  for size in sizes {
+    let (root, all) = shape.build(count: size)
+    var graph: ObjectGraph?
+    var cycleCount = 0
+    // Warm the type plan cache once (a real test suite reuses it too).
+    _ = ObjectGraph(reflecting: shape.build(count: 10).root)
+    let rgTime = seconds {
+      let built = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
+      cycleCount = built.cycles.count
+      graph = built
+    }
+    let nodes = graph?.nodeCount ?? 0
+    graph = nil
+    var typedCount = 0
+    let typedTime = seconds { typedCount = typedTraversal(root) }
+    let mirrorText: String
+    var ratio = "-"
+    if size <= mirrorLimit {
+      var mirrorCount = 0
+      let mirrorTime = seconds { mirrorCount = naiveMirrorWalk(root) }
+      mirrorText = rate(mirrorCount, mirrorTime)
+      ratio = String(format: "%.0fx", (Double(nodes) / rgTime) / (Double(mirrorCount) / mirrorTime))
+    } else {
+      mirrorText = "(skipped)"
+    }
+    precondition(nodes == size && typedCount == size, "walk found \(nodes) of \(size) objects")
+    let bytesPerObject = peakBytesPerObject(shape: shape, size: size) ?? .nan
+    print(
+      shape.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+        + String(size).padding(toLength: 12, withPad: " ", startingAt: 0)
+        + rate(nodes, rgTime).padding(toLength: 14, withPad: " ", startingAt: 0)
+        + mirrorText.padding(toLength: 14, withPad: " ", startingAt: 0)
+        + rate(typedCount, typedTime).padding(toLength: 14, withPad: " ", startingAt: 0)
+        + ratio.padding(toLength: 11, withPad: " ", startingAt: 0)
+        + String(format: "%.1fx", (Double(typedCount) / typedTime) / (Double(nodes) / rgTime))
+        .padding(toLength: 10, withPad: " ", startingAt: 0)
+        + String(format: "%.0f", bytesPerObject) + "  (cycles: \(cycleCount))")
+    BenchNode.dismantle(all)
+    _ = root
+  }
+}

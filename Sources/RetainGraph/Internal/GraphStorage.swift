@@ -1,0 +1,140 @@
+internal import Synchronization
+
+/// An edge in compact form: 16 bytes, its label an index into the graph's interned labels.
+struct CompactEdge {
+  var from: Int32
+  var to: Int32
+  /// The interned label's index, shifted left by 2, with the ownership in the low 2 bits.
+  var labelAndOwnership: UInt32
+  /// An element index appended to the label as `[index]`, or -1.
+  var index: Int32
+
+  init(from: Int, to: Int, label: Int32, index: Int32 = -1, ownership: Ownership) {
+    self.from = Int32(truncatingIfNeeded: from)
+    self.to = Int32(truncatingIfNeeded: to)
+    self.labelAndOwnership = UInt32(bitPattern: label) << 2 | UInt32(ownership.code)
+    self.index = index
+  }
+
+  var label: Int32 { Int32(bitPattern: labelAndOwnership >> 2) }
+  var ownership: Ownership { Ownership(code: UInt8(labelAndOwnership & 3)) }
+  var isStrong: Bool { labelAndOwnership & 3 == 0 }
+}
+
+extension Ownership {
+  var code: UInt8 {
+    switch self {
+    case .strong: 0
+    case .weak: 1
+    case .unowned: 2
+    case .unownedUnsafe: 3
+    }
+  }
+
+  init(code: UInt8) {
+    switch code {
+    case 0: self = .strong
+    case 1: self = .weak
+    case 2: self = .unowned
+    default: self = .unownedUnsafe
+    }
+  }
+}
+
+/// The nodes and edges of a graph, stored compactly: type names and labels interned, ids as
+/// 32-bit integers. Immutable once built; `Node` and `Edge` values are made on demand.
+final class GraphStorage: Sendable {
+  let typeNames: [String]
+  let nodeTypes: [Int32]
+  let nodeKinds: [Node.Kind]
+  let labels: [String]
+  let edges: [CompactEdge]
+  private let materialized = Mutex<(nodes: [Node]?, edges: [Edge]?)>((nil, nil))
+
+  init(
+    typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [String], edges: [CompactEdge]
+  ) {
+    self.typeNames = typeNames
+    self.nodeTypes = nodeTypes
+    self.nodeKinds = nodeKinds
+    self.labels = labels
+    self.edges = edges
+  }
+
+  /// Interns the names and labels of public nodes and edges (ids already validated).
+  convenience init(nodes: [Node], edges: [Edge]) {
+    var typeIndex: [String: Int32] = [:]
+    var typeNames: [String] = []
+    var labelIndex: [String: Int32] = [:]
+    var labels: [String] = []
+    func intern(_ text: String, _ index: inout [String: Int32], _ table: inout [String]) -> Int32 {
+      if let known = index[text] { return known }
+      let id = Int32(table.count)
+      table.append(text)
+      index[text] = id
+      return id
+    }
+    let nodeTypes = nodes.map { intern($0.typeName, &typeIndex, &typeNames) }
+    let compact = edges.map {
+      CompactEdge(
+        from: $0.from, to: $0.to, label: intern($0.label, &labelIndex, &labels), ownership: $0.ownership)
+    }
+    self.init(
+      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind), labels: labels, edges: compact
+    )
+    materialized.withLock { $0 = (nodes, edges) }
+  }
+
+  var nodeCount: Int { nodeTypes.count }
+
+  func typeName(_ node: Int) -> String { typeNames[Int(nodeTypes[node])] }
+
+  func shortTypeName(_ node: Int) -> String { TypeNames.short(typeName(node)) }
+
+  func label(_ edge: CompactEdge) -> String {
+    let base = labels[Int(edge.label)]
+    return edge.index < 0 ? base : "\(base)[\(edge.index)]"
+  }
+
+  func node(_ id: Int) -> Node {
+    Node(id: id, typeName: typeName(id), kind: nodeKinds[id])
+  }
+
+  func edge(_ index: Int) -> Edge {
+    let compact = edges[index]
+    return Edge(
+      from: Int(compact.from), to: Int(compact.to), label: label(compact), ownership: compact.ownership)
+  }
+
+  /// Every node, made once and kept.
+  var allNodes: [Node] {
+    if let nodes = materialized.withLock({ $0.nodes }) { return nodes }
+    let nodes = (0..<nodeCount).map(node)
+    materialized.withLock { $0.nodes = nodes }
+    return nodes
+  }
+
+  /// Every edge, made once and kept.
+  var allEdges: [Edge] {
+    if let edges = materialized.withLock({ $0.edges }) { return edges }
+    let edges = self.edges.indices.map(edge)
+    materialized.withLock { $0.edges = edges }
+    return edges
+  }
+
+  /// Outgoing edge indices of every node in compressed form: the edges of node `n` are
+  /// `edgeIndices[offsets[n]..<offsets[n + 1]]`, in edge order.
+  func adjacency(strongOnly: Bool) -> (offsets: [Int32], edgeIndices: [Int32]) {
+    var offsets = [Int32](repeating: 0, count: nodeCount + 1)
+    for edge in edges where !strongOnly || edge.isStrong { offsets[Int(edge.from) + 1] += 1 }
+    for node in 0..<nodeCount { offsets[node + 1] += offsets[node] }
+    var cursor = offsets
+    var edgeIndices = [Int32](repeating: 0, count: Int(offsets[nodeCount]))
+    for (index, edge) in edges.enumerated() where !strongOnly || edge.isStrong {
+      let from = Int(edge.from)
+      edgeIndices[Int(cursor[from])] = Int32(index)
+      cursor[from] += 1
+    }
+    return (offsets, edgeIndices)
+  }
+}

@@ -1,0 +1,145 @@
+public import RetainGraph
+
+/// Builds an object, keeps only a weak reference to it, and waits until it is deallocated.
+///
+/// Returns as soon as the object is gone; when it is still alive after `timeout`, walks the graph
+/// from it and says why: the retain cycle that keeps it (with the path and the fix), or that
+/// something outside its graph holds it.
+/// - Parameters:
+///   - timeout: how long to wait for the object to go (default 1 second).
+///   - options: limits and filters for the walk that explains a survivor.
+///   - make: builds the object (and may use it); whatever else it creates is released on return.
+/// - Returns: the failure text, or nil when the object was deallocated in time.
+// Disfavoured so that an `await`ed call in async code picks the async twin.
+@_disfavoredOverload
+public func verifyDeallocated<Object: AnyObject>(
+  timeout: Duration = .seconds(1),
+  options: GraphOptions = GraphOptions(),
+  _ make: () throws -> Object
+) rethrows -> String? {
+  try deallocationFailure(timeout: timeout, options: options, make)?.fullText
+}
+
+/// The async twin of ``verifyDeallocated(timeout:options:_:)-(_,_,()->Object)``, for objects
+/// released on other tasks, queues or run loops: suspends while it waits.
+/// - Parameters:
+///   - timeout: how long to wait for the object to go (default 1 second).
+///   - options: limits and filters for the walk that explains a survivor.
+///   - isolation: the caller's actor, inferred.
+///   - make: builds the object (and may use it).
+/// - Returns: the failure text, or nil when the object was deallocated in time.
+public func verifyDeallocated<Object: AnyObject>(
+  timeout: Duration = .seconds(1),
+  options: GraphOptions = GraphOptions(),
+  isolation: isolated (any Actor)? = #isolation,
+  _ make: () async throws -> Object
+) async rethrows -> String? {
+  try await deallocationFailure(timeout: timeout, options: options, isolation: isolation, make)?.fullText
+}
+
+/// Fails the current test (XCTest or Swift Testing) at the caller's line when the object that `make`
+/// returns is still alive `timeout` after `make` returned, saying why (the cycle, the path, the fix).
+///
+/// ```swift
+/// assertDeallocated { ProfileViewController(user: .preview) }
+/// ```
+/// - Parameters:
+///   - timeout: how long to wait for the object to go (default 1 second).
+///   - options: limits and filters for the walk that explains a survivor.
+///   - message: more context for the failure message.
+///   - fileID: the caller's file ID.
+///   - filePath: the caller's file path.
+///   - line: the caller's line.
+///   - column: the caller's column.
+///   - make: builds the object (and may use it); whatever else it creates is released on return.
+// Disfavoured so that an `await`ed call in async code picks the async twin.
+@_disfavoredOverload
+public func assertDeallocated<Object: AnyObject>(
+  timeout: Duration = .seconds(1),
+  options: GraphOptions = GraphOptions(),
+  _ message: @autoclosure () -> String = "",
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column,
+  _ make: () throws -> Object
+) rethrows {
+  guard let failure = try deallocationFailure(timeout: timeout, options: options, make) else { return }
+  failure.record(
+    at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), context: message())
+}
+
+/// The async twin of `assertDeallocated`, for objects released on other tasks, queues or run loops:
+/// suspends while it waits.
+/// - Parameters:
+///   - timeout: how long to wait for the object to go (default 1 second).
+///   - options: limits and filters for the walk that explains a survivor.
+///   - message: more context for the failure message.
+///   - isolation: the caller's actor, inferred.
+///   - fileID: the caller's file ID.
+///   - filePath: the caller's file path.
+///   - line: the caller's line.
+///   - column: the caller's column.
+///   - make: builds the object (and may use it).
+public func assertDeallocated<Object: AnyObject>(
+  timeout: Duration = .seconds(1),
+  options: GraphOptions = GraphOptions(),
+  _ message: @autoclosure () -> String = "",
+  isolation: isolated (any Actor)? = #isolation,
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column,
+  _ make: () async throws -> Object
+) async rethrows {
+  let failure = try await deallocationFailure(timeout: timeout, options: options, isolation: isolation, make)
+  guard let failure else { return }
+  failure.record(
+    at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), context: message())
+}
+
+// MARK: - Shared
+
+/// Calls `make` in its own frame so that no strong reference outlives it, and returns a probe.
+@inline(never)
+private func probe<Object: AnyObject>(_ make: () throws -> Object) rethrows -> WeakProbe {
+  WeakProbe(try make())
+}
+
+@inline(never)
+private func probe<Object: AnyObject>(
+  isolation: isolated (any Actor)?, _ make: () async throws -> Object
+) async rethrows -> WeakProbe {
+  WeakProbe(try await make())
+}
+
+private func deallocationFailure<Object: AnyObject>(
+  timeout: Duration, options: GraphOptions, _ make: () throws -> Object
+) rethrows -> LeakFailure? {
+  let probe = try probe(make)
+  if waitUntil(timeout: timeout, { !probe.isAlive }) { return nil }
+  return survivorFailure(
+    probe, timeout: timeout, options: options, after: "the closure that made it returned")
+}
+
+private func deallocationFailure<Object: AnyObject>(
+  timeout: Duration, options: GraphOptions, isolation: isolated (any Actor)?,
+  _ make: () async throws -> Object
+) async rethrows -> LeakFailure? {
+  let probe = try await probe(isolation: isolation, make)
+  if await waitUntil(timeout: timeout, { !probe.isAlive }) { return nil }
+  return survivorFailure(
+    probe, timeout: timeout, options: options, after: "the closure that made it returned")
+}
+
+/// The failure for an object that should be gone: "`subject` is still alive `timeout` after `moment`",
+/// with why. Nil when the object went while this ran.
+func survivorFailure(
+  _ probe: WeakProbe, timeout: Duration, options: GraphOptions, subject: String? = nil, after moment: String
+) -> LeakFailure? {
+  guard let object = probe.object else { return nil }
+  let (why, graph) = Explanation.ofSurvivor(object, options: options)
+  return LeakFailure(
+    message: "\(subject ?? probe.typeName) is still alive \(timeout) after \(moment).\n\(why)",
+    graphs: [("retain-graph-\(probe.typeName)", graph)])
+}

@@ -1,0 +1,135 @@
+internal import RetainGraph
+public import XCTest
+
+/// An `XCTestCase` that checks, after every test, that the objects its stored properties held are
+/// gone once `tearDown()` has run.
+///
+/// ```swift
+/// final class ProfilePresenterTests: LeakCheckingTestCase {
+///   var sut: ProfilePresenter?
+///   override func setUp() { sut = ProfilePresenter() }
+///   override func tearDown() { sut = nil }
+///   func testLoads() { sut?.load() }
+/// }
+/// ```
+/// - Properties that already hold an object before `setUp()` are constants and are skipped, as are
+///   `lazy` properties and value-typed properties (structs, enums, closures).
+/// - Just before teardown finishes (after the test's own teardown blocks, before `tearDown()`), it
+///   takes a weak reference to every object the properties hold, through optionals and
+///   collections.
+/// - After `tearDown()` it fails for each object still alive, naming the property and saying why:
+///   the property was not reset in `tearDown()` (the test case itself keeps it; not a leak), or the
+///   object leaked (the retain cycle that keeps it, the path, the fix).
+///
+/// Failures are reported at the end of the test, not at a line of it: XCTest does not tell where a
+/// test method is.
+open class LeakCheckingTestCase: XCTestCase {
+  /// How long to wait after `tearDown()` for the properties' objects to go (default 1 second).
+  open var leakCheckTimeout: Duration { .seconds(1) }
+
+  /// Names of properties to leave out of the sweep (default: none).
+  open var propertiesExemptFromLeakCheck: Set<String> { [] }
+
+  /// Runs the test (`setUp()`, the test, teardown blocks, `tearDown()`) between the two halves of
+  /// the property sweep.
+  override open func invokeTest() {
+    let constants = Set(heldObjects().map(\.property))
+    let sweep = PropertySweep()
+    addTeardownBlock { [weak self, sweep] in
+      guard let self else { return }
+      sweep.probes = self.heldObjects().filter { !constants.contains($0.property) }.map {
+        PropertyProbe(property: $0.property, label: $0.label, probe: WeakProbe($0.object))
+      }
+    }
+    super.invokeTest()
+    checkSweep(sweep)
+  }
+
+  private func checkSweep(_ sweep: PropertySweep) {
+    let probes = sweep.probes
+    sweep.probes = []
+    if waitUntil(timeout: leakCheckTimeout, { probes.allSatisfy { !$0.probe.isAlive } }) { return }
+    let stillHeld = Set(heldObjects().filter { $0.ownership == .strong }.map { ObjectIdentifier($0.object) })
+    for entry in probes {
+      guard let object = entry.probe.object else { continue }
+      let (why, _) = Explanation.ofSurvivor(object, options: GraphOptions())
+      let named =
+        entry.label == entry.property
+        ? "`\(entry.property)`" : "`\(entry.label)` (property `\(entry.property)`)"
+      let message: String
+      if stillHeld.contains(ObjectIdentifier(object)) {
+        var text =
+          "\(named) was not reset in tearDown(): it still holds \(entry.probe.typeName). This is not a leak: "
+          + "the test case keeps it alive, and XCTest keeps every test case until the run ends. "
+          + "Set `\(entry.property)` to nil (or empty it) in tearDown()."
+        if why.hasPrefix("Why: a retain cycle") {
+          text += "\nOnce reset, it would still leak. " + why
+        }
+        message = text
+      } else {
+        message =
+          "\(named) held \(entry.probe.typeName), which is still alive \(leakCheckTimeout) after tearDown(), "
+          + "although the test no longer holds it.\n\(why)"
+      }
+      recordFailure(
+        withDescription: message, inFile: String(describing: #filePath), atLine: #line, expected: true)
+    }
+  }
+
+  /// The objects the sweepable properties hold right now, with the property and path that hold each.
+  private func heldObjects() -> [HeldObject] {
+    let properties = sweepableProperties()
+    guard !properties.isEmpty else { return [] }
+    let (graph, objects) = ObjectGraph.walk(self, options: GraphOptions(maxDepth: 1, includeClosures: false))
+    var held: [HeldObject] = []
+    for edge in graph.edges where edge.from == graph.root {
+      let property = String(edge.label.prefix { $0 != "." && $0 != "[" && $0 != " " })
+      guard properties.contains(property), let object = objects[edge.to] else { continue }
+      held.append(
+        HeldObject(property: property, label: edge.label, ownership: edge.ownership, object: object))
+    }
+    return held
+  }
+
+  /// Stored properties declared by subclasses that can hold objects: class-typed, optional or
+  /// collection properties, neither lazy nor exempt.
+  private func sweepableProperties() -> Set<String> {
+    var names: Set<String> = []
+    var mirror: Mirror? = Mirror(reflecting: self)
+    while let current = mirror, current.subjectType != LeakCheckingTestCase.self {
+      for child in current.children {
+        guard let label = child.label, !label.hasPrefix("$__lazy_storage_$_") else { continue }
+        if Self.canHoldObjects(child.value) { names.insert(label) }
+      }
+      mirror = current.superclassMirror
+    }
+    return names.subtracting(propertiesExemptFromLeakCheck)
+  }
+
+  private static func canHoldObjects(_ value: Any) -> Bool {
+    if type(of: value) is AnyObject.Type { return true }
+    switch Mirror(reflecting: value).displayStyle {
+    case .class, .optional, .collection, .set, .dictionary, .tuple: return true
+    default: return false
+    }
+  }
+}
+
+/// One object a property held, found by walking the test case one reference deep.
+private struct HeldObject {
+  var property: String
+  var label: String
+  var ownership: Ownership
+  var object: AnyObject
+}
+
+private struct PropertyProbe {
+  var property: String
+  var label: String
+  var probe: WeakProbe
+}
+
+/// Carries the probes from the teardown block to the check after `tearDown()`.
+private final class PropertySweep {
+  var probes: [PropertyProbe] = []
+}

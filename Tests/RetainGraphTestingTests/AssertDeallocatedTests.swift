@@ -1,0 +1,119 @@
+import RetainGraph
+import RetainGraphTesting
+import Samples
+import Testing
+import XCTest
+
+@Suite("assertDeallocated in Swift Testing")
+struct AssertDeallocatedSwiftTestingTests {
+  @Test(arguments: leakingSamples)
+  func explainsTheCycleThatKeepsTheObject(sample: String, fix: String) {
+    let harness = SampleHarness()
+    let line = #line + 2
+    withKnownIssue {
+      assertDeallocated(timeout: .milliseconds(200)) { harness.make(sample) }
+    } matching: { issue in
+      issue.sourceLocation?.line == line
+        && issue.description.contains("is still alive 0.2 seconds after the closure that made it returned")
+        && issue.description.contains("Why: a retain cycle keeps")
+        && issue.description.contains(fix)
+        && issue.description.contains(renderHint)
+    }
+    #expect(harness.breakCyclesAndCheckFreed())
+  }
+
+  @Test(arguments: cleanSamples)
+  func passesOnSamplesWithoutCycles(sample: String) {
+    let harness = SampleHarness()
+    assertDeallocated { harness.make(sample) }
+    #expect(harness.aliveCount == 0)
+  }
+
+  @Test func saysWhenSomethingOutsideTheGraphHoldsTheObject() {
+    let service = SharedService()
+    withKnownIssue {
+      assertDeallocated(timeout: .milliseconds(200)) { service }
+    } matching: { issue in
+      issue.description.contains("SharedService is still alive")
+        && issue.description.contains(
+          "no retain cycle keeps SharedService alive, so it is retained from outside")
+    }
+  }
+
+  @Test func asyncVariantWaitsForAReleaseOnAnotherTask() async {
+    await assertDeallocated(timeout: .seconds(10)) {
+      let token = Token(id: 1)
+      Task.detached {
+        try? await Task.sleep(for: .milliseconds(20))
+        withExtendedLifetime(token) {}
+      }
+      return token
+    }
+  }
+
+  @Test func asyncVerifyReturnsNilWhenGone() async {
+    let harness = SampleHarness()
+    let failure = await verifyDeallocated { harness.make("delegate") }
+    #expect(failure == nil)
+  }
+
+  @Test func asyncVariantExplainsTheSurvivor() async {
+    let harness = SampleHarness()
+    await withKnownIssue {
+      await assertDeallocated(timeout: .milliseconds(200), "async") {
+        await Task.yield()
+        return harness.make("lazy-closure")
+      }
+    } matching: { issue in
+      issue.description.contains("async") && issue.description.contains("LeakingPerson.greeting")
+    }
+    #expect(harness.breakCyclesAndCheckFreed())
+  }
+
+  @Test func verifyReturnsTheFailureText() throws {
+    let harness = SampleHarness()
+    let text = try #require(verifyDeallocated(timeout: .milliseconds(100)) { harness.make("retain-cycle") })
+    #expect(text.hasPrefix("CycleA is still alive 0.1 seconds after"))
+    #expect(text.contains("fix: make CycleB.a weak"))
+    #expect(verifyDeallocated { harness.make("greeter") } == nil)
+    #expect(harness.breakCyclesAndCheckFreed())
+  }
+}
+
+final class AssertDeallocatedXCTests: FailureCapturingTestCase {
+  func testFailureLandsAtTheCallersLineWithTheCycle() throws {
+    let harness = SampleHarness()
+    let line = #line + 2
+    let recorded = failures {
+      assertDeallocated(timeout: .milliseconds(200)) { harness.make("method-reference") }
+    }
+    XCTAssertEqual(recorded.count, 1)
+    let failure = try XCTUnwrap(recorded.first)
+    XCTAssertEqual(failure.line, line)
+    XCTAssertTrue(
+      failure.file.hasSuffix("RetainGraphTestingTests/AssertDeallocatedTests.swift"), failure.file)
+    XCTAssertTrue(failure.description.contains("UseCase is still alive"), failure.description)
+    XCTAssertTrue(failure.description.contains("in Service.completion"), failure.description)
+    XCTAssertTrue(harness.breakCyclesAndCheckFreed())
+  }
+
+  func testPassesOnTheFixedTwin() {
+    let harness = SampleHarness()
+    let recorded = failures {
+      assertDeallocated { harness.make("method-reference-fixed") }
+    }
+    XCTAssertTrue(recorded.isEmpty)
+    XCTAssertEqual(harness.aliveCount, 0)
+  }
+
+  func testAsyncVariant() async throws {
+    let harness = SampleHarness()
+    let line = #line + 2
+    let recorded = await failures {
+      await assertDeallocated(timeout: .milliseconds(200)) { harness.make("observer-token") }
+    }
+    XCTAssertEqual(recorded.map(\.line), [line])
+    XCTAssertTrue(recorded.first?.description.contains("Notifier.observers[0]") == true)
+    XCTAssertTrue(harness.breakCyclesAndCheckFreed())
+  }
+}

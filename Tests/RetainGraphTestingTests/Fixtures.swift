@@ -1,0 +1,206 @@
+import RetainGraph
+import Samples
+import Synchronization
+import XCTest
+
+// MARK: - Samples, made so that a test keeps no reference to them
+
+/// Builds samples for a check and remembers how to break their cycles, holding nothing but each
+/// sample's break closure (which captures only cycle members) and weak references to every object.
+final class SampleHarness: Sendable {
+  private struct State {
+    var breakers: [() -> Void] = []
+    var probes: [Probe] = []
+  }
+
+  private struct Probe {
+    weak var object: AnyObject?
+  }
+
+  private let state = Mutex<UncheckedBox<State>>(UncheckedBox(State()))
+
+  /// A fresh instance of the named sample; returns its root.
+  func make(_ name: String) -> AnyObject {
+    guard let sample = Sample.named(name) else { fatalError("no sample named \(name)") }
+    let instance = sample.make()
+    let breaker = Self.weakBreaker(for: name, root: instance.root)
+    state.withLock {
+      $0.value.breakers.append(breaker)
+      $0.value.probes += instance.objects.map { Probe(object: $0) }
+    }
+    return instance.root
+  }
+
+  /// Does what `SampleInstance.breakCycles()` does, through weak references: that closure (like
+  /// the instance) holds the sample's objects strongly, which would keep alive the very objects a
+  /// leak check must see released.
+  private static func weakBreaker(for name: String, root: AnyObject) -> () -> Void {
+    switch name {
+    case "retain-cycle":
+      return { [weak b = (root as? CycleA)?.b] in b?.a = nil }
+    case "viper-module":
+      return { [weak interactor = (root as? ViewController)?.presenter?.interactor] in
+        interactor?.output = nil
+      }
+    case "lazy-closure":
+      return { [weak person = root as? LeakingPerson] in person?.greeting = { "" } }
+    case "method-reference":
+      return { [weak service = (root as? UseCase)?.service] in service?.completion = nil }
+    case "observer-token":
+      return { [weak notifier = (root as? Screen)?.notifier] in notifier?.observers.removeAll() }
+    default:
+      return {}
+    }
+  }
+
+  /// Breaks every made sample's cycles and tells whether all their objects are then gone.
+  func breakCyclesAndCheckFreed() -> Bool {
+    let breakers = state.withLock { state in
+      defer { state.value.breakers.removeAll() }
+      return UncheckedBox(state.value.breakers)
+    }.value
+    for breakCycles in breakers { breakCycles() }
+    return state.withLock { $0.value.probes.allSatisfy { $0.object == nil } }
+  }
+
+  /// How many made objects are still alive.
+  var aliveCount: Int { state.withLock { $0.value.probes.count { $0.object != nil } } }
+}
+
+/// Lets non-Sendable test state live behind a `Mutex`.
+struct UncheckedBox<Value>: @unchecked Sendable {
+  var value: Value
+  init(_ value: Value) { self.value = value }
+}
+
+/// A weak reference for checks that an object is gone.
+struct Weak<Object: AnyObject> {
+  weak var object: Object?
+  init(_ object: Object?) { self.object = object }
+}
+
+// MARK: - Objects retained from outside the graph
+
+/// A service everyone shares, like a singleton; tests hold it in a local to play the global.
+final class SharedService {
+  var calls = 0
+}
+
+/// A module root that uses a shared service: no cycle, but the service outlives it.
+final class ServiceClient {
+  let service: SharedService
+  let cache = ImageCache()
+  init(service: SharedService) { self.service = service }
+}
+
+// MARK: - Generational analysis
+
+/// An observer of an event bus; one per screen that was opened.
+final class Observer {
+  let name: String
+  init(name: String) { self.name = name }
+}
+
+/// Keeps its observers in an array.
+final class EventBus {
+  var observers: [Observer] = []
+}
+
+/// A cache that keeps at most three entries.
+final class ImageCache {
+  var images: [String] = []
+}
+
+/// A dashboard that opens and closes a screen; the leaking one forgets to remove its observer.
+final class Dashboard {
+  let bus = EventBus()
+  var caches: [ImageCache] = []
+  let removesObservers: Bool
+  let cachesPerRun: Bool
+  private var opened = 0
+
+  init(removesObservers: Bool, cachesPerRun: Bool = false) {
+    self.removesObservers = removesObservers
+    self.cachesPerRun = cachesPerRun
+  }
+
+  /// Opens a screen (registers an observer, maybe adds a cache, bounded to three) and closes it.
+  func openAndCloseScreen() {
+    opened += 1
+    let observer = Observer(name: "screen \(opened)")
+    bus.observers.append(observer)
+    if cachesPerRun {
+      caches.append(ImageCache())
+      if caches.count > 3 { caches.removeFirst() }
+    }
+    if removesObservers { bus.observers.removeAll { $0 === observer } }
+  }
+}
+
+// MARK: - XCTest failures
+
+/// A failure XCTest recorded while a test captured them.
+struct RecordedFailure {
+  var description: String
+  var file: String
+  var line: Int
+}
+
+/// An `XCTestCase` that can capture its failures to check them instead of failing.
+class FailureCapturingTestCase: XCTestCase {
+  var recorded: [RecordedFailure] = []
+  var capturing = false
+
+  override func recordFailure(
+    withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+  ) {
+    if capturing {
+      recorded.append(RecordedFailure(description: description, file: filePath, line: lineNumber))
+    } else {
+      super.recordFailure(
+        withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+  }
+
+  /// Runs `body` and returns the failures it recorded.
+  func failures(in body: () throws -> Void) rethrows -> [RecordedFailure] {
+    capturing = true
+    recorded = []
+    defer { capturing = false }
+    try body()
+    return recorded
+  }
+
+  /// Runs `body` and returns the failures it recorded.
+  func failures(in body: () async throws -> Void) async rethrows -> [RecordedFailure] {
+    capturing = true
+    recorded = []
+    defer { capturing = false }
+    try await body()
+    return recorded
+  }
+}
+
+// MARK: - Released later, elsewhere
+
+/// An object a detached piece of work holds for a moment.
+final class Token: Sendable {
+  let id: Int
+  init(id: Int) { self.id = id }
+}
+
+/// The leaking samples whose root is in the cycle, with the fix their report names.
+let leakingSamples: [(name: String, fix: String)] = [
+  ("retain-cycle", "fix: make CycleB.a weak"),
+  ("lazy-closure", "fix: capture [weak self] (or [unowned self]) in LeakingPerson.greeting"),
+  ("method-reference", "fix: capture [weak self] (or [unowned self]) in Service.completion"),
+  ("observer-token", "fix: capture [weak self] (or [unowned self]) in Notifier.observers[0]"),
+]
+
+/// Samples without a cycle.
+let cleanSamples = [
+  "viper-module-fixed", "lazy-closure-fixed", "method-reference-fixed", "delegate", "greeter",
+]
+
+/// What every failure says about drawing the graph.
+let renderHint = "retain-graph render snapshot.json --format svg --output graph.svg"

@@ -1,0 +1,105 @@
+import RetainGraph
+import RetainGraphTesting
+import Samples
+import XCTest
+
+/// A `LeakCheckingTestCase` whose tests leak on purpose; `invokeTest()` checks, after the sweep, that
+/// it failed as each test expects, then cleans up and checks that everything is freed.
+final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
+  // Set before setUp: a constant, never swept.
+  let harness = SampleHarness()
+  let constant = Greeter(name: "constant")
+  // Lazy and value-typed: never swept.
+  lazy var formatter = GreetingFormatter()
+  var count = 0
+  var greeting: () -> String = { "" }
+  // Swept.
+  var sut: AnyObject?
+  var module: [String: [AnyObject]] = [:]
+  var forgotten: AnyObject?
+
+  /// Texts each expected sweep failure has, in order.
+  private var expected: [[String]] = []
+  private var sweepFailures: [String] = []
+
+  override var leakCheckTimeout: Duration { .milliseconds(200) }
+
+  override func recordFailure(
+    withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+  ) {
+    if filePath.hasSuffix("LeakCheckingTestCase.swift") {
+      sweepFailures.append(description)
+    } else {
+      super.recordFailure(
+        withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+  }
+
+  override func invokeTest() {
+    super.invokeTest()
+    XCTAssertEqual(sweepFailures.count, expected.count, "\(sweepFailures)")
+    for (failure, texts) in zip(sweepFailures, expected) {
+      for text in texts {
+        XCTAssertTrue(failure.contains(text), "missing \(text) in \(failure)")
+      }
+    }
+    forgotten = nil
+    greeting = { "" }
+    XCTAssertTrue(harness.breakCyclesAndCheckFreed())
+    sweepFailures = []
+    expected = []
+  }
+
+  override func tearDown() {
+    sut = nil
+    module = [:]
+    super.tearDown()
+  }
+
+  func testALeakingPropertyIsNamedWithItsCycle() {
+    sut = harness.make("retain-cycle")
+    expected = [
+      [
+        "`sut` held CycleA, which is still alive 0.2 seconds after tearDown()",
+        "Why: a retain cycle keeps CycleA alive", "fix: make CycleB.a weak",
+      ]
+    ]
+  }
+
+  func testObjectsInCollectionsAreSwept() {
+    module = ["screens": [harness.make("greeter"), harness.make("lazy-closure")]]
+    expected = [
+      [
+        "`module[\"screens\"][1]` (property `module`) held LeakingPerson, which is still alive",
+        "in LeakingPerson.greeting",
+      ]
+    ]
+  }
+
+  func testAPropertyNotResetInTearDownIsNotCalledALeak() {
+    forgotten = harness.make("greeter")
+    expected = [["`forgotten` was not reset in tearDown(): it still holds Greeter. This is not a leak"]]
+  }
+
+  func testAPropertyNotResetThatWouldAlsoLeakSaysBoth() {
+    forgotten = harness.make("observer-token")
+    expected = [
+      [
+        "`forgotten` was not reset in tearDown()", "Once reset, it would still leak.",
+        "Notifier.observers[0]",
+      ]
+    ]
+  }
+
+  func testConstantsLazyAndValuePropertiesAreSkipped() {
+    _ = formatter
+    count += 1
+    let leaking = harness.make("lazy-closure")
+    greeting = { "\(leaking)" }
+  }
+
+  func testFixedTwinsPass() {
+    sut = harness.make("viper-module-fixed")
+    module = ["all": cleanSamples.map { harness.make($0) }]
+  }
+}

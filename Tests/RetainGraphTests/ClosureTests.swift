@@ -1,0 +1,195 @@
+import RetainGraph
+import Samples
+import Testing
+
+/// Holds closures in every shape the matrix covers, directly or inside a struct.
+final class ClosureHolder {
+  var plain: (() -> Void)?
+  var asyncPlain: (() async -> Void)?
+  var any: Any?
+  var array: [() -> Void] = []
+  var dictionary: [String: () -> Void] = [:]
+  var box = ClosureBox()
+  var tag = 0
+
+  func clear() {
+    plain = nil
+    asyncPlain = nil
+    any = nil
+    array = []
+    dictionary = [:]
+    box = ClosureBox()
+  }
+}
+
+struct ClosureBox {
+  var plain: (() -> Void)?
+  var asyncPlain: (() async -> Void)?
+  var any: Any?
+  var array: [() -> Void] = []
+  var dictionary: [String: () -> Void] = [:]
+}
+
+struct StructWithReference {
+  var reference: ClosureHolder
+  var number = 1
+}
+
+func makeGenericClosure<T>(_ value: T) -> () -> Void { { _ = value } }
+func makeGenericPairClosure<T, U>(_ first: T, _ second: [U]) -> () -> Void { { _ = (second, first) } }
+
+enum CaptureStyle: String, CaseIterable, Sendable {
+  case none, strong, weak, unowned, mixed, capturedVar, capturedStruct, generic, genericPair, nested, async
+
+  /// A closure that captures `holder` in this style, and whether it retains it.
+  func closure(capturing holder: ClosureHolder, leaf: Leaf) -> (
+    closure: Any, retains: Bool, ownership: Ownership?
+  ) {
+    switch self {
+    case .none: return ({ () -> Void in }, false, nil)
+    case .strong: return ({ () -> Void in _ = holder }, true, .strong)
+    case .weak: return ({ [weak holder] () -> Void in _ = holder }, false, .weak)
+    case .unowned: return ({ [unowned holder] () -> Void in _ = holder }, false, .unowned)
+    case .mixed:
+      let number = 3
+      return ({ [weak holder] () -> Void in _ = (holder, leaf, number) }, false, .weak)
+    case .capturedVar:
+      var captured: ClosureHolder? = holder
+      return ({ () -> Void in captured = captured ?? nil }, true, .strong)
+    case .capturedStruct:
+      let value = StructWithReference(reference: holder)
+      return ({ () -> Void in _ = value }, true, .strong)
+    case .generic: return (makeGenericClosure(holder), true, .strong)
+    case .genericPair: return (makeGenericPairClosure(7, [holder]), true, .strong)
+    case .nested:
+      let inner = { () -> Void in _ = holder }
+      return ({ () -> Void in inner() }, true, .strong)
+    case .async: return ({ () async -> Void in _ = holder }, true, .strong)
+    }
+  }
+}
+
+enum ClosureStorage: String, CaseIterable, Sendable {
+  case property, any, array, dictionary
+}
+
+@Suite("Closure captures")
+struct ClosureTests {
+  static func store(_ closure: Any, in holder: ClosureHolder, _ storage: ClosureStorage, inStruct: Bool) {
+    var box = inStruct ? holder.box : ClosureBox()
+    func put(_ box: inout ClosureBox) {
+      if let async = closure as? () async -> Void, (closure as? () -> Void) == nil {
+        box.asyncPlain = async
+        return
+      }
+      guard let sync = closure as? () -> Void else { return }
+      switch storage {
+      case .property: box.plain = sync
+      case .any: box.any = sync
+      case .array: box.array = [sync]
+      case .dictionary: box.dictionary = ["done": sync]
+      }
+    }
+    put(&box)
+    if inStruct {
+      holder.box = box
+    } else {
+      holder.plain = box.plain
+      holder.asyncPlain = box.asyncPlain
+      holder.any = box.any
+      holder.array = box.array
+      holder.dictionary = box.dictionary
+    }
+  }
+
+  @Test(arguments: CaptureStyle.allCases, ClosureStorage.allCases)
+  func matrix(style: CaptureStyle, storage: ClosureStorage) {
+    for inStruct in [false, true] {
+      // Built in a function so that no local of the test holds the closure or what it captures.
+      func make() -> (ClosureHolder?, Bool, Ownership?) {
+        let holder = ClosureHolder()
+        let (closure, retains, ownership) = style.closure(capturing: holder, leaf: Leaf())
+        Self.store(closure, in: holder, storage, inStruct: inStruct)
+        return (holder, retains, ownership)
+      }
+      var (holder, retains, ownership) = make()
+      let where_ = "\(style) in \(storage)\(inStruct ? " in a struct" : "")"
+
+      var (graph, objects) = ObjectGraph.walk(holder as Any)
+      #expect(graph.notes.isEmpty, "\(where_): \(graph.notes)")
+      let intoRoot = graph.edges.filter { $0.to == 0 }
+      #expect(
+        Set(intoRoot.map(\.ownership)) == Set([ownership].compactMap { $0 }),
+        "\(where_): \(graph.edgeDescriptions)")
+      #expect(graph.cycles.isEmpty != retains, "\(where_)")
+      if style == .mixed {
+        #expect(
+          graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
+      }
+      if style == .strong, storage == .property {
+        let path = inStruct ? "box.plain" : "plain"
+        #expect(intoRoot.map(\.label) == ["\(path) (closure) → capture 0"])
+      }
+
+      let probes = objects.map(WeakProbe.init)
+      let predicted = graph.predictedLeaks().filter { graph.nodes[$0].kind == .object }
+      objects = []
+      holder = nil
+      let survivors = probes.indices.filter { probes[$0].object != nil }
+      #expect(survivors == predicted, "\(where_)")
+      for probe in probes { (probe.object as? ClosureHolder)?.clear() }
+      #expect(probes.allSatisfy { $0.object == nil }, "\(where_)")
+      graph = ObjectGraph(reflecting: ())
+      (retains, ownership) = (false, nil)
+    }
+  }
+
+  @Test func closureNodesNameTheirHolderAndCaptures() {
+    let holder = ClosureHolder()
+    let leaf = Leaf()
+    holder.plain = { [weak holder] in _ = (holder, leaf) }
+    let graph = ObjectGraph(reflecting: holder)
+    let closure = graph.nodes.first { $0.kind == .closure }
+    #expect(closure != nil)
+    #expect(
+      graph.edgeDescriptions.contains(
+        "ClosureHolder.plain (closure) -> \(closure?.shortTypeName ?? "") (strong)"))
+    #expect(graph.edges.contains { $0.label == "capture 0" && $0.ownership == .weak })
+    #expect(graph.edges.contains { $0.label == "capture 1" && $0.ownership == .strong })
+    holder.clear()
+  }
+
+  @Test func closuresCanBeTurnedOff() throws {
+    let instance = try #require(Sample.named("lazy-closure")).make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root, options: GraphOptions(includeClosures: false))
+    #expect(graph.cycles.isEmpty)
+    #expect(graph.edges.isEmpty)
+  }
+
+  @Test func closureSamples() throws {
+    let expectations: [(String, [String], String)] = [
+      (
+        "lazy-closure", ["greeting (closure) → capture 0"],
+        "capture [weak self] (or [unowned self]) in LeakingPerson.greeting"
+      ),
+      (
+        "method-reference", ["service", "completion (closure) → capture 0"],
+        "capture [weak self] (or [unowned self]) in Service.completion"
+      ),
+      (
+        "observer-token", ["notifier", "observers[0] (closure) → capture 0"],
+        "capture [weak self] (or [unowned self]) in Notifier.observers[0]"
+      ),
+    ]
+    for (name, labels, fix) in expectations {
+      let instance = try #require(Sample.named(name)).make()
+      defer { instance.breakCycles() }
+      let graph = ObjectGraph(reflecting: instance.root)
+      #expect(graph.cycles.count == 1, "\(name)")
+      let cycle = try #require(graph.cycles.first)
+      #expect((cycle.pathFromRoot + cycle.path).map(\.label) == labels, "\(name)")
+      #expect(graph.report().contains("fix: \(fix)"), "\(name): \(graph.report())")
+    }
+  }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import RetainGraph
+
+// Shared fixtures for the core tests.
+
+final class Leaf {
+  var value = 0
+  init() {}
+}
+
+final class Holder {
+  var leaf: Leaf?
+  init(_ leaf: Leaf? = nil) { self.leaf = leaf }
+}
+
+protocol Delegate: AnyObject {}
+final class DelegateImpl: Delegate {}
+
+final class WeakHolder {
+  weak var weakLeaf: Leaf?
+  unowned var unownedLeaf: Leaf
+  unowned(unsafe) var unsafeLeaf: Leaf
+  weak var delegate: (any Delegate)?
+  unowned var unownedDelegate: any Delegate
+  var strongLeaf: Leaf
+
+  init(_ leaf: Leaf, delegate: any Delegate) {
+    weakLeaf = leaf
+    unownedLeaf = leaf
+    unsafeLeaf = leaf
+    self.delegate = delegate
+    unownedDelegate = delegate
+    strongLeaf = leaf
+  }
+}
+
+struct WeakPair {
+  weak var weak: Leaf?
+  unowned var unowned: Leaf
+  var strong: Leaf
+}
+
+final class StructHolder {
+  var pair: WeakPair
+  init(_ pair: WeakPair) { self.pair = pair }
+}
+
+final class GenericBox<T: AnyObject> {
+  weak var weakValue: T?
+  var strongValue: T?
+  unowned var unownedValue: T
+  init(_ value: T) {
+    weakValue = value
+    strongValue = value
+    unownedValue = value
+  }
+}
+
+class BaseNode {
+  var baseLeaf = Leaf()
+  weak var baseWeak: Leaf?
+}
+
+final class DerivedNode: BaseNode {
+  var derivedLeaf = Leaf()
+}
+
+enum LoadState {
+  case idle
+  case loading(Leaf)
+  case loaded(Leaf, count: Int)
+}
+
+indirect enum LinkedValue {
+  case end
+  case node(Leaf, LinkedValue)
+}
+
+/// One node of a random graph: three strong, one weak and one unowned slot.
+final class RandomNode {
+  let index: Int
+  var s0: RandomNode?
+  var s1: RandomNode?
+  var s2: RandomNode?
+  weak var w0: RandomNode?
+  unowned var u0: RandomNode?
+  init(index: Int) { self.index = index }
+  func breakStrong() {
+    s0 = nil
+    s1 = nil
+    s2 = nil
+  }
+}
+
+final class WeakProbe {
+  weak var object: AnyObject?
+  init(_ object: AnyObject?) { self.object = object }
+}
+
+/// A node of a singly linked list, with an iterative teardown so that releasing a long list does
+/// not recurse.
+final class ListNode {
+  var next: ListNode?
+  var value: Int
+  init(_ value: Int) { self.value = value }
+
+  static func make(count: Int) -> ListNode {
+    let head = ListNode(0)
+    var tail = head
+    for index in 1..<count {
+      let node = ListNode(index)
+      tail.next = node
+      tail = node
+    }
+    return head
+  }
+
+  static func dismantle(_ head: ListNode) {
+    var current = head.next
+    head.next = nil
+    while let node = current {
+      current = node.next
+      node.next = nil
+    }
+  }
+}
+
+/// Deterministic random numbers for reproducible tests.
+struct SplitMix64: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+extension ObjectGraph {
+  /// Edges as "From.label -> To (ownership)" strings, for readable comparisons.
+  var edgeDescriptions: [String] {
+    edges.map {
+      "\(nodes[$0.from].shortTypeName).\($0.label) -> \(nodes[$0.to].shortTypeName) (\($0.ownership.rawValue))"
+    }
+  }
+}
+
+/// Runs `body` on a thread with a small stack and waits for it.
+func onSmallStack(_ bytes: Int = 512 * 1024, _ body: @escaping @Sendable () -> Void) {
+  let done = DispatchSemaphore(value: 0)
+  let thread = Thread {
+    body()
+    done.signal()
+  }
+  thread.stackSize = bytes
+  thread.start()
+  done.wait()
+}

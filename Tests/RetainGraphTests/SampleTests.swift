@@ -1,0 +1,79 @@
+import RetainGraph
+import Samples
+import Testing
+
+@Suite("Samples")
+struct SampleTests {
+  @Test(arguments: Sample.all.map(\.name))
+  func cyclePresenceMatchesTheSample(name: String) throws {
+    let sample = try #require(Sample.named(name))
+    let instance = sample.make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root)
+    #expect(graph.cycles.isEmpty != sample.hasCycle, "\(graph.report())")
+    #expect(graph.report().isEmpty == (!sample.hasCycle && graph.danglingReferences.isEmpty))
+  }
+
+  @Test func retainCycle() throws {
+    let instance = try #require(Sample.named("retain-cycle")).make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root)
+    #expect(graph.cycles.count == 1)
+    #expect(graph.cycles[0].members == [0, 1])
+    #expect(graph.cycles[0].suggestedBreak.label == "a")
+  }
+
+  @Test func viperModule() throws {
+    let instance = try #require(Sample.named("viper-module")).make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root)
+    #expect(graph.cycles.count == 1)
+    let cycle = graph.cycles[0]
+    #expect(cycle.members.map { graph.nodes[$0].shortTypeName } == ["Presenter", "Interactor"])
+    #expect(cycle.suggestedBreak.label == "output")
+    #expect(cycle.pathFromRoot.map(\.label) == ["presenter"])
+    #expect(cycle.path.map(\.label) == ["interactor", "output"])
+    #expect(graph.edges.contains { $0.label == "view" && $0.ownership == .weak })
+    #expect(
+      graph.report() == """
+        1 retain cycle reachable from ViewController (2 objects)
+
+        ViewController
+         ├─ presenter → Presenter
+         ├─ interactor → Interactor
+         ├─ output → Presenter   (strong; loop closes here)
+         │  ~~~~~~
+         fix: make Interactor.output weak
+        """)
+    #expect(graph.predictedLeaks() == [1, 2])
+  }
+
+  @Test func viperModuleFixedAndDelegate() throws {
+    for name in ["viper-module-fixed", "delegate"] {
+      let instance = try #require(Sample.named(name)).make()
+      let graph = ObjectGraph(reflecting: instance.root)
+      #expect(graph.cycles.isEmpty)
+      #expect(graph.edges.contains { $0.ownership == .weak })
+      #expect(graph.predictedLeaks().isEmpty)
+    }
+  }
+
+  @Test func danglingUnowned() throws {
+    let instance = try #require(Sample.named("dangling-unowned")).make()
+    let graph = ObjectGraph(reflecting: instance.root)
+    #expect(graph.danglingReferences.count == 1)
+    #expect(graph.report().contains("UnownedChild.owner points to an object that was already deinitialized"))
+  }
+
+  @Test func samplesFreeEverythingOnceTheirCyclesAreBroken() throws {
+    for sample in Sample.all {
+      var probes: [WeakProbe] = []
+      do {
+        let instance = sample.make()
+        probes = instance.objects.map(WeakProbe.init)
+        instance.breakCycles()
+      }
+      #expect(probes.allSatisfy { $0.object == nil }, "\(sample.name) leaked after breakCycles()")
+    }
+  }
+}
