@@ -5,10 +5,10 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
-// cgraph's DOT lexer keeps its input buffer between parses: agmemread stops after the first graph,
-// so whatever followed it (a newline, a second graph) would be read at the start of the next text.
-// aglexbad() flushes that buffer. It is exported by libcgraph but not declared in its headers, hence
-// the weak declaration: where it is missing, nothing is flushed.
+// cgraph's DOT lexer keeps its state between parses: after a text that ends with a newline, the
+// next parse starts by reading that newline, and reports its errors one line too far down.
+// aglexbad() flushes the lexer's buffer. It is exported by libcgraph but not declared in its headers,
+// hence the weak declaration: where it is missing, nothing is flushed.
 extern void aglexbad(void) __attribute__((weak));
 
 /// Forgets anything left in cgraph's lexer from the previous parse and restarts line numbering.

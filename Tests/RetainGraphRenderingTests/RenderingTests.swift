@@ -48,10 +48,10 @@ import Testing
     #expect(String(decoding: svg, as: UTF8.self).contains("<title>a&#45;&gt;b</title>"))
   }
 
-  @Test func textAfterTheFirstGraphDoesNotLeakIntoTheNextRender() throws {
+  @Test func eachRenderStartsAtLineOne() throws {
     _ = try Graphviz.render(dot: "digraph { first }\ndigraph { second -> ; }\n", format: .svg)
-    let svg = try Graphviz.render(dot: "digraph { third }", format: .svg)
-    #expect(String(decoding: svg, as: UTF8.self).contains("<title>third</title>"))
+    let svg = try Graphviz.render(dot: "digraph { x -> y }\n", format: .svg)
+    #expect(String(decoding: svg, as: UTF8.self).contains("<title>x&#45;&gt;y</title>"))
     let error = try #require(throws: RenderingError.self) {
       try Graphviz.render(dot: "digraph { a -> ; }", format: .svg)
     }
