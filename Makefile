@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test demo lint bench clean
+.PHONY: deps build test demo docs-image lint bench clean
 
 # Graphviz (libgvc) is the only C dependency; install it when pkg-config cannot find it.
 deps:
@@ -27,9 +27,18 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Renders the viper-module sample (its retain cycle in red) to viper-module.svg, then prints its leak trace.
 demo: deps
 	$(SWIFT) build --product retain-graph
+	$$($(SWIFT) build --show-bin-path)/retain-graph sample viper-module --format svg --output viper-module.svg
+	@echo "wrote viper-module.svg (open it in a browser)"
 	$$($(SWIFT) build --show-bin-path)/retain-graph sample viper-module
+
+# Regenerates the picture the README shows.
+docs-image: deps
+	$(SWIFT) build --product retain-graph
+	$$($(SWIFT) build --show-bin-path)/retain-graph sample viper-module --format svg --output Docs/viper-module.svg
+	cp Docs/viper-module.svg Sources/RetainGraph/Documentation.docc/Resources/viper-module.svg
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Samples Package.swift

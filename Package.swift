@@ -5,6 +5,7 @@ let package = Package(
   name: "RetainGraph",
   products: [
     .library(name: "RetainGraph", targets: ["RetainGraph"]),
+    .library(name: "RetainGraphRendering", targets: ["RetainGraphRendering"]),
     .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
     .executable(name: "retain-graph", targets: ["retain-graph"]),
   ],
@@ -15,6 +16,13 @@ let package = Package(
   ],
   targets: [
     .target(name: "RetainGraph"),
+    .systemLibrary(
+      name: "CGraphviz",
+      path: "Sources/CGraphviz",
+      pkgConfig: "libgvc",
+      providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]
+    ),
+    .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
       dependencies: ["RetainGraph"]
@@ -24,6 +32,7 @@ let package = Package(
       name: "retain-graph",
       dependencies: [
         "RetainGraph",
+        "RetainGraphRendering",
         "Samples",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
@@ -43,8 +52,12 @@ let package = Package(
       dependencies: ["RetainGraphTesting", "RetainGraph", "Samples"]
     ),
     .testTarget(
+      name: "RetainGraphRenderingTests",
+      dependencies: ["RetainGraphRendering", "RetainGraph", "Samples"]
+    ),
+    .testTarget(
       name: "RetainGraphCLITests",
-      dependencies: ["retain-graph"]
+      dependencies: ["retain-graph", "RetainGraph", "Samples"]
     ),
   ]
 )

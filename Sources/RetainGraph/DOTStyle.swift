@@ -1,0 +1,49 @@
+/// How ``ObjectGraph/dot(style:)`` draws a graph.
+///
+/// ```swift
+/// graph.dot()                                             // everything, short type names, left to right
+/// graph.dot(style: DOTStyle(cyclesOnly: true))            // the cycles and the way to them
+/// graph.dot(style: DOTStyle(maxNodes: 50, rankDirection: .topToBottom))
+/// ```
+public struct DOTStyle: Sendable, Hashable {
+  /// The direction in which references point on the page.
+  public enum RankDirection: String, Sendable, Hashable, CaseIterable {
+    /// Holders on the left, held objects to their right (`rankdir=LR`).
+    case leftToRight = "LR"
+    /// Holders at the top, held objects below them (`rankdir=TB`).
+    case topToBottom = "TB"
+  }
+
+  /// Label nodes with fully qualified type names (`App.Presenter`) instead of short ones (`Presenter`).
+  public var qualifiedTypeNames: Bool
+  /// Draw only the strong cycles and the shortest path from the root to each of them.
+  public var cyclesOnly: Bool
+  /// The most nodes to draw; the others are collapsed into one "+N more" node per holder. `nil` draws
+  /// every node.
+  public var maxNodes: Int?
+  /// The direction of the layout.
+  public var rankDirection: RankDirection
+  /// Draw each dangling `unowned` reference to a red "dangling" placeholder node.
+  public var showsDanglingReferences: Bool
+
+  /// Creates a style.
+  /// - Parameters:
+  ///   - qualifiedTypeNames: label nodes with fully qualified type names.
+  ///   - cyclesOnly: draw only the cycles and the shortest path from the root to each.
+  ///   - maxNodes: the most nodes to draw (at least 1), or `nil` for all of them.
+  ///   - rankDirection: the direction of the layout.
+  ///   - showsDanglingReferences: draw dangling `unowned` references to a placeholder node.
+  public init(
+    qualifiedTypeNames: Bool = false,
+    cyclesOnly: Bool = false,
+    maxNodes: Int? = nil,
+    rankDirection: RankDirection = .leftToRight,
+    showsDanglingReferences: Bool = true
+  ) {
+    self.qualifiedTypeNames = qualifiedTypeNames
+    self.cyclesOnly = cyclesOnly
+    self.maxNodes = maxNodes
+    self.rankDirection = rankDirection
+    self.showsDanglingReferences = showsDanglingReferences
+  }
+}

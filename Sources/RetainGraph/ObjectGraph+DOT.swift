@@ -1,0 +1,229 @@
+extension ObjectGraph {
+  /// The graph in Graphviz's DOT language, ready for `dot -Tsvg` or ``RetainGraphRendering``.
+  ///
+  /// The root is a double octagon; each strong cycle is a red `cluster` subgraph whose strong edges
+  /// are red and bold, and the reference to break is labelled "✂ break here". Weak references are
+  /// dashed, `unowned` ones dotted, `unowned(unsafe)` ones dotted grey; closure contexts are ellipses.
+  /// Node names are `n0`, `n1`, … (the node ids), so the SVG's `<title>` of a node is `n` + its id.
+  ///
+  /// The text is deterministic (the same graph and style give the same bytes) and every label is
+  /// escaped: quotes, backslashes, line breaks, `<>{}|`, control characters and entity-like `&…;`.
+  /// - Parameter style: what to draw and how.
+  /// - Returns: a `digraph` in DOT.
+  /// - Complexity: O(*n* + *e*) for *n* nodes and *e* edges.
+  public func dot(style: DOTStyle = DOTStyle()) -> String {
+    DOTWriter(graph: self, style: style).text()
+  }
+}
+
+/// Chooses what to draw for a ``DOTStyle`` and writes it.
+private struct DOTWriter {
+  let graph: ObjectGraph
+  let style: DOTStyle
+  /// The cycle index of every node that is in a cycle.
+  var cycleOf: [Int?]
+  /// The nodes drawn, in the order of `graph.nodes`.
+  var shown: [Bool]
+  /// Per holder, how many nodes it references that are not drawn.
+  var hiddenTargets: [Int]
+  /// Every node's distance from the root over all references, nil when it cannot be reached.
+  var depth: [Int?]
+
+  init(graph: ObjectGraph, style: DOTStyle) {
+    self.graph = graph
+    self.style = style
+    cycleOf = Array(repeating: nil, count: graph.nodes.count)
+    for (index, cycle) in graph.cycles.enumerated() {
+      for member in cycle.members { cycleOf[member] = index }
+    }
+    let order = Self.drawingOrder(graph: graph, cyclesOnly: style.cyclesOnly)
+    let limit = style.maxNodes.map { max(1, $0) } ?? order.count
+    shown = Array(repeating: false, count: graph.nodes.count)
+    var candidate = Array(repeating: false, count: graph.nodes.count)
+    for (position, id) in order.enumerated() {
+      candidate[id] = true
+      if position < limit { shown[id] = true }
+    }
+    depth = Self.depths(graph: graph)
+    hiddenTargets = Array(repeating: 0, count: graph.nodes.count)
+    var counted = Set<[Int]>()
+    for edge in graph.edges where shown[edge.from] && candidate[edge.to] && !shown[edge.to] {
+      if counted.insert([edge.from, edge.to]).inserted { hiddenTargets[edge.from] += 1 }
+    }
+  }
+
+  /// The nodes that may be drawn, most important first: the root, then each cycle with the path to
+  /// it, then (unless only cycles are drawn) the rest breadth-first from the root, then the unreachable.
+  static func drawingOrder(graph: ObjectGraph, cyclesOnly: Bool) -> [Node.ID] {
+    var order: [Node.ID] = []
+    var seen = Array(repeating: false, count: graph.nodes.count)
+    func add(_ id: Node.ID) {
+      if !seen[id] {
+        seen[id] = true
+        order.append(id)
+      }
+    }
+    add(graph.root)
+    for cycle in graph.cycles {
+      for edge in cycle.pathFromRoot { add(edge.from) }
+      for member in cycle.members { add(member) }
+    }
+    if cyclesOnly { return order }
+    var outgoing = [[Node.ID]](repeating: [], count: graph.nodes.count)
+    for edge in graph.edges { outgoing[edge.from].append(edge.to) }
+    var queue = [graph.root]
+    var reached = Array(repeating: false, count: graph.nodes.count)
+    reached[graph.root] = true
+    var head = 0
+    while head < queue.count {
+      let current = queue[head]
+      head += 1
+      add(current)
+      for target in outgoing[current] where !reached[target] {
+        reached[target] = true
+        queue.append(target)
+      }
+    }
+    for id in graph.nodes.indices { add(id) }
+    return order
+  }
+
+  static func depths(graph: ObjectGraph) -> [Int?] {
+    var outgoing = [[Node.ID]](repeating: [], count: graph.nodes.count)
+    for edge in graph.edges { outgoing[edge.from].append(edge.to) }
+    var depth = [Int?](repeating: nil, count: graph.nodes.count)
+    depth[graph.root] = 0
+    var queue = [graph.root]
+    var head = 0
+    while head < queue.count {
+      let current = queue[head]
+      head += 1
+      for target in outgoing[current] where depth[target] == nil {
+        depth[target] = (depth[current] ?? 0) + 1
+        queue.append(target)
+      }
+    }
+    return depth
+  }
+
+  func text() -> String {
+    var lines: [String] = ["digraph \"retain-graph\" {"]
+    // newrank: Graphviz 2.43's classic ranking double-frees on some graphs with clusters and edge
+    // labels (found by the random-graph tests); the newer ranking handles them.
+    lines.append(
+      "  graph [rankdir=\(style.rankDirection.rawValue), charset=\"UTF-8\", fontname=\"Helvetica\", "
+        + "fontsize=12, labelloc=t, label=\(DOTText.quoted(title())), nodesep=0.35, ranksep=0.5, newrank=true];"
+    )
+    lines.append(
+      "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f4f6f8\", color=\"#4a5866\", "
+        + "fontname=\"Helvetica\", fontsize=11];")
+    lines.append("  edge [fontname=\"Helvetica\", fontsize=10, color=\"#333333\"];")
+
+    for (index, cycle) in graph.cycles.enumerated() where cycle.members.contains(where: { shown[$0] }) {
+      let count = cycle.members.count
+      let title = "retain cycle \(index + 1) (\(count) \(count == 1 ? "object" : "objects"))"
+      lines.append("  subgraph cluster_\(index) {")
+      lines.append(
+        "    graph [label=\(DOTText.quoted(title)), style=\"rounded,dashed\", color=\"#cc0000\", "
+          + "fontcolor=\"#cc0000\"];")
+      for member in cycle.members where shown[member] {
+        lines.append("    " + nodeStatement(graph.nodes[member]))
+      }
+      lines.append("  }")
+    }
+    for node in graph.nodes where shown[node.id] && cycleOf[node.id] == nil {
+      lines.append("  " + nodeStatement(node))
+    }
+
+    let breaks = Set(graph.cycles.map(\.suggestedBreak))
+    for edge in graph.edges where shown[edge.from] && shown[edge.to] {
+      lines.append("  " + edgeStatement(edge, isBreak: edge.ownership == .strong && breaks.contains(edge)))
+    }
+
+    for (id, count) in hiddenTargets.enumerated() where count > 0 {
+      lines.append(
+        "  \"more\(id)\" [label=\(DOTText.quoted("+\(count) more")), shape=note, style=filled, "
+          + "fillcolor=\"#eeeeee\", color=\"#999999\", fontcolor=\"#666666\"];")
+      lines.append("  \"n\(id)\" -> \"more\(id)\" [style=dashed, color=\"#999999\"];")
+    }
+
+    if style.showsDanglingReferences {
+      for (index, dangling) in graph.danglingReferences.enumerated() where shown[dangling.holder] {
+        lines.append(
+          "  \"dangling\(index)\" [label=\"dangling\\n(deinitialized)\", shape=box, "
+            + "style=\"filled,dashed\", color=\"#cc0000\", fillcolor=\"#ffd6d6\", fontcolor=\"#cc0000\"];")
+        let label = DOTText.abbreviated(dangling.label) + " (unowned)"
+        lines.append(
+          "  \"n\(dangling.holder)\" -> \"dangling\(index)\" [label=\(DOTText.quoted(label)), "
+            + "style=dotted, color=\"#cc0000\", fontcolor=\"#cc0000\"];")
+      }
+    }
+    lines.append("}")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private func title() -> String {
+    let root = name(of: graph.nodes[graph.root])
+    var title: String
+    switch graph.cycles.count {
+    case 0: title = "\(root): no retain cycle"
+    case 1: title = "\(root): 1 retain cycle"
+    default: title = "\(root): \(graph.cycles.count) retain cycles"
+    }
+    if graph.isTruncated { title += " (partial graph: a limit stopped the walk)" }
+    let hidden = shown.count - shown.filter { $0 }.count
+    if hidden > 0 { title += "\n\(hidden) of \(shown.count) nodes not drawn" }
+    return title
+  }
+
+  private func name(of node: Node) -> String {
+    DOTText.abbreviated(style.qualifiedTypeNames ? node.typeName : node.shortTypeName)
+  }
+
+  private func nodeStatement(_ node: Node) -> String {
+    var attributes = ["label=\(DOTText.quoted(name(of: node)))", "tooltip=\(DOTText.quoted(node.typeName))"]
+    if node.id == graph.root {
+      attributes += ["shape=doubleoctagon", "style=filled", "penwidth=1.5"]
+    } else {
+      switch node.kind {
+      case .object: break
+      case .closure: attributes += ["shape=ellipse", "style=filled"]
+      case .value: attributes += ["style=\"rounded,filled,dashed\""]
+      }
+    }
+    if node.kind == .closure { attributes.append("fillcolor=\"#eef2ff\"") }
+    if cycleOf[node.id] != nil { attributes += ["color=\"#cc0000\"", "fillcolor=\"#ffe3e3\""] }
+    return "\"n\(node.id)\" [\(attributes.joined(separator: ", "))];"
+  }
+
+  private func edgeStatement(_ edge: Edge, isBreak: Bool) -> String {
+    var label = DOTText.abbreviated(edge.label)
+    var attributes: [String] = []
+    switch edge.ownership {
+    case .strong:
+      if let cycle = cycleOf[edge.from], cycleOf[edge.to] == cycle {
+        attributes += ["color=\"#cc0000\"", "fontcolor=\"#cc0000\"", "penwidth=2.5", "style=bold"]
+      }
+    case .weak:
+      label += " (weak)"
+      attributes += ["style=dashed", "color=\"#666666\"", "fontcolor=\"#666666\""]
+    case .unowned:
+      label += " (unowned)"
+      attributes += ["style=dotted", "color=\"#333333\""]
+    case .unownedUnsafe:
+      label += " (unowned(unsafe))"
+      attributes += ["style=dotted", "color=\"#999999\"", "fontcolor=\"#999999\""]
+    }
+    if isBreak { label += " ✂ break here" }
+    attributes.insert("label=\(DOTText.quoted(label))", at: 0)
+    // A reference back toward the root (a weak `view`, the loop-closing `output`) is written
+    // reversed with `dir=back`: drawn the same, but it no longer pulls its target after its holder,
+    // so the picture reads from the root outwards. (`constraint=false` would do the same, but it
+    // crashes Graphviz 2.43 on some graphs.)
+    if let from = depth[edge.from], let to = depth[edge.to], to < from {
+      attributes.append("dir=back")
+      return "\"n\(edge.to)\" -> \"n\(edge.from)\" [\(attributes.joined(separator: ", "))];"
+    }
+    return "\"n\(edge.from)\" -> \"n\(edge.to)\" [\(attributes.joined(separator: ", "))];"
+  }
+}

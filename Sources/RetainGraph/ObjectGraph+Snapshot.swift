@@ -1,0 +1,288 @@
+public import Foundation
+
+extension ObjectGraph {
+  /// The graph as a JSON snapshot (format `retain-graph`, version 1): pretty printed with sorted keys,
+  /// so the same graph always gives the same bytes.
+  ///
+  /// ```json
+  /// { "format": "retain-graph", "version": 1, "root": 0, "truncated": false,
+  ///   "nodes": [ { "id": 0, "type": "App.Presenter", "kind": "object" } ],
+  ///   "edges": [ { "from": 0, "to": 1, "label": "interactor", "ownership": "strong" } ] }
+  /// ```
+  /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` are written
+  /// when there are any. Read a snapshot back with ``init(jsonData:)``.
+  /// - Returns: UTF-8 JSON.
+  /// - Throws: only if Foundation's encoder fails, which it does not for these plain values.
+  public func jsonData() throws -> Data {
+    let snapshot = SnapshotV1(
+      format: SnapshotV1.formatName,
+      version: SnapshotV1.version,
+      root: root,
+      truncated: isTruncated,
+      nodes: nodes.map { SnapshotV1.NodeRecord(id: $0.id, type: $0.typeName, kind: $0.kind.rawValue) },
+      edges: edges.map {
+        SnapshotV1.EdgeRecord(from: $0.from, to: $0.to, label: $0.label, ownership: $0.ownership.rawValue)
+      },
+      dangling: danglingReferences.isEmpty
+        ? nil : danglingReferences.map { SnapshotV1.DanglingRecord(holder: $0.holder, label: $0.label) },
+      notes: notes.isEmpty ? nil : notes
+    )
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    var data = try encoder.encode(snapshot)
+    data.append(0x0A)
+    return data
+  }
+
+  /// Reads a JSON snapshot written by ``jsonData()`` (format `retain-graph`, version 1) and
+  /// recomputes its cycles.
+  ///
+  /// Nodes may come in any order, but their ids must be exactly `0..<count`. The `dangling` and
+  /// `notes` arrays are optional; unknown keys are ignored.
+  /// - Parameter jsonData: the snapshot's bytes.
+  /// - Throws: ``SnapshotError`` naming what is wrong and where: not JSON, another format or version,
+  ///   a missing field, a value of the wrong type (`nodes[2].id: expected an integer, found "x"`), a
+  ///   duplicate or missing id, an edge to an unknown node, an unknown kind or ownership.
+  public init(jsonData: Data) throws(SnapshotError) {
+    let snapshot = try SnapshotReader(data: jsonData).read()
+    try self.init(
+      nodes: snapshot.nodes, edges: snapshot.edges, root: snapshot.root, isTruncated: snapshot.truncated,
+      danglingReferences: snapshot.dangling, notes: snapshot.notes)
+  }
+}
+
+/// The encodable shape of a version 1 snapshot.
+private struct SnapshotV1: Encodable {
+  static let formatName = "retain-graph"
+  static let version = 1
+
+  struct NodeRecord: Encodable {
+    var id: Int
+    var type: String
+    var kind: String
+  }
+
+  struct EdgeRecord: Encodable {
+    var from: Int
+    var to: Int
+    var label: String
+    var ownership: String
+  }
+
+  struct DanglingRecord: Encodable {
+    var holder: Int
+    var label: String
+  }
+
+  var format: String
+  var version: Int
+  var root: Int
+  var truncated: Bool
+  var nodes: [NodeRecord]
+  var edges: [EdgeRecord]
+  var dangling: [DanglingRecord]?
+  var notes: [String]?
+}
+
+/// Validates a parsed snapshot by hand, so every problem is reported with its place.
+private struct SnapshotReader {
+  struct Parts {
+    var root: Int
+    var truncated: Bool
+    var nodes: [Node]
+    var edges: [Edge]
+    var dangling: [DanglingReference]
+    var notes: [String]
+  }
+
+  let data: Data
+
+  func read() throws(SnapshotError) -> Parts {
+    let parsed: Any
+    do {
+      parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+    } catch {
+      let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+      throw SnapshotError("not JSON: \(reason ?? error.localizedDescription)")
+    }
+    guard let top = parsed as? [String: Any] else {
+      throw SnapshotError("the top level: expected an object, found \(Self.describe(parsed))")
+    }
+    let format = try string(top, "format", at: "")
+    guard format == SnapshotV1.formatName else {
+      throw SnapshotError(
+        "format: expected \"\(SnapshotV1.formatName)\", found \"\(format)\"; this is not a retain-graph snapshot"
+      )
+    }
+    let version = try integer(top, "version", at: "")
+    guard version == SnapshotV1.version else {
+      throw SnapshotError(
+        "version: \(version) is not supported; this reader understands version \(SnapshotV1.version)")
+    }
+    let root = try integer(top, "root", at: "")
+    let truncated = try boolean(top, "truncated", at: "")
+
+    let nodeRecords = try array(top, "nodes", at: "")
+    var slots = [Node?](repeating: nil, count: nodeRecords.count)
+    var firstIndex = [Int](repeating: -1, count: nodeRecords.count)
+    for (index, record) in nodeRecords.enumerated() {
+      let place = "nodes[\(index)]"
+      let fields = try object(record, at: place)
+      let id = try integer(fields, "id", at: place)
+      let type = try string(fields, "type", at: place)
+      let kindText = try string(fields, "kind", at: place)
+      guard let kind = Node.Kind(rawValue: kindText) else {
+        let known = Node.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        throw SnapshotError("\(place).kind: unknown kind \"\(kindText)\"; expected one of \(known)")
+      }
+      guard slots.indices.contains(id) else {
+        throw SnapshotError(
+          "\(place).id: \(id) is out of range; ids must be 0..<\(nodeRecords.count), one per node, none missing"
+        )
+      }
+      guard slots[id] == nil else {
+        throw SnapshotError("\(place).id: duplicate id \(id) (also nodes[\(firstIndex[id])].id)")
+      }
+      slots[id] = Node(id: id, typeName: type, kind: kind)
+      firstIndex[id] = index
+    }
+    let nodes = slots.compactMap { $0 }
+    guard nodes.indices.contains(root) else {
+      throw SnapshotError("root: \(root) is not the id of a node (there are \(nodes.count) nodes)")
+    }
+
+    let edgeRecords = try array(top, "edges", at: "")
+    var edges: [Edge] = []
+    edges.reserveCapacity(edgeRecords.count)
+    for (index, record) in edgeRecords.enumerated() {
+      let place = "edges[\(index)]"
+      let fields = try object(record, at: place)
+      let from = try integer(fields, "from", at: place)
+      let to = try integer(fields, "to", at: place)
+      let label = try string(fields, "label", at: place)
+      let ownershipText = try string(fields, "ownership", at: place)
+      guard let ownership = Ownership(rawValue: ownershipText) else {
+        let known = Ownership.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        throw SnapshotError(
+          "\(place).ownership: unknown ownership \"\(ownershipText)\"; expected one of \(known)")
+      }
+      for (end, id) in [("from", from), ("to", to)] where !nodes.indices.contains(id) {
+        throw SnapshotError("\(place).\(end): \(id) is not the id of a node")
+      }
+      edges.append(Edge(from: from, to: to, label: label, ownership: ownership))
+    }
+
+    var dangling: [DanglingReference] = []
+    if let records = try optionalArray(top, "dangling") {
+      for (index, record) in records.enumerated() {
+        let place = "dangling[\(index)]"
+        let fields = try object(record, at: place)
+        let holder = try integer(fields, "holder", at: place)
+        guard nodes.indices.contains(holder) else {
+          throw SnapshotError("\(place).holder: \(holder) is not the id of a node")
+        }
+        dangling.append(DanglingReference(holder: holder, label: try string(fields, "label", at: place)))
+      }
+    }
+    var notes: [String] = []
+    if let records = try optionalArray(top, "notes") {
+      for (index, record) in records.enumerated() {
+        guard let note = record as? String else {
+          throw SnapshotError("notes[\(index)]: expected a string, found \(Self.describe(record))")
+        }
+        notes.append(note)
+      }
+    }
+    return Parts(
+      root: root, truncated: truncated, nodes: nodes, edges: edges, dangling: dangling, notes: notes)
+  }
+
+  // MARK: typed field access
+
+  private func object(_ value: Any, at place: String) throws(SnapshotError) -> [String: Any] {
+    guard let fields = value as? [String: Any] else {
+      throw SnapshotError("\(place): expected an object, found \(Self.describe(value))")
+    }
+    return fields
+  }
+
+  private func field(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Any {
+    guard let value = fields[key] else {
+      throw SnapshotError("\(Self.join(place, key)): missing field")
+    }
+    return value
+  }
+
+  private func integer(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Int
+  {
+    let value = try field(fields, key, at: place)
+    guard !Self.isBoolean(value), let number = value as? NSNumber, let integer = value as? Int,
+      number.doubleValue == Double(integer)
+    else {
+      throw SnapshotError("\(Self.join(place, key)): expected an integer, found \(Self.describe(value))")
+    }
+    return integer
+  }
+
+  private func string(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError)
+    -> String
+  {
+    let value = try field(fields, key, at: place)
+    guard let text = value as? String else {
+      throw SnapshotError("\(Self.join(place, key)): expected a string, found \(Self.describe(value))")
+    }
+    return text
+  }
+
+  private func boolean(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Bool
+  {
+    let value = try field(fields, key, at: place)
+    guard Self.isBoolean(value), let flag = value as? Bool else {
+      throw SnapshotError("\(Self.join(place, key)): expected true or false, found \(Self.describe(value))")
+    }
+    return flag
+  }
+
+  private func array(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> [Any]
+  {
+    let value = try field(fields, key, at: place)
+    guard let items = value as? [Any] else {
+      throw SnapshotError("\(Self.join(place, key)): expected an array, found \(Self.describe(value))")
+    }
+    return items
+  }
+
+  private func optionalArray(_ fields: [String: Any], _ key: String) throws(SnapshotError) -> [Any]? {
+    guard let value = fields[key], !(value is NSNull) else { return nil }
+    guard let items = value as? [Any] else {
+      throw SnapshotError("\(key): expected an array, found \(Self.describe(value))")
+    }
+    return items
+  }
+
+  private static func join(_ place: String, _ key: String) -> String {
+    place.isEmpty ? key : "\(place).\(key)"
+  }
+
+  /// JSON booleans come back as `NSNumber`s of Objective-C type `c` (`__NSCFBoolean`).
+  private static func isBoolean(_ value: Any) -> Bool {
+    guard let number = value as? NSNumber else { return false }
+    return String(cString: number.objCType) == "c"
+  }
+
+  /// A short description of a JSON value for messages: its type and, for scalars, the value.
+  private static func describe(_ value: Any) -> String {
+    switch value {
+    case is NSNull: return "null"
+    case let text as String:
+      let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
+      return "the string \"\(shown)\""
+    case is [Any]: return "an array"
+    case is [String: Any]: return "an object"
+    case let number as NSNumber:
+      if isBoolean(value) { return number.boolValue ? "true" : "false" }
+      return "the number \(number)"
+    default: return "a value of type \(type(of: value))"
+    }
+  }
+}

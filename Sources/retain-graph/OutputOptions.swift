@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import RetainGraph
+import RetainGraphRendering
+
+/// What the CLI can write.
+enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
+  case text, dot, svg, png, pdf, json
+
+  /// PNG and PDF are binary: they go to a file unless `--output -` asks for standard output.
+  var isBinary: Bool { self == .png || self == .pdf }
+}
+
+/// The options shared by `sample` and `render`.
+struct OutputOptions: ParsableArguments {
+  @Option(
+    name: [.customShort("f"), .long],
+    help: "The output format: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+  var format: OutputFormat?
+
+  @Option(
+    name: [.customShort("o"), .long],
+    help: ArgumentHelp(
+      "The file to write (written only on success); '-' for standard output.",
+      valueName: "file"))
+  var output: String?
+
+  @Flag(help: "Draw only the retain cycles and the shortest path from the root to each.")
+  var cyclesOnly = false
+
+  func validate() throws {
+    if output?.isEmpty == true { throw ValidationError("--output needs a file name (or '-' for stdout)") }
+  }
+
+  /// The bytes of `graph` in `format`.
+  func data(for graph: ObjectGraph, format: OutputFormat) throws -> Data {
+    let style = DOTStyle(cyclesOnly: cyclesOnly)
+    switch format {
+    case .text:
+      let report = graph.report()
+      let text =
+        report.isEmpty ? "no retain cycle reachable from \(graph.nodes[graph.root].shortTypeName)" : report
+      return Data((text + "\n").utf8)
+    case .dot: return Data(graph.dot(style: style).utf8)
+    case .json: return try graph.jsonData()
+    case .svg: return try graph.render(.svg, style: style)
+    case .png: return try graph.render(.png, style: style)
+    case .pdf: return try graph.render(.pdf, style: style)
+    }
+  }
+
+  /// Checks that the output can go where it was asked to, before doing any work.
+  func checkDestination(for format: OutputFormat) throws {
+    if format.isBinary && output == nil {
+      throw ValidationError(
+        "\(format.rawValue) output is binary; pass --output FILE (or --output - for standard output)")
+    }
+  }
+
+  /// Writes `data` to `--output` atomically, or to standard output.
+  func emit(_ data: Data) throws {
+    guard let output, output != "-" else {
+      FileHandle.standardOutput.write(data)
+      return
+    }
+    do {
+      try AtomicFile.write(data, to: URL(fileURLWithPath: output))
+    } catch {
+      throw CommandFailure(error.message)
+    }
+  }
+}
+
+/// A failure of a command's input or output (a missing file, a malformed snapshot, an unwritable
+/// output): reported on standard error with exit status 2.
+struct CommandFailure: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Reads and validates a snapshot file.
+func readSnapshot(at path: String) throws -> ObjectGraph {
+  let data: Data
+  do {
+    data = try Data(contentsOf: URL(fileURLWithPath: path))
+  } catch {
+    let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+    throw CommandFailure("\(path): \(reason)")
+  }
+  do {
+    return try ObjectGraph(jsonData: data)
+  } catch {
+    throw CommandFailure("\(path): \(error)")
+  }
+}

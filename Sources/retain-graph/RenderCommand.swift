@@ -1,0 +1,30 @@
+import ArgumentParser
+import RetainGraph
+
+struct RenderCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "render",
+    abstract: "Draw a saved JSON snapshot (SVG by default).",
+    discussion: """
+      The snapshot is one written by `ObjectGraph.jsonData()` or `retain-graph sample NAME --format json`.
+
+      Examples:
+        retain-graph render snapshot.json > graph.svg
+        retain-graph render snapshot.json --format pdf --output graph.pdf
+        retain-graph render snapshot.json --format dot --cycles-only
+        retain-graph render snapshot.json --format text
+      """
+  )
+
+  @Argument(help: ArgumentHelp("The JSON snapshot to draw.", valueName: "snapshot.json"))
+  var snapshot: String
+
+  @OptionGroup var options: OutputOptions
+
+  func run() throws {
+    let format = options.format ?? .svg
+    try options.checkDestination(for: format)
+    let graph = try readSnapshot(at: snapshot)
+    try options.emit(try options.data(for: graph, format: format))
+  }
+}
