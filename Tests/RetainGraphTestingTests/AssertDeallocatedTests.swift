@@ -1,3 +1,4 @@
+import Foundation
 import RetainGraph
 import RetainGraphTesting
 import Samples
@@ -43,8 +44,8 @@ struct AssertDeallocatedSwiftTestingTests {
   @Test func asyncVariantWaitsForAReleaseOnAnotherTask() async {
     await assertDeallocated(timeout: .seconds(10)) {
       let token = Token(id: 1)
-      Task.detached {
-        try? await Task.sleep(for: .milliseconds(20))
+      // Released on a Dispatch thread: the concurrency pool may be busy with other tests.
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
         withExtendedLifetime(token) {}
       }
       return token

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Deep graphs on small stacks")
 struct DeepGraphTests {
-  @Test func millionObjectListOnA512KiBStack() {
+  @Test func millionObjectListOnA512KiBStack() async {
     let head = ListNode.make(count: 1_000_000)
     defer { ListNode.dismantle(head) }
     let tail = {
@@ -15,7 +15,7 @@ struct DeepGraphTests {
     tail.next = head  // one cycle through a million objects
     let box = UncheckedBox(head)
     let result = UncheckedBox<(Int, Int, Int, String)?>(nil)
-    onSmallStack {
+    await onSmallStack {
       let graph = ObjectGraph(reflecting: box.value, options: GraphOptions(maxNodes: 2_000_000))
       let report = graph.report()
       result.value = (graph.nodes.count, graph.cycles.count, graph.cycles.first?.members.count ?? 0, report)
@@ -28,12 +28,12 @@ struct DeepGraphTests {
     #expect(report.hasPrefix("1 retain cycle reachable from ListNode (1000000 objects)"))
   }
 
-  @Test func deepIndirectEnumOnASmallStack() {
+  @Test func deepIndirectEnumOnASmallStack() async {
     var list = LinkedValue.end
     for _ in 0..<20_000 { list = .node(Leaf(), list) }
     let box = UncheckedBox(list)
     let count = UncheckedBox(0)
-    onSmallStack {
+    await onSmallStack {
       count.value = ObjectGraph(reflecting: box.value, options: GraphOptions(maxNodes: 50_000)).nodes.count
     }
     #expect(count.value == 20_001)

@@ -147,14 +147,15 @@ extension ObjectGraph {
   }
 }
 
-/// Runs `body` on a thread with a small stack and waits for it.
-func onSmallStack(_ bytes: Int = 512 * 1024, _ body: @escaping @Sendable () -> Void) {
-  let done = DispatchSemaphore(value: 0)
-  let thread = Thread {
-    body()
-    done.signal()
+/// Runs `body` on a thread with a small stack and waits for it without blocking a thread of the
+/// concurrency pool (Swift Testing runs tests on that pool; a blocked one starves the others).
+func onSmallStack(_ bytes: Int = 512 * 1024, _ body: @escaping @Sendable () -> Void) async {
+  await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+    let thread = Thread {
+      body()
+      done.resume()
+    }
+    thread.stackSize = bytes
+    thread.start()
   }
-  thread.stackSize = bytes
-  thread.start()
-  done.wait()
 }
