@@ -41,10 +41,11 @@ docs-image: deps
 	cp Docs/viper-module.svg Sources/RetainGraph/Documentation.docc/Resources/viper-module.svg
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Samples Package.swift
+	$(SWIFT) format lint --strict -r Sources Tests Samples Benchmarks/Sources Package.swift
 
 bench:
-	$(SWIFT) run -c release --package-path Benchmarks retain-graph-bench
+	# Manifest caching misses new files in the parent package: turn it off here.
+	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-bench
 
 clean:
 	rm -rf .build

@@ -203,4 +203,4 @@ let cleanSamples = [
 ]
 
 /// What every failure says about drawing the graph.
-let renderHint = "retain-graph render snapshot.json --format svg --output graph.svg"
+let renderHint = ".json --format svg --output graph.svg"

@@ -16,6 +16,7 @@ struct LeakFailure {
   /// Reports the failure at `site`, attaching the graphs in Swift Testing.
   func record(at site: CallSite, context: String = "") {
     let text = context.isEmpty ? fullText : "\(context)\n\(fullText)"
-    recordIssue(text, attachments: graphs.map { GraphAttachment.make($0.graph, named: $0.name) }, at: site)
+    recordIssue(
+      text, attachments: graphs.flatMap { GraphAttachment.make($0.graph, named: $0.name) }, at: site)
   }
 }
