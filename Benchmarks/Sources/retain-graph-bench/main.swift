@@ -60,6 +60,24 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory",
   measureMemoryInThisProcess(shape: shape, size: size)
 }
 
+/// `--walk SHAPE SIZE REPEATS`: only walks, for profiling (`perf record`, callgrind).
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--walk",
+  let shape = Shape(rawValue: CommandLine.arguments[2]), let size = Int(CommandLine.arguments[3]),
+  let repeats = Int(CommandLine.arguments[4])
+{
+  let (root, all) = shape.build(count: size)
+  for _ in 0..<repeats {
+    let time = seconds {
+      let graph = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
+      precondition(graph.nodeCount == size)
+      _ = graph.cycles.count
+    }
+    print(rate(size, time))
+  }
+  BenchNode.dismantle(all)
+  exit(0)
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 let sizes = arguments.isEmpty ? [10_000, 100_000, 1_000_000] : arguments.compactMap { Int($0) }
 let mirrorLimit = 100_000  // the naive walk is too slow beyond this; its rate is measured up to here

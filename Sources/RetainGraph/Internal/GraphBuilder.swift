@@ -288,12 +288,13 @@ struct GraphBuilder {
       let labelID = labelIDs?[position]
       func label() -> PendingLabel { prefix.appending(field.name) }
       switch field.action {
-      case .object where fastPaths:
-        let object = Unmanaged<AnyObject>.fromOpaque(address.load(as: UnsafeRawPointer.self))
-        record(.object(object, labelID, label(), .strong))
-      case .optionalObject where fastPaths:
-        if let raw = address.load(as: UnsafeRawPointer?.self) {
-          record(.object(Unmanaged<AnyObject>.fromOpaque(raw), labelID, label(), .strong))
+      case .object where fastPaths, .optionalObject where fastPaths:
+        guard let raw = address.load(as: UnsafeRawPointer?.self) else { continue }
+        let object = Unmanaged<AnyObject>.fromOpaque(raw)
+        if queueing {
+          queued.append(.object(object, labelID, label(), .strong))
+        } else {
+          addReference(to: object, labelID: labelID, label: label, ownership: .strong)
         }
       case .objectArray where fastPaths:
         // A native array buffer: a 32-byte header (object header, count, capacity), then the
@@ -304,11 +305,16 @@ struct GraphBuilder {
         let base = labelID.map { PendingLabel(base: labels[Int($0)]) } ?? label()
         let elementLabelID = labelID ?? intern(base.text)
         for index in 0..<count {
-          let element = buffer.load(fromByteOffset: 32 + 8 * index, as: UnsafeRawPointer.self)
-          record(
-            .object(
-              Unmanaged<AnyObject>.fromOpaque(element), elementLabelID,
-              PendingLabel(base: base.text, index: Int32(truncatingIfNeeded: index)), .strong))
+          let element = Unmanaged<AnyObject>.fromOpaque(
+            buffer.load(fromByteOffset: 32 + 8 * index, as: UnsafeRawPointer.self))
+          let elementIndex = Int32(truncatingIfNeeded: index)
+          if queueing {
+            queued.append(
+              .object(element, elementLabelID, PendingLabel(base: base.text, index: elementIndex), .strong))
+          } else {
+            addReference(
+              to: element, labelID: elementLabelID, index: elementIndex, label: { base }, ownership: .strong)
+          }
         }
       case .object, .optionalObject, .objectArray, .value:
         queueing = true
@@ -341,6 +347,8 @@ struct GraphBuilder {
     case .unowned: ownership = .unowned
     case .unownedUnsafe: ownership = .unownedUnsafe
     }
+    // An empty reference (nil) needs no runtime call.
+    if address.load(as: UInt.self) == 0 { return .note(nil) }
     if storage == .weak, options.fastPaths, WeakPeek.isAvailable,
       let target = WeakPeek.liveTarget(at: address),
       let known = identities[target]

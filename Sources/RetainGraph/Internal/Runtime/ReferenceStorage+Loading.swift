@@ -66,30 +66,42 @@ enum ReferenceLoader {
 
 /// Reads which object a native weak reference points to without retaining it, so that a weak edge to
 /// an object already in the graph costs no reference counting. The layout (the weak reference holds
-/// the object's side table; the side table's first word is the object, its next word the strong
-/// reference count with the deiniting flag at bit 32) is verified once with real objects; if the
+/// the object's side table; the side table's first word is the object; its reference counts, 16-byte
+/// aligned, start at offset 16, with the deiniting flag at bit 32) is verified once with real objects; if the
 /// check fails, every weak read goes through `swift_weakLoadStrong`.
 enum WeakPeek {
   static let isAvailable: Bool = {
     #if canImport(ObjectiveC)
       return false
     #else
-      final class Probe {}
-      struct Holder { weak var reference: Probe? }
-      let alive = Probe()
-      var holder = Holder(reference: alive)
+      // Heap objects made out of line, so that the optimizer cannot put them on the stack.
+      let holder = makeHolder()
+      let alive = makeProbe()
+      holder.reference = alive
+      let field = UnsafeRawPointer(Unmanaged.passUnretained(holder).toOpaque()) + 16
       let expected = UInt(bitPattern: Unmanaged.passUnretained(alive).toOpaque())
-      let seesAlive = withUnsafePointer(to: &holder) { liveTarget(at: UnsafeRawPointer($0)) } == expected
+      let seesAlive = liveTarget(at: field) == expected
       withExtendedLifetime(alive) {}
-      var released = Holder(reference: nil)
-      do {
-        let gone = Probe()
-        released.reference = gone
-      }
-      let ignoresReleased = withUnsafePointer(to: &released) { liveTarget(at: UnsafeRawPointer($0)) } == nil
+      let released = makeHolder()
+      storeReleasedProbe(in: released)
+      let ignoresReleased =
+        liveTarget(at: UnsafeRawPointer(Unmanaged.passUnretained(released).toOpaque()) + 16) == nil
+      withExtendedLifetime((holder, released)) {}
       return seesAlive && ignoresReleased
     #endif
   }()
+
+  private final class Probe {}
+  private final class Holder {
+    weak var reference: Probe?
+  }
+
+  @inline(never) private static func makeProbe() -> Probe { Probe() }
+  @inline(never) private static func makeHolder() -> Holder { Holder() }
+  @inline(never) private static func storeReleasedProbe(in holder: Holder) {
+    let probe = makeProbe()
+    holder.reference = probe
+  }
 
   /// The address of the object a weak reference at `address` points to, or nil when it is empty
   /// or its object is deinitialising (or gone).
@@ -97,7 +109,7 @@ enum WeakPeek {
     let bits = address.load(as: UInt.self)
     guard bits != 0, let sideTable = UnsafeRawPointer(bitPattern: bits & ~UInt(7)) else { return nil }
     let object = sideTable.load(as: UInt.self)
-    let strongBits = sideTable.load(fromByteOffset: 8, as: UInt64.self)
+    let strongBits = sideTable.load(fromByteOffset: 16, as: UInt64.self)
     guard object != 0, (strongBits >> 32) & 1 == 0 else { return nil }
     return object
   }
