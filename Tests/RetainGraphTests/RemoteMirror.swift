@@ -51,7 +51,9 @@
       var size: Int
     }
 
-    /// The library next to the running `libswiftCore.so`: the one shipped with this toolchain.
+    /// The library next to the running `libswiftCore.so` (the toolchain's, e.g.
+    /// `/opt/swift/usr/lib/swift/linux/libswiftRemoteMirror.so`), with a reflection context that
+    /// knows every loaded image with Swift reflection sections. It lives as long as the process.
     static let shared: Result<RemoteMirror, LoadError> = {
       do throws(LoadError) {
         return .success(try RemoteMirror())
@@ -64,17 +66,17 @@
     /// The images added with `swift_reflection_addImage`, by path.
     let images: [String]
 
-    private typealias QueryDataLayout =
+    fileprivate typealias QueryDataLayout =
       @convention(c) (UnsafeMutableRawPointer?, UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?)
       -> Int32
-    private typealias FreeBytes =
+    fileprivate typealias FreeBytes =
       @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, UnsafeMutableRawPointer?) -> Void
-    private typealias ReadBytes =
+    fileprivate typealias ReadBytes =
       @convention(c) (
         UnsafeMutableRawPointer?, UInt64, UInt64, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
       ) -> UnsafeRawPointer?
-    private typealias GetStringLength = @convention(c) (UnsafeMutableRawPointer?, UInt64) -> UInt64
-    private typealias GetSymbolAddress =
+    fileprivate typealias GetStringLength = @convention(c) (UnsafeMutableRawPointer?, UInt64) -> UInt64
+    fileprivate typealias GetSymbolAddress =
       @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UInt64) -> UInt64
     private typealias CreateContext =
       @convention(c) (
@@ -139,7 +141,10 @@
       for image in loaded {
         guard let overlays = try image.sectionHeaderOverlays() else { continue }
         reader.overlays = overlays
-        defer { reader.overlays = [] }
+        defer {
+          reader.overlays = []
+          for overlay in overlays { overlay.bytes.deallocate() }
+        }
         guard addImage(context, image.start) != 0 else {
           throw LoadError(description: "swift_reflection_addImage refused \(image.path)")
         }
@@ -193,9 +198,21 @@
   /// section name table at `image start + file offset`, where nothing of the file is mapped: while an
   /// image is added, those ranges are served from copies read from the file (`overlays`).
   private final class Reader: @unchecked Sendable {
+    /// A copy of some of an image's file, placed at `start`.
     struct Overlay {
       var start: UInt64
-      var bytes: [UInt8]
+      var bytes: UnsafeRawBufferPointer
+
+      init(start: UInt64, copying bytes: [UInt8]) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 8)
+        buffer.copyBytes(from: bytes)
+        self.start = start
+        self.bytes = UnsafeRawBufferPointer(buffer)
+      }
+
+      func contains(_ address: UInt64, count: UInt64) -> Bool {
+        address >= start && address + count <= start + UInt64(bytes.count)
+      }
     }
 
     var overlays: [Overlay] = []
@@ -205,57 +222,48 @@
     }
 
     /// Answers as the library's own in-process reader does for Linux on a 64-bit target.
-    static let queryDataLayout:
-      @convention(c) (UnsafeMutableRawPointer?, UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?)
-        -> Int32 = { _, query, _, output in
-          guard let output else { return 0 }
-          switch query {
-          case 0, 1:  // DLQ_GetPointerSize, DLQ_GetSizeSize
-            output.storeBytes(of: 8, as: UInt8.self)
-          case 2:  // DLQ_GetPtrAuthMask: every bit is an address bit
-            output.storeBytes(of: ~0, as: UInt64.self)
-          case 3:  // DLQ_GetObjCReservedLowBits
-            output.storeBytes(of: 0, as: UInt8.self)
-          case 4:  // DLQ_GetLeastValidPointerValue: the first 4 KiB off Darwin
-            output.storeBytes(of: 0x1000, as: UInt64.self)
-          case 5:  // DLQ_GetObjCInteropIsEnabled
-            output.storeBytes(of: false, as: Bool.self)
-          default:
-            return 0
-          }
-          return 1
-        }
-
-    static let readBytes:
-      @convention(c) (
-        UnsafeMutableRawPointer?, UInt64, UInt64, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-      ) -> UnsafeRawPointer? = { context, address, size, freeContext in
-        freeContext?.pointee = nil
-        guard address != 0 else { return nil }
-        if let reader = reader(context) {
-          for overlay in reader.overlays
-          where address >= overlay.start && address + size <= overlay.start + UInt64(overlay.bytes.count) {
-            return overlay.bytes.withUnsafeBytes { buffer in
-              buffer.baseAddress.map { UnsafeRawPointer($0 + Int(address - overlay.start)) }
-            }
-          }
-        }
-        return UnsafeRawPointer(bitPattern: UInt(address))
+    static let queryDataLayout: RemoteMirror.QueryDataLayout = { _, query, _, output in
+      guard let output else { return 0 }
+      switch query {
+      case 0, 1:  // DLQ_GetPointerSize, DLQ_GetSizeSize
+        output.storeBytes(of: 8, as: UInt8.self)
+      case 2:  // DLQ_GetPtrAuthMask: every bit is an address bit
+        output.storeBytes(of: ~0, as: UInt64.self)
+      case 3:  // DLQ_GetObjCReservedLowBits
+        output.storeBytes(of: 0, as: UInt8.self)
+      case 4:  // DLQ_GetLeastValidPointerValue: the first 4 KiB off Darwin
+        output.storeBytes(of: 0x1000, as: UInt64.self)
+      case 5:  // DLQ_GetObjCInteropIsEnabled
+        output.storeBytes(of: false, as: Bool.self)
+      default:
+        return 0
       }
+      return 1
+    }
 
-    static let stringLength: @convention(c) (UnsafeMutableRawPointer?, UInt64) -> UInt64 = { _, address in
+    static let readBytes: RemoteMirror.ReadBytes = { context, address, size, freeContext in
+      freeContext?.pointee = nil
+      guard address != 0 else { return nil }
+      if let reader = reader(context) {
+        for overlay in reader.overlays where overlay.contains(address, count: size) {
+          return overlay.bytes.baseAddress.map { $0 + Int(address - overlay.start) }
+        }
+      }
+      return UnsafeRawPointer(bitPattern: UInt(address))
+    }
+
+    static let stringLength: RemoteMirror.GetStringLength = { _, address in
       guard let string = UnsafePointer<CChar>(bitPattern: UInt(address)) else { return 0 }
       return UInt64(strlen(string))
     }
 
-    static let symbolAddress:
-      @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UInt64) -> UInt64 = {
-        _, name, length in
-        guard let name else { return 0 }
-        let symbol = String(
-          decoding: UnsafeRawBufferPointer(start: name, count: Int(length)), as: UTF8.self)
-        return dlsym(nil, symbol).map { UInt64(UInt(bitPattern: $0)) } ?? 0
-      }
+    static let symbolAddress: RemoteMirror.GetSymbolAddress = {
+      _, name, length in
+      guard let name else { return 0 }
+      let symbol = String(
+        decoding: UnsafeRawBufferPointer(start: name, count: Int(length)), as: UTF8.self)
+      return dlsym(nil, symbol).map { UInt64(UInt(bitPattern: $0)) } ?? 0
+    }
   }
 
   /// A loaded ELF image, from `dl_iterate_phdr`.
@@ -328,9 +336,9 @@
       let namesOffset = load(table, entrySize * namesIndex + 0x18, as: UInt64.self)
       let namesSize = Int(load(table, entrySize * namesIndex + 0x20, as: UInt64.self))
       guard let names = read(namesOffset, namesSize) else { return nil }
-      let overlays = [
-        Reader.Overlay(start: start + tableOffset, bytes: table),
-        Reader.Overlay(start: start + namesOffset, bytes: names),
+      let shadowed = [
+        (start + tableOffset, start + tableOffset + UInt64(table.count)),
+        (start + namesOffset, start + namesOffset + UInt64(names.count)),
       ]
       var hasSwiftSections = false
       for index in 0..<count {
@@ -344,12 +352,15 @@
         // library then reads from memory.
         let sectionStart = start + load(table, entry + 0x10, as: UInt64.self)
         let sectionEnd = sectionStart + load(table, entry + 0x20, as: UInt64.self)
-        for overlay in overlays
-        where sectionStart < overlay.start + UInt64(overlay.bytes.count) && overlay.start < sectionEnd {
+        for (shadowStart, shadowEnd) in shadowed where sectionStart < shadowEnd && shadowStart < sectionEnd {
           throw RemoteMirror.LoadError(description: "\(path): \(name) overlaps the section header table")
         }
       }
-      return hasSwiftSections ? overlays : nil
+      guard hasSwiftSections else { return nil }
+      return [
+        Reader.Overlay(start: start + tableOffset, copying: table),
+        Reader.Overlay(start: start + namesOffset, copying: names),
+      ]
     }
   }
 #endif
