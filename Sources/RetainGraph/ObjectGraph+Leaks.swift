@@ -5,8 +5,7 @@ extension ObjectGraph {
   /// - Complexity: O(*n* + *e*).
   public func predictedLeaks() -> [Node.ID] {
     guard !cycles.isEmpty else { return [] }
-    let strong = storage.adjacency(strongOnly: true)
-    let edges = storage.edges
+    let strong = storage.successors(strongOnly: true)
     var alive = [Bool](repeating: false, count: nodeCount)
     var stack: [Int32] = []
     for cycle in cycles {
@@ -17,7 +16,7 @@ extension ObjectGraph {
     }
     while let node = stack.popLast() {
       for position in Int(strong.offsets[Int(node)])..<Int(strong.offsets[Int(node) + 1]) {
-        let target = Int(edges[Int(strong.edgeIndices[position])].to)
+        let target = Int(strong.targets[position])
         if !alive[target] {
           alive[target] = true
           stack.append(Int32(target))

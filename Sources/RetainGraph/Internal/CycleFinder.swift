@@ -9,16 +9,15 @@ struct CycleFinder {
   }
 
   func cycles() -> [Cycle] {
-    let edges = storage.edges
     let nodeCount = storage.nodeCount
-    let strong = storage.adjacency(strongOnly: true)
     let components: [[Int32]]
     do {
-      let successors = strong.edgeIndices.map { edges[Int($0)].to }
+      let strongSuccessors = storage.successors(strongOnly: true)
       components = Tarjan.cyclicComponents(
-        nodeCount: nodeCount, offsets: strong.offsets, successors: successors)
+        nodeCount: nodeCount, offsets: strongSuccessors.offsets, successors: strongSuccessors.targets)
     }
     guard !components.isEmpty else { return [] }
+    let strong = storage.adjacency(strongOnly: true)
 
     let (distance, parentEdge) = distancesFromRoot()
     var componentOf = [Int32](repeating: -1, count: nodeCount)

@@ -47,7 +47,7 @@ struct GraphBuilder {
   private var nodeKinds: [Node.Kind] = []
   private var labels: [String] = []
   private var labelIndex: [String: Int32] = [:]
-  private var edges: [CompactEdge] = []
+  private var edges = ChunkedArray<CompactEdge>()
   private(set) var isTruncated = false
   private var dangling: [DanglingReference] = []
   private var notes: [String] = []
@@ -57,7 +57,7 @@ struct GraphBuilder {
   private var identities = IdentityTable()
   /// One retain per node's object (released when the walk ends): raw, so reading an object's
   /// fields costs no further reference counting.
-  private var keepAlive: [Unmanaged<AnyObject>?] = []
+  private var keepAlive = ChunkedArray<Unmanaged<AnyObject>?>()
   /// Depth of each node, kept only when a depth limit is set.
   private var depths: [Int32] = []
   /// Values still to be walked for the node being expanded.
@@ -101,7 +101,7 @@ struct GraphBuilder {
       kept = keepAlive.indices.map { nodeKinds[$0] == .object ? keepAlive[$0]?.takeUnretainedValue() : nil }
     }
     for object in keepAlive { object?.release() }
-    keepAlive = []
+    keepAlive = ChunkedArray()
   }
 
   private var kept: [AnyObject?] = []

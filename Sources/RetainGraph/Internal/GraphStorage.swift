@@ -1,7 +1,7 @@
 internal import Synchronization
 
 /// An edge in compact form: 16 bytes, its label an index into the graph's interned labels.
-struct CompactEdge {
+struct CompactEdge: Sendable {
   var from: Int32
   var to: Int32
   /// The interned label's index, shifted left by 2, with the ownership in the low 2 bits.
@@ -48,11 +48,12 @@ final class GraphStorage: Sendable {
   let nodeTypes: [Int32]
   let nodeKinds: [Node.Kind]
   let labels: [String]
-  let edges: [CompactEdge]
+  let edges: ChunkedArray<CompactEdge>
   private let materialized = Mutex<(nodes: [Node]?, edges: [Edge]?)>((nil, nil))
 
   init(
-    typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [String], edges: [CompactEdge]
+    typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [String],
+    edges: ChunkedArray<CompactEdge>
   ) {
     self.typeNames = typeNames
     self.nodeTypes = nodeTypes
@@ -75,9 +76,12 @@ final class GraphStorage: Sendable {
       return id
     }
     let nodeTypes = nodes.map { intern($0.typeName, &typeIndex, &typeNames) }
-    let compact = edges.map {
-      CompactEdge(
-        from: $0.from, to: $0.to, label: intern($0.label, &labelIndex, &labels), ownership: $0.ownership)
+    var compact = ChunkedArray<CompactEdge>()
+    for edge in edges {
+      compact.append(
+        CompactEdge(
+          from: edge.from, to: edge.to, label: intern(edge.label, &labelIndex, &labels),
+          ownership: edge.ownership))
     }
     self.init(
       typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind), labels: labels, edges: compact
@@ -120,6 +124,22 @@ final class GraphStorage: Sendable {
     let edges = self.edges.indices.map(edge)
     materialized.withLock { $0.edges = edges }
     return edges
+  }
+
+  /// Successor node ids of every node in compressed form: the successors of node `n` are
+  /// `targets[offsets[n]..<offsets[n + 1]]`, in edge order.
+  func successors(strongOnly: Bool) -> (offsets: [Int32], targets: [Int32]) {
+    var offsets = [Int32](repeating: 0, count: nodeCount + 1)
+    for edge in edges where !strongOnly || edge.isStrong { offsets[Int(edge.from) + 1] += 1 }
+    for node in 0..<nodeCount { offsets[node + 1] += offsets[node] }
+    var cursor = offsets
+    var targets = [Int32](repeating: 0, count: Int(offsets[nodeCount]))
+    for edge in edges where !strongOnly || edge.isStrong {
+      let from = Int(edge.from)
+      targets[Int(cursor[from])] = edge.to
+      cursor[from] += 1
+    }
+    return (offsets, targets)
   }
 
   /// Outgoing edge indices of every node in compressed form: the edges of node `n` are

@@ -1,0 +1,30 @@
+/// An append-only array stored in fixed-size chunks: growing it never copies what it holds, so a
+/// million-edge graph does not need its edges twice in memory while the array grows.
+struct ChunkedArray<Element>: RandomAccessCollection {
+  private static var chunkShift: Int { 16 }
+  private static var chunkSize: Int { 1 << chunkShift }
+  private var chunks: [[Element]] = []
+  private(set) var count = 0
+
+  init() {}
+
+  var startIndex: Int { 0 }
+  var endIndex: Int { count }
+
+  subscript(position: Int) -> Element {
+    get { chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
+    set { chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] = newValue }
+  }
+
+  mutating func append(_ element: Element) {
+    if count & (Self.chunkSize - 1) == 0 {
+      var chunk: [Element] = []
+      chunk.reserveCapacity(Self.chunkSize)
+      chunks.append(chunk)
+    }
+    chunks[chunks.count - 1].append(element)
+    count += 1
+  }
+}
+
+extension ChunkedArray: Sendable where Element: Sendable {}
