@@ -17,11 +17,9 @@ struct ChunkedArray<Element>: RandomAccessCollection {
   }
 
   mutating func append(_ element: Element) {
-    if count & (Self.chunkSize - 1) == 0 {
-      var chunk: [Element] = []
-      chunk.reserveCapacity(Self.chunkSize)
-      chunks.append(chunk)
-    }
+    // A chunk grows like an array (so small graphs stay small) up to the chunk size; growing copies
+    // at most one chunk.
+    if count & (Self.chunkSize - 1) == 0 { chunks.append([]) }
     chunks[chunks.count - 1].append(element)
     count += 1
   }
