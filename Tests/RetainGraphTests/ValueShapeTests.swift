@@ -155,4 +155,26 @@ struct ValueShapeTests {
     #expect(
       graph.edgeDescriptions.sorted() == ["Opaque.backup -> Leaf (weak)", "Opaque.hidden -> Leaf (strong)"])
   }
+
+  /// A value made on demand (by a custom reflection) holds the only references to its objects; the
+  /// walk must keep them alive until it has recorded them.
+  @Test func freshValuesKeepTheirObjectsAliveWhileWalked() {
+    struct Fresh {
+      var tagged: [String: Leaf]
+      var leaf: Leaf
+      var handler: () -> Void
+    }
+    final class Factory: GraphReflectable {
+      var graphChildren: [GraphChild] {
+        let captured = Leaf()
+        return [.strong("made", Fresh(tagged: ["a": Leaf()], leaf: Leaf(), handler: { _ = captured }))]
+      }
+    }
+    let graph = ObjectGraph(reflecting: Factory())
+    #expect(
+      graph.edgeDescriptions == [
+        #"Factory.made.tagged["a"] -> Leaf (strong)"#, "Factory.made.leaf -> Leaf (strong)",
+        "Factory.made.handler (closure) → capture 0 -> Leaf (strong)",
+      ])
+  }
 }

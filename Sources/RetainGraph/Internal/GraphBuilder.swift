@@ -23,15 +23,13 @@ struct PendingLabel {
 enum Work {
   /// A value to walk.
   case value(Any, PendingLabel)
-  /// A strong reference read from a live holder.
-  case object(Unmanaged<AnyObject>, Int32?, PendingLabel, Ownership)
-  /// A weak or unowned reference loaded while its storage was readable, retained once: whoever
-  /// performs (or drops) this work owns that retain.
+  /// A reference read while its storage was readable, retained once: whoever performs (or drops)
+  /// this work owns that retain.
   case loaded(Unmanaged<AnyObject>, Int32?, PendingLabel, Ownership)
   /// A reference to a node already in the graph.
   case edge(Int, Int32?, PendingLabel, Ownership)
-  /// A stored closure: its context and function.
-  case closure(UnsafeRawPointer, UnsafeRawPointer?, PendingLabel)
+  /// A stored closure: its context (retained once, owned by this work) and function.
+  case closure(Unmanaged<AnyObject>, UnsafeRawPointer?, PendingLabel)
   case dangling(PendingLabel)
   case unsafeAddress(UInt, PendingLabel)
   case note(String?)
@@ -167,8 +165,12 @@ struct GraphBuilder {
   private mutating func drainValues() {
     while let work = values.popLast() {
       if isTruncated && nodeKinds.count >= options.maxNodes {
-        for case .loaded(let object, _, _, _) in values { object.release() }
-        if case .loaded(let object, _, _, _) = work { object.release() }
+        for item in values + [work] {
+          switch item {
+          case .loaded(let object, _, _, _), .closure(let object, _, _): object.release()
+          default: break
+          }
+        }
         values.removeAll()
         return
       }
@@ -190,10 +192,6 @@ struct GraphBuilder {
     switch work {
     case .value(let value, let label):
       visit(value, label: label)
-    case .object(let object, let labelID, let label, let ownership):
-      addReference(
-        to: object, labelID: labelID, index: label.index, label: { PendingLabel(base: label.base) },
-        ownership: ownership)
     case .loaded(let object, let labelID, let label, let ownership):
       addReference(
         to: object, labelID: labelID, index: label.index, label: { PendingLabel(base: label.base) },
@@ -203,7 +201,8 @@ struct GraphBuilder {
       edges.append(
         CompactEdge(from: current, to: target, label: id, index: label.index, ownership: ownership))
     case .closure(let context, let function, let label):
-      addClosure(context: context, function: function, label: label)
+      addClosure(context: UnsafeRawPointer(context.toOpaque()), function: function, label: label)
+      context.release()
     case .dangling(let label):
       dangling.append(DanglingReference(holder: current, label: label.text))
     case .unsafeAddress(let address, let label):
@@ -292,7 +291,8 @@ struct GraphBuilder {
         guard let raw = address.load(as: UnsafeRawPointer?.self) else { continue }
         let object = Unmanaged<AnyObject>.fromOpaque(raw)
         if queueing {
-          queued.append(.object(object, labelID, label(), .strong))
+          // Queued work outlives this read, and perhaps the value read from: hold the object.
+          queued.append(.loaded(object.retain(), labelID, label(), .strong))
         } else {
           addReference(to: object, labelID: labelID, label: label, ownership: .strong)
         }
@@ -310,7 +310,7 @@ struct GraphBuilder {
           let elementIndex = Int32(truncatingIfNeeded: index)
           if queueing {
             queued.append(
-              .object(element, elementLabelID, PendingLabel(base: base.text, index: elementIndex), .strong))
+              .loaded(element.retain(), elementLabelID, PendingLabel(base: base.text, index: elementIndex), .strong))
           } else {
             addReference(
               to: element, labelID: elementLabelID, index: elementIndex, label: { base }, ownership: .strong)
@@ -323,7 +323,12 @@ struct GraphBuilder {
         guard options.includeClosures,
           let context = address.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
         else { continue }
-        record(.closure(context, address.load(as: UnsafeRawPointer?.self), label()))
+        let function = address.load(as: UnsafeRawPointer?.self)
+        if queueing {
+          queued.append(.closure(Unmanaged.fromOpaque(context).retain(), function, label()))
+        } else {
+          addClosure(context: context, function: function, label: label())
+        }
       case .reference(let storage):
         record(loadReference(storage, at: address, labelID: labelID, label: label()))
       case .unreadable:

@@ -129,32 +129,29 @@ final class GraphStorage: Sendable {
   /// Successor node ids of every node in compressed form: the successors of node `n` are
   /// `targets[offsets[n]..<offsets[n + 1]]`, in edge order.
   func successors(strongOnly: Bool) -> (offsets: [Int32], targets: [Int32]) {
-    var offsets = [Int32](repeating: 0, count: nodeCount + 1)
-    for edge in edges where !strongOnly || edge.isStrong { offsets[Int(edge.from) + 1] += 1 }
-    for node in 0..<nodeCount { offsets[node + 1] += offsets[node] }
-    var cursor = offsets
-    var targets = [Int32](repeating: 0, count: Int(offsets[nodeCount]))
-    for edge in edges where !strongOnly || edge.isStrong {
-      let from = Int(edge.from)
-      targets[Int(cursor[from])] = edge.to
-      cursor[from] += 1
-    }
-    return (offsets, targets)
+    compressed(strongOnly: strongOnly) { _, edge in edge.to }
   }
 
   /// Outgoing edge indices of every node in compressed form: the edges of node `n` are
   /// `edgeIndices[offsets[n]..<offsets[n + 1]]`, in edge order.
   func adjacency(strongOnly: Bool) -> (offsets: [Int32], edgeIndices: [Int32]) {
+    compressed(strongOnly: strongOnly) { index, _ in Int32(index) }
+  }
+
+  /// One entry per (strong) edge, grouped by the node the edge comes from (compressed sparse rows).
+  private func compressed(
+    strongOnly: Bool, _ entry: (Int, CompactEdge) -> Int32
+  ) -> ([Int32], [Int32]) {
     var offsets = [Int32](repeating: 0, count: nodeCount + 1)
     for edge in edges where !strongOnly || edge.isStrong { offsets[Int(edge.from) + 1] += 1 }
     for node in 0..<nodeCount { offsets[node + 1] += offsets[node] }
     var cursor = offsets
-    var edgeIndices = [Int32](repeating: 0, count: Int(offsets[nodeCount]))
+    var entries = [Int32](repeating: 0, count: Int(offsets[nodeCount]))
     for (index, edge) in edges.enumerated() where !strongOnly || edge.isStrong {
       let from = Int(edge.from)
-      edgeIndices[Int(cursor[from])] = Int32(index)
+      entries[Int(cursor[from])] = entry(index, edge)
       cursor[from] += 1
     }
-    return (offsets, edgeIndices)
+    return (offsets, entries)
   }
 }
