@@ -40,7 +40,7 @@ func makeGenericClosure<T>(_ value: T) -> () -> Void { { _ = value } }
 func makeGenericPairClosure<T, U>(_ first: T, _ second: [U]) -> () -> Void { { _ = (second, first) } }
 
 enum CaptureStyle: String, CaseIterable, Sendable {
-  case none, strong, weak, unowned, mixed, capturedVar, capturedStruct, generic, genericPair, nested, async
+  case none, strong, weak, unowned, mixed, capturedVar, capturedStruct, generic, genericPair, nested, async, sendable
 
   /// A closure that captures `holder` in this style, and whether it retains it.
   func closure(capturing holder: ClosureHolder, leaf: Leaf) -> (
@@ -66,6 +66,12 @@ enum CaptureStyle: String, CaseIterable, Sendable {
       let inner = { () -> Void in _ = holder }
       return ({ () -> Void in inner() }, true, .strong)
     case .async: return ({ () async -> Void in _ = holder }, true, .strong)
+    case .sendable:
+      nonisolated(unsafe) let captured = holder
+      let number = 7
+      let sendable: @Sendable () -> Void = { _ = (captured, number) }
+      let stored: () -> Void = sendable
+      return (stored, true, .strong)
     }
   }
 }
@@ -158,6 +164,20 @@ struct ClosureTests {
     #expect(graph.edges.contains { $0.label == "capture 0" && $0.ownership == .weak })
     #expect(graph.edges.contains { $0.label == "capture 1" && $0.ownership == .strong })
     holder.clear()
+  }
+
+  @Test func syncClosureStoredAsAsyncIsFollowed() {
+    final class Runner {
+      var work: (() async -> Void)?
+    }
+    let runner = Runner()
+    let leaf = Leaf()
+    let sync: () -> Void = { [weak runner] in _ = (runner, leaf) }
+    runner.work = sync
+    let graph = ObjectGraph(reflecting: runner)
+    #expect(graph.notes.isEmpty, "\(graph.notes)")
+    #expect(graph.edges.contains { $0.to == 0 && $0.ownership == .weak }, "\(graph.edgeDescriptions)")
+    #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
   }
 
   @Test func closuresCanBeTurnedOff() throws {
