@@ -1,5 +1,5 @@
 extension ObjectGraph {
-  /// The graph in Graphviz's DOT language, ready for `dot -Tsvg` or ``RetainGraphRendering``.
+  /// The graph in Graphviz's DOT language, ready for `dot -Tsvg` or `RetainGraphRendering`.
   ///
   /// The root is a double octagon; each strong cycle is a red `cluster` subgraph whose strong edges
   /// are red and bold, and the reference to break is labelled "✂ break here". Weak references are
