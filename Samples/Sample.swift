@@ -52,6 +52,10 @@ public struct SampleInstance {
 
   /// Breaks the sample's retain cycles (if any), so that everything is freed once released.
   public func breakCycles() { breakCyclesAction() }
+
+  /// ``breakCycles()`` as a closure that holds nothing strongly: keep it to break the cycles later
+  /// without keeping the sample alive.
+  public var cycleBreaker: () -> Void { breakCyclesAction }
 }
 
 private final class WeakObject {

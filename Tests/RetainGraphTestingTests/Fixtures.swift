@@ -23,34 +23,12 @@ final class SampleHarness: Sendable {
   func make(_ name: String) -> AnyObject {
     guard let sample = Sample.named(name) else { fatalError("no sample named \(name)") }
     let instance = sample.make()
-    let breaker = Self.weakBreaker(for: name, root: instance.root)
     state.withLock {
-      $0.value.breakers.append(breaker)
+      // The breaker holds nothing strongly, so keeping it does not keep the sample alive.
+      $0.value.breakers.append(instance.cycleBreaker)
       $0.value.probes += instance.objects.map { Probe(object: $0) }
     }
     return instance.root
-  }
-
-  /// Does what `SampleInstance.breakCycles()` does, through weak references: that closure (like
-  /// the instance) holds the sample's objects strongly, which would keep alive the very objects a
-  /// leak check must see released.
-  private static func weakBreaker(for name: String, root: AnyObject) -> () -> Void {
-    switch name {
-    case "retain-cycle":
-      return { [weak b = (root as? CycleA)?.b] in b?.a = nil }
-    case "viper-module":
-      return { [weak interactor = (root as? ViewController)?.presenter?.interactor] in
-        interactor?.output = nil
-      }
-    case "lazy-closure":
-      return { [weak person = root as? LeakingPerson] in person?.greeting = { "" } }
-    case "method-reference":
-      return { [weak service = (root as? UseCase)?.service] in service?.completion = nil }
-    case "observer-token":
-      return { [weak notifier = (root as? Screen)?.notifier] in notifier?.observers.removeAll() }
-    default:
-      return {}
-    }
   }
 
   /// Breaks every made sample's cycles and tells whether all their objects are then gone.

@@ -40,7 +40,8 @@ func makeGenericClosure<T>(_ value: T) -> () -> Void { { _ = value } }
 func makeGenericPairClosure<T, U>(_ first: T, _ second: [U]) -> () -> Void { { _ = (second, first) } }
 
 enum CaptureStyle: String, CaseIterable, Sendable {
-  case none, strong, weak, unowned, mixed, capturedVar, capturedStruct, generic, genericPair, nested, async, sendable
+  case none, strong, weak, unowned, mixed, capturedVar, capturedStruct, generic, genericPair, nested, async,
+    sendable
 
   /// A closure that captures `holder` in this style, and whether it retains it.
   func closure(capturing holder: ClosureHolder, leaf: Leaf) -> (
