@@ -92,13 +92,14 @@ for shape in Shape.allCases {
     // Warm the type plan cache once (a real test suite reuses it too).
     _ = ObjectGraph(reflecting: shape.build(count: 10).root)
     // Best of three runs for the fast walkers, so that a busy moment of the machine does not count.
-    let rgTime = (0..<3).map { _ in
-      seconds {
-        let built = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
-        cycleCount = built.cycles.count
-        graph = built
-      }
-    }.min() ?? .infinity
+    let rgTime =
+      (0..<3).map { _ in
+        seconds {
+          let built = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
+          cycleCount = built.cycles.count
+          graph = built
+        }
+      }.min() ?? .infinity
     let nodes = graph?.nodeCount ?? 0
     graph = nil
     var typedCount = 0

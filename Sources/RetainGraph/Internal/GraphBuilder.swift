@@ -310,7 +310,9 @@ struct GraphBuilder {
           let elementIndex = Int32(truncatingIfNeeded: index)
           if queueing {
             queued.append(
-              .loaded(element.retain(), elementLabelID, PendingLabel(base: base.text, index: elementIndex), .strong))
+              .loaded(
+                element.retain(), elementLabelID, PendingLabel(base: base.text, index: elementIndex), .strong)
+            )
           } else {
             addReference(
               to: element, labelID: elementLabelID, index: elementIndex, label: { base }, ownership: .strong)
