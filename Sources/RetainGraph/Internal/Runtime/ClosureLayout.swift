@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  internal import Glibc
-#elseif canImport(Musl)
-  internal import Musl
-#elseif canImport(Darwin)
-  internal import Darwin
-#endif
-
 /// One value captured by a closure context.
 struct Capture {
   enum Kind {
@@ -35,11 +27,9 @@ enum ClosureLayout {
     ) -> UnsafeRawPointer?
 
   private static let typeByMangledName: TypeByMangledName? =
-    dlsym(nil, "swift_getTypeByMangledNameInContext").map { unsafeBitCast($0, to: TypeByMangledName.self) }
+    RuntimeSymbols.function("swift_getTypeByMangledNameInContext", as: TypeByMangledName.self)
   private static let typeByMangledNameInEnvironment: TypeByMangledNameInEnvironment? =
-    dlsym(nil, "swift_getTypeByMangledNameInEnvironment").map {
-      unsafeBitCast($0, to: TypeByMangledNameInEnvironment.self)
-    }
+    RuntimeSymbols.function("swift_getTypeByMangledNameInEnvironment", as: TypeByMangledNameInEnvironment.self)
   /// Whether a function type uses the Swift calling convention: a thick value with a context.
   static func isThick(_ type: any Any.Type) -> Bool {
     guard Metadata.kind(of: type) == .function else { return false }

@@ -2,13 +2,6 @@
 // Swift 6.3 on Linux x86_64 (see RUNTIME.md); callers fall back to Mirror whenever a layout is not
 // recognised.
 
-#if canImport(Glibc)
-  internal import Glibc
-#elseif canImport(Musl)
-  internal import Musl
-#elseif canImport(Darwin)
-  internal import Darwin
-#endif
 
 /// The metadata kinds the walk distinguishes (`MetadataKind` in the runtime's `MetadataKind.def`).
 enum MetadataKind: Equatable {

@@ -1,33 +1,12 @@
-#if canImport(Glibc)
-  internal import Glibc
-#elseif canImport(Musl)
-  internal import Musl
-#elseif canImport(Darwin)
-  internal import Darwin
-#endif
-
-/// Runtime entry points Swift 6.3 reserves for `@_silgen_name`: reached through `dlsym` instead.
+/// Runtime entry points Swift 6.3 reserves for `@_silgen_name`.
 private enum RuntimeFunctions {
   typealias WeakLoadStrong = @convention(c) (UnsafeRawPointer) -> UnsafeMutableRawPointer?
   // Returns the object (retained) when it is not deinitialising, nil otherwise. (It is declared
   // `HeapObject *swift_tryRetain(HeapObject *)` in this runtime, not `bool`.)
   typealias TryRetain = @convention(c) (UnsafeRawPointer) -> UnsafeMutableRawPointer?
 
-  static func lookup(_ name: String) -> UnsafeMutableRawPointer? {
-    #if canImport(Darwin)
-      let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
-    #else
-      let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
-    #endif
-    return dlsym(handle, name)
-  }
-
-  static let weakLoadStrong: WeakLoadStrong? = lookup("swift_weakLoadStrong").map {
-    unsafeBitCast($0, to: WeakLoadStrong.self)
-  }
-  static let tryRetain: TryRetain? = lookup("swift_tryRetain").map {
-    unsafeBitCast($0, to: TryRetain.self)
-  }
+  static let weakLoadStrong = RuntimeSymbols.function("swift_weakLoadStrong", as: WeakLoadStrong.self)
+  static let tryRetain = RuntimeSymbols.function("swift_tryRetain", as: TryRetain.self)
 }
 
 /// What a non-strong reference points to right now.

@@ -26,9 +26,9 @@ enum SymbolNames {
       UnsafePointer<CChar>, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
     ) -> UnsafeMutablePointer<CChar>?
   private static let dladdr: SymbolLookup? =
-    dlsym(nil, "dladdr").map { unsafeBitCast($0, to: SymbolLookup.self) }
+    RuntimeSymbols.function("dladdr", as: SymbolLookup.self)
   private static let demangle: Demangle? =
-    dlsym(nil, "swift_demangle").map { unsafeBitCast($0, to: Demangle.self) }
+    RuntimeSymbols.function("swift_demangle", as: Demangle.self)
   private static let images = Mutex<[String: ImageSymbols]>([:])
 
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
