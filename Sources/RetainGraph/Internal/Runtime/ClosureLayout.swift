@@ -29,7 +29,8 @@ enum ClosureLayout {
   private static let typeByMangledName: TypeByMangledName? =
     RuntimeSymbols.function("swift_getTypeByMangledNameInContext", as: TypeByMangledName.self)
   private static let typeByMangledNameInEnvironment: TypeByMangledNameInEnvironment? =
-    RuntimeSymbols.function("swift_getTypeByMangledNameInEnvironment", as: TypeByMangledNameInEnvironment.self)
+    RuntimeSymbols.function(
+      "swift_getTypeByMangledNameInEnvironment", as: TypeByMangledNameInEnvironment.self)
   /// Whether a function type uses the Swift calling convention: a thick value with a context.
   static func isThick(_ type: any Any.Type) -> Bool {
     guard Metadata.kind(of: type) == .function else { return false }

@@ -2,7 +2,6 @@
 // Swift 6.3 on Linux x86_64 (see RUNTIME.md); callers fall back to Mirror whenever a layout is not
 // recognised.
 
-
 /// The metadata kinds the walk distinguishes (`MetadataKind` in the runtime's `MetadataKind.def`).
 enum MetadataKind: Equatable {
   case `class`
