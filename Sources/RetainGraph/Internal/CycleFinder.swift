@@ -38,6 +38,7 @@ struct CycleFinder {
   /// Breadth-first distances from the root over all edges (`Int32.max` when unreachable), and the
   /// edge that first reached each node.
   private func distancesFromRoot() -> (distance: [Int32], parentEdge: [Int32]) {
+    if let inWalkOrder = distancesInWalkOrder() { return inWalkOrder }
     let nodeCount = storage.nodeCount
     var distance = [Int32](repeating: .max, count: nodeCount)
     var parentEdge = [Int32](repeating: -1, count: nodeCount)
@@ -58,6 +59,32 @@ struct CycleFinder {
           parentEdge[target] = edgeIndex
           queue.append(Int32(target))
         }
+      }
+    }
+    return (distance, parentEdge)
+  }
+
+  /// The same distances in one pass over the edges, without building an adjacency: a walked graph's
+  /// edges come grouped by holder in the order the walk expanded them, breadth-first, so each node is
+  /// first reached by the edge that found it. The result is checked (every edge's holder already
+  /// reached, no edge leading to a shorter path); nil when the edges are in another order.
+  private func distancesInWalkOrder() -> (distance: [Int32], parentEdge: [Int32])? {
+    let nodeCount = storage.nodeCount
+    guard root == 0, nodeCount > 0 else { return nil }
+    var distance = [Int32](repeating: .max, count: nodeCount)
+    var parentEdge = [Int32](repeating: -1, count: nodeCount)
+    distance[0] = 0
+    var previousFrom: Int32 = 0
+    for (index, edge) in storage.edges.enumerated() {
+      let from = Int(edge.from)
+      let to = Int(edge.to)
+      guard edge.from >= previousFrom, distance[from] != .max else { return nil }
+      previousFrom = edge.from
+      if distance[to] == .max {
+        distance[to] = distance[from] + 1
+        parentEdge[to] = Int32(index)
+      } else if distance[to] > distance[from] + 1 {
+        return nil
       }
     }
     return (distance, parentEdge)
