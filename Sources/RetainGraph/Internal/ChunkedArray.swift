@@ -17,9 +17,13 @@ struct ChunkedArray<Element>: RandomAccessCollection {
   }
 
   mutating func append(_ element: Element) {
-    // A chunk grows like an array (so small graphs stay small) up to the chunk size; growing copies
-    // at most one chunk.
-    if count & (Self.chunkSize - 1) == 0 { chunks.append([]) }
+    // The first chunk grows like an array, so that small graphs stay small; later ones are made
+    // whole, so that growing never copies (nor frees memory the allocator would keep resident).
+    if count & (Self.chunkSize - 1) == 0 {
+      var chunk: [Element] = []
+      if !chunks.isEmpty { chunk.reserveCapacity(Self.chunkSize) }
+      chunks.append(chunk)
+    }
     chunks[chunks.count - 1].append(element)
     count += 1
   }

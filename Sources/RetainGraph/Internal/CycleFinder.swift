@@ -99,11 +99,11 @@ struct CycleFinder {
     let entry = Int(component.min { (distance[Int($0)], $0) < (distance[Int($1)], $1) } ?? component[0])
 
     // Breadth-first search inside the component from the entry, until an edge closes the loop.
-    var queue = [entry]
+    var queue: [Int32] = [Int32(entry)]
     var head = 0
     var closing: Int32 = -1
     search: while head < queue.count {
-      let node = queue[head]
+      let node = Int(queue[head])
       head += 1
       for position in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
         let edgeIndex = strong.edgeIndices[position]
@@ -115,7 +115,7 @@ struct CycleFinder {
         }
         if reachedBy[target] < 0 {
           reachedBy[target] = edgeIndex
-          queue.append(target)
+          queue.append(Int32(target))
         }
       }
     }
@@ -129,7 +129,8 @@ struct CycleFinder {
       }
       loop.reverse()
     }
-    for node in queue { reachedBy[node] = -1 }
+    for node in queue { reachedBy[Int(node)] = -1 }
+    queue = []
 
     var fromRoot: [Int32] = []
     var node = entry
@@ -144,8 +145,10 @@ struct CycleFinder {
     let suggested =
       loop.first { distance[Int(edges[Int($0)].to)] < distance[Int(edges[Int($0)].from)] } ?? loop.last
       ?? strong.edgeIndices[Int(strong.offsets[entry])]
+    var members = component
+    members.sort()
     return Cycle(
-      members: component.map { Int($0) }.sorted(),
+      members: members.map { Int($0) },
       path: loop.map { storage.edge(Int($0)) },
       pathFromRoot: fromRoot.map { storage.edge(Int($0)) },
       suggestedBreak: storage.edge(Int(suggested)))

@@ -1,19 +1,57 @@
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
 /// Node ids by object address: an open-addressing hash table (linear probing, Fibonacci hashing),
-/// cheaper than `Dictionary` for the walk's one lookup per reference.
-struct IdentityTable {
-  private var keys: [UInt]
-  private var values: [Int32]
+/// cheaper than `Dictionary` for the walk's one lookup per reference. Its slots are whole pages
+/// mapped for it, so that its memory goes back to the system as soon as the walk drops it (memory
+/// freed to the allocator stays resident, and would add to the peak of the cycle analysis that
+/// follows).
+final class IdentityTable {
+  private var keys: UnsafeMutablePointer<UInt>
+  private var values: UnsafeMutablePointer<Int32>
+  private var size: Int
   private var mask: Int
   private var shift: Int
+  private var region: (start: UnsafeMutableRawPointer, length: Int, mapped: Bool)
   private(set) var count = 0
 
   init(capacity: Int = 1024) {
     var size = 16
     while size < capacity * 2 { size <<= 1 }
-    keys = [UInt](repeating: 0, count: size)
-    values = [Int32](repeating: 0, count: size)
+    self.size = size
     mask = size - 1
     shift = UInt.bitWidth - size.trailingZeroBitCount
+    region = Self.allocate(bytes: size * (MemoryLayout<UInt>.stride + MemoryLayout<Int32>.stride))
+    keys = region.start.bindMemory(to: UInt.self, capacity: size)
+    values = (region.start + size * MemoryLayout<UInt>.stride).bindMemory(to: Int32.self, capacity: size)
+  }
+
+  deinit { Self.free(region) }
+
+  /// Zeroed memory: mapped pages for large tables, the allocator for small ones.
+  private static func allocate(bytes: Int) -> (start: UnsafeMutableRawPointer, length: Int, mapped: Bool) {
+    if bytes >= 1 << 20,
+      let start = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+      start != MAP_FAILED
+    {
+      return (start, bytes, true)
+    }
+    let start = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16)
+    start.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+    return (start, bytes, false)
+  }
+
+  private static func free(_ region: (start: UnsafeMutableRawPointer, length: Int, mapped: Bool)) {
+    if region.mapped {
+      munmap(region.start, region.length)
+    } else {
+      region.start.deallocate()
+    }
   }
 
   private func slot(for key: UInt) -> Int {
@@ -31,8 +69,8 @@ struct IdentityTable {
   }
 
   /// Inserts a key that is not in the table (address 0 is never a key).
-  mutating func insert(_ key: UInt, _ value: Int32) {
-    if (count + 1) * 2 > keys.count { grow() }
+  func insert(_ key: UInt, _ value: Int32) {
+    if (count + 1) * 2 > size { grow() }
     var index = slot(for: key)
     while keys[index] != 0 { index = (index + 1) & mask }
     keys[index] = key
@@ -40,12 +78,18 @@ struct IdentityTable {
     count += 1
   }
 
-  private mutating func grow() {
-    let oldKeys = keys
-    let oldValues = values
-    self = IdentityTable(capacity: oldKeys.count)
-    for index in oldKeys.indices where oldKeys[index] != 0 {
-      insert(oldKeys[index], oldValues[index])
+  private func grow() {
+    let old = (keys: keys, values: values, size: size, region: region)
+    size *= 2
+    mask = size - 1
+    shift = UInt.bitWidth - size.trailingZeroBitCount
+    region = Self.allocate(bytes: size * (MemoryLayout<UInt>.stride + MemoryLayout<Int32>.stride))
+    keys = region.start.bindMemory(to: UInt.self, capacity: size)
+    values = (region.start + size * MemoryLayout<UInt>.stride).bindMemory(to: Int32.self, capacity: size)
+    count = 0
+    for index in 0..<old.size where old.keys[index] != 0 {
+      insert(old.keys[index], old.values[index])
     }
+    Self.free(old.region)
   }
 }
