@@ -2,7 +2,7 @@ import Foundation
 import RetainGraph
 
 // For each shape and size: objects per second for RetainGraph (walk + cycles), the naive Mirror walk
-// and the typed traversal, measured in the same run (the best of three runs for RetainGraph and the
+// and the typed traversal, measured in the same run (the best of five runs for RetainGraph and the
 // typed traversal, one run for the slow Mirror walk); and RetainGraph's peak memory beyond the objects
 // (measured in a fresh process per row).
 
@@ -91,9 +91,9 @@ for shape in Shape.allCases {
     var cycleCount = 0
     // Warm the type plan cache once (a real test suite reuses it too).
     _ = ObjectGraph(reflecting: shape.build(count: 10).root)
-    // Best of three runs for the fast walkers, so that a busy moment of the machine does not count.
+    // Best of five runs for the fast walkers, so that a busy moment of the machine does not count.
     let rgTime =
-      (0..<3).map { _ in
+      (0..<5).map { _ in
         seconds {
           let built = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
           cycleCount = built.cycles.count
@@ -103,7 +103,7 @@ for shape in Shape.allCases {
     let nodes = graph?.nodeCount ?? 0
     graph = nil
     var typedCount = 0
-    let typedTime = (0..<3).map { _ in seconds { typedCount = typedTraversal(root) } }.min() ?? .infinity
+    let typedTime = (0..<5).map { _ in seconds { typedCount = typedTraversal(root) } }.min() ?? .infinity
     let mirrorText: String
     var ratio = "-"
     if size <= mirrorLimit {
