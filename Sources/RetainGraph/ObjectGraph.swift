@@ -68,7 +68,7 @@ public struct ObjectGraph: Sendable {
       throw SnapshotError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
     }
     self.init(
-      storage: GraphStorage(nodes: nodes, edges: edges), root: root, isTruncated: isTruncated,
+      storage: try GraphStorage(nodes: nodes, edges: edges), root: root, isTruncated: isTruncated,
       danglingReferences: danglingReferences, notes: notes)
   }
 

@@ -177,4 +177,17 @@ struct ValueShapeTests {
         "Factory.made.handler (closure) → capture 0 -> Leaf (strong)",
       ])
   }
+
+  /// Element indices beyond what an edge packs with its label get a label of their own.
+  @Test func largeArraysKeepEveryIndex() {
+    final class Big {
+      var items = (0..<70_000).map { _ in Leaf() }
+    }
+    let graph = ObjectGraph(reflecting: Big())
+    #expect(graph.nodeCount == 70_001)
+    #expect(graph.edge(at: 65_535).label == "items[65535]")
+    #expect(graph.edge(at: 65_536).label == "items[65536]")
+    #expect(graph.edge(at: 69_999).label == "items[69999]")
+    #expect(Set(graph.edges.map(\.to)).count == 70_000)
+  }
 }

@@ -197,9 +197,7 @@ struct GraphBuilder {
         to: object, labelID: labelID, index: label.index, label: { PendingLabel(base: label.base) },
         ownership: ownership, adopting: true)
     case .edge(let target, let labelID, let label, let ownership):
-      let id = labelID ?? intern(label.base)
-      edges.append(
-        CompactEdge(from: current, to: target, label: id, index: label.index, ownership: ownership))
+      appendEdge(to: target, labelID: labelID ?? intern(label.base), index: label.index, ownership: ownership)
     case .closure(let context, let function, let label):
       addClosure(context: UnsafeRawPointer(context.toOpaque()), function: function, label: label)
       context.release()
@@ -549,14 +547,26 @@ struct GraphBuilder {
       adopted = false
       target = added
     }
-    let id = labelID ?? intern(label().base)
-    edges.append(CompactEdge(from: current, to: target, label: id, index: index, ownership: ownership))
+    appendEdge(to: target, labelID: labelID ?? intern(label().base), index: index, ownership: ownership)
+  }
+
+  /// Appends an edge from the current node. A label and index too large to pack together get a label
+  /// of their own (`items[70000]`).
+  private mutating func appendEdge(to target: Int, labelID: Int32, index: Int32, ownership: Ownership) {
+    if let edge = CompactEdge(from: current, to: target, label: labelID, index: index, ownership: ownership) {
+      edges.append(edge)
+      return
+    }
+    let text = PendingLabel(base: labels[Int(labelID)], index: index).text
+    if let edge = CompactEdge(from: current, to: target, label: intern(text), ownership: ownership) {
+      edges.append(edge)
+    } else {
+      isTruncated = true  // more distinct labels than an edge can name: not reachable in practice
+    }
   }
 
   private mutating func addEdge(to target: Int, label: PendingLabel, ownership: Ownership) {
-    edges.append(
-      CompactEdge(
-        from: current, to: target, label: intern(label.base), index: label.index, ownership: ownership))
+    appendEdge(to: target, labelID: intern(label.base), index: label.index, ownership: ownership)
   }
 
   /// Adds a node for `object` and keeps it alive for the walk: with `retained`, with the retain the

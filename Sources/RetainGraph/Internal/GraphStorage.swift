@@ -1,24 +1,41 @@
 internal import Synchronization
 
-/// An edge in compact form: 16 bytes, its label an index into the graph's interned labels.
+/// An edge in compact form, 12 bytes: its ends, and one word holding the ownership (2 bits) and the
+/// label: an interned label (29 bits), or an interned label and an element index appended as
+/// `[index]` (13 + 16 bits) when both fit, so that a million `items[i]` share one label.
 struct CompactEdge: Sendable {
   var from: Int32
   var to: Int32
-  /// The interned label's index, shifted left by 2, with the ownership in the low 2 bits.
-  var labelAndOwnership: UInt32
-  /// An element index appended to the label as `[index]`, or -1.
-  var index: Int32
+  private var word: UInt32
 
-  init(from: Int, to: Int, label: Int32, index: Int32 = -1, ownership: Ownership) {
+  private static let indexedFlag: UInt32 = 1 << 2
+  /// The largest label and index that can be packed together; others need a label of their own.
+  static let packedLabelLimit: Int32 = 1 << 13
+  static let packedIndexLimit: Int32 = 1 << 16
+
+  /// An edge whose label is `label`, with `index` (when ≥ 0) appended; nil when they cannot be
+  /// packed together (see ``packedLabelLimit`` and ``packedIndexLimit``).
+  init?(from: Int, to: Int, label: Int32, index: Int32 = -1, ownership: Ownership) {
     self.from = Int32(truncatingIfNeeded: from)
     self.to = Int32(truncatingIfNeeded: to)
-    self.labelAndOwnership = UInt32(bitPattern: label) << 2 | UInt32(ownership.code)
-    self.index = index
+    if index < 0 {
+      guard label < 1 << 29 else { return nil }
+      word = UInt32(bitPattern: label) << 3 | UInt32(ownership.code)
+    } else {
+      guard label < Self.packedLabelLimit, index < Self.packedIndexLimit else { return nil }
+      word =
+        UInt32(bitPattern: index) << 16 | UInt32(bitPattern: label) << 3 | Self.indexedFlag
+        | UInt32(ownership.code)
+    }
   }
 
-  var label: Int32 { Int32(bitPattern: labelAndOwnership >> 2) }
-  var ownership: Ownership { Ownership(code: UInt8(labelAndOwnership & 3)) }
-  var isStrong: Bool { labelAndOwnership & 3 == 0 }
+  var label: Int32 {
+    word & Self.indexedFlag == 0 ? Int32(bitPattern: word >> 3) : Int32(bitPattern: (word >> 3) & 0x1FFF)
+  }
+  /// The element index appended to the label, or -1.
+  var index: Int32 { word & Self.indexedFlag == 0 ? -1 : Int32(bitPattern: word >> 16) }
+  var ownership: Ownership { Ownership(code: UInt8(word & 3)) }
+  var isStrong: Bool { word & 3 == 0 }
 }
 
 extension Ownership {
@@ -63,7 +80,7 @@ final class GraphStorage: Sendable {
   }
 
   /// Interns the names and labels of public nodes and edges (ids already validated).
-  convenience init(nodes: [Node], edges: [Edge]) {
+  convenience init(nodes: [Node], edges: [Edge]) throws(SnapshotError) {
     var typeIndex: [String: Int32] = [:]
     var typeNames: [String] = []
     var labelIndex: [String: Int32] = [:]
@@ -78,10 +95,12 @@ final class GraphStorage: Sendable {
     let nodeTypes = nodes.map { intern($0.typeName, &typeIndex, &typeNames) }
     var compact = ChunkedArray<CompactEdge>()
     for edge in edges {
-      compact.append(
-        CompactEdge(
-          from: edge.from, to: edge.to, label: intern(edge.label, &labelIndex, &labels),
-          ownership: edge.ownership))
+      let label = intern(edge.label, &labelIndex, &labels)
+      guard let packed = CompactEdge(from: edge.from, to: edge.to, label: label, ownership: edge.ownership)
+      else {
+        throw SnapshotError("edges: more than \(1 << 29) distinct labels")
+      }
+      compact.append(packed)
     }
     self.init(
       typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind), labels: labels, edges: compact
