@@ -25,15 +25,9 @@ extension XCTestCase {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    let probe = WeakProbe(object)
-    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    addTeardownBlock {
-      guard !waitUntil(timeout: timeout, { !probe.isAlive }) else { return }
-      survivorFailure(
-        probe, timeout: timeout, options: options, subject: "\(probe.typeName) (tracked for leaks)",
-        after: "the test ended"
-      )?.record(at: site)
-    }
+    checkAfterTest(
+      WeakProbe(object), release: nil, timeout: timeout, options: options,
+      site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Checks, once the test is over, that `object` is deallocated after `release` ran: for an object a
@@ -58,14 +52,22 @@ extension XCTestCase {
     line: UInt = #line,
     column: UInt = #column
   ) {
-    let probe = WeakProbe(object)
-    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    checkAfterTest(
+      WeakProbe(object), release: release, timeout: timeout, options: options,
+      site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Registers the teardown block that runs `release`, waits for the object to go, and records why
+  /// it did not.
+  private func checkAfterTest(
+    _ probe: WeakProbe, release: (() -> Void)?, timeout: Duration, options: GraphOptions, site: CallSite
+  ) {
     addTeardownBlock {
-      release()
+      release?()
       guard !waitUntil(timeout: timeout, { !probe.isAlive }) else { return }
       survivorFailure(
         probe, timeout: timeout, options: options, subject: "\(probe.typeName) (tracked for leaks)",
-        after: "the test ended and `after:` released it"
+        after: release == nil ? "the test ended" : "the test ended and `after:` released it"
       )?.record(at: site)
     }
   }
