@@ -161,7 +161,7 @@
       var context = context
       for _ in 0..<32 {
         guard let current = context else { return nil }
-        let name = function.flatMap(ClosureLayout.functionName)
+        let name = function.flatMap(SymbolNames.functionName(at:))
         guard name == nil || name?.contains("thunk") == true,
           let inner = ClosureLayout.thunkedFunction(ofContext: current)
         else { break }

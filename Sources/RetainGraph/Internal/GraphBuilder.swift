@@ -191,7 +191,7 @@ struct GraphBuilder {
   private mutating func perform(_ work: Work) {
     switch work {
     case .value(let value, let label):
-      visit(value, label: label)
+      visitOpened(value, label: label)
     case .loaded(let object, let labelID, let label, let ownership):
       addReference(
         to: object, labelID: labelID, index: label.index, label: { PendingLabel(base: label.base) },
@@ -208,10 +208,6 @@ struct GraphBuilder {
     case .note(let note):
       if let note { notes.append(note) }
     }
-  }
-
-  private mutating func visit(_ value: Any, label: PendingLabel) {
-    visitOpened(value, label: label)
   }
 
   private mutating func visitOpened<T>(_ value: T, label: PendingLabel) {
@@ -446,16 +442,15 @@ struct GraphBuilder {
     context: UnsafeRawPointer, function: UnsafeRawPointer?, label: PendingLabel
   ) {
     var context = context
-    var function = function
+    var name = function.flatMap(SymbolNames.functionName(at:))
     // A closure that went through a generic parameter is wrapped in reabstraction thunks whose
     // contexts hold only the real closure: unwrap them (a bounded loop, never recursion).
     for _ in 0..<32 {
-      let name = function.flatMap(ClosureLayout.functionName)
       guard name == nil || name?.contains("thunk") == true,
         let inner = ClosureLayout.thunkedFunction(ofContext: context)
       else { break }
       guard let innerContext = inner.load(fromByteOffset: 8, as: UnsafeRawPointer?.self) else { return }
-      function = inner.load(as: UnsafeRawPointer?.self)
+      name = inner.load(as: UnsafeRawPointer?.self).flatMap(SymbolNames.functionName(at:))
       context = innerContext
     }
     let contextObject = Unmanaged<AnyObject>.fromOpaque(context)
@@ -466,12 +461,10 @@ struct GraphBuilder {
         to: contextObject, labelID: nil, label: { PendingLabel(base: "\(label.text) (closure) → capture 0") },
         ownership: .strong)
     default:
-      let name =
-        function.flatMap(ClosureLayout.functionName)
-        ?? "closure at \(TypeNames.short(typeName(of: current))).\(label.text)"
       addReference(
         to: contextObject, labelID: nil, label: { PendingLabel(base: "\(label.text) (closure)") },
-        ownership: .strong, closureName: name)
+        ownership: .strong,
+        closureName: name ?? "closure at \(TypeNames.short(typeName(of: current))).\(label.text)")
     }
   }
 

@@ -38,11 +38,6 @@ enum ClosureLayout {
     return (flags & 0x00FF_0000) >> 16 == 0
   }
 
-  /// The demangled name of the function at `address`, when a symbol table has it.
-  static func functionName(_ address: UnsafeRawPointer) -> String? {
-    SymbolNames.functionName(at: address)
-  }
-
   /// Whether a context holds exactly one thick function and nothing else: the shape of a
   /// reabstraction thunk's context, whose function is the real closure.
   static func thunkedFunction(ofContext context: UnsafeRawPointer) -> UnsafeRawPointer? {
