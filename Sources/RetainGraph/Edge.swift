@@ -10,6 +10,11 @@ public struct Edge: Sendable, Hashable {
   /// Whether the reference retains its target.
   public var ownership: Ownership
 
+  /// The stored property of the holder that the reference is in: `items` for `items[3].owner`,
+  /// `greeting` for `greeting (closure) → capture 0`; nil when the holder is a closure context (its
+  /// references are captures, `capture 0`, not properties).
+  public var property: String? { EdgeLabel.property(of: label) }
+
   /// Creates an edge.
   public init(from: Node.ID, to: Node.ID, label: String, ownership: Ownership) {
     self.from = from

@@ -19,7 +19,7 @@ public struct GraphOptions: Sendable {
   /// Whether the walk reads class references, optional class references and arrays of class
   /// references straight from memory (the default). Turn it off to send every value through the
   /// general path (`Mirror` and generic loads); the answers are the same, only slower.
-  public var fastPaths: Bool = true
+  package var fastPaths: Bool = true
 
   var ignoredTypeIDs: [TypeID]
 

@@ -44,7 +44,7 @@ private struct DOTWriter {
       candidate[id] = true
       if position < limit { shown[id] = true }
     }
-    depth = Self.depths(graph: graph)
+    depth = graph.storage.distances(from: graph.root).distance.map { $0 == .max ? nil : Int($0) }
     hiddenTargets = Array(repeating: 0, count: graph.nodes.count)
     var counted = Set<[Int]>()
     for edge in graph.edges where shown[edge.from] && candidate[edge.to] && !shown[edge.to] {
@@ -69,41 +69,10 @@ private struct DOTWriter {
       for member in cycle.members { add(member) }
     }
     if cyclesOnly { return order }
-    var outgoing = [[Node.ID]](repeating: [], count: graph.nodes.count)
-    for edge in graph.edges { outgoing[edge.from].append(edge.to) }
-    var queue = [graph.root]
-    var reached = Array(repeating: false, count: graph.nodes.count)
-    reached[graph.root] = true
-    var head = 0
-    while head < queue.count {
-      let current = queue[head]
-      head += 1
-      add(current)
-      for target in outgoing[current] where !reached[target] {
-        reached[target] = true
-        queue.append(target)
-      }
-    }
+    // The rest breadth-first from the root, then the unreachable.
+    for id in graph.storage.distances(from: graph.root).order { add(Int(id)) }
     for id in graph.nodes.indices { add(id) }
     return order
-  }
-
-  static func depths(graph: ObjectGraph) -> [Int?] {
-    var outgoing = [[Node.ID]](repeating: [], count: graph.nodes.count)
-    for edge in graph.edges { outgoing[edge.from].append(edge.to) }
-    var depth = [Int?](repeating: nil, count: graph.nodes.count)
-    depth[graph.root] = 0
-    var queue = [graph.root]
-    var head = 0
-    while head < queue.count {
-      let current = queue[head]
-      head += 1
-      for target in outgoing[current] where depth[target] == nil {
-        depth[target] = (depth[current] ?? 0) + 1
-        queue.append(target)
-      }
-    }
-    return depth
   }
 
   func text() -> String {

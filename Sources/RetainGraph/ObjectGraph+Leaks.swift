@@ -31,34 +31,6 @@ extension ObjectGraph {
   /// - Complexity: O(*n* + *e*).
   public func path(to node: Node.ID) -> [Edge]? {
     guard node >= 0, node < nodeCount else { return nil }
-    if node == root { return [] }
-    let all = storage.adjacency(strongOnly: false)
-    let edges = storage.edges
-    var reachedBy = [Int32](repeating: -1, count: nodeCount)
-    var seen = [Bool](repeating: false, count: nodeCount)
-    seen[root] = true
-    var queue = [root]
-    var head = 0
-    while head < queue.count, !seen[node] {
-      let current = queue[head]
-      head += 1
-      for position in Int(all.offsets[current])..<Int(all.offsets[current + 1]) {
-        let edgeIndex = all.edgeIndices[position]
-        let target = Int(edges[Int(edgeIndex)].to)
-        if !seen[target] {
-          seen[target] = true
-          reachedBy[target] = edgeIndex
-          queue.append(target)
-        }
-      }
-    }
-    guard seen[node] else { return nil }
-    var path: [Edge] = []
-    var current = node
-    while reachedBy[current] >= 0 {
-      path.append(storage.edge(Int(reachedBy[current])))
-      current = Int(edges[Int(reachedBy[current])].from)
-    }
-    return path.reversed()
+    return storage.distances(from: root).pathEdges(to: node, in: storage)?.map { storage.edge(Int($0)) }
   }
 }

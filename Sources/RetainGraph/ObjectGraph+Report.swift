@@ -14,16 +14,7 @@ extension ObjectGraph {
         "warning: a limit stopped the walk at \(nodeCount) nodes; this graph is partial and may miss cycles"
       )
     }
-    let rootName = storage.shortTypeName(root)
-    if cycles.isEmpty {
-      lines.append("no retain cycle reachable from \(rootName)")
-    } else {
-      let objects = Set(cycles.flatMap(\.members)).count
-      let noun = cycles.count == 1 ? "retain cycle" : "retain cycles"
-      lines.append(
-        "\(cycles.count) \(noun) reachable from \(rootName) (\(objects) \(objects == 1 ? "object" : "objects"))"
-      )
-    }
+    lines.append(summary())
     for (index, cycle) in cycles.enumerated() {
       lines.append("")
       if cycles.count > 1 {
@@ -44,6 +35,18 @@ extension ObjectGraph {
       lines += notes.map { "note: \($0)" }
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// The report's first line: how many retain cycles the root reaches, and how many objects they
+  /// hold — `1 retain cycle reachable from ViewController (2 objects)`, or
+  /// `no retain cycle reachable from ViewController`.
+  public func summary() -> String {
+    let rootName = storage.shortTypeName(root)
+    guard !cycles.isEmpty else { return "no retain cycle reachable from \(rootName)" }
+    let objects = Set(cycles.flatMap(\.members)).count
+    let noun = cycles.count == 1 ? "retain cycle" : "retain cycles"
+    return
+      "\(cycles.count) \(noun) reachable from \(rootName) (\(objects) \(objects == 1 ? "object" : "objects"))"
   }
 
   private func memberSummary(_ cycle: Cycle) -> String {
@@ -75,11 +78,6 @@ extension ObjectGraph {
     return lines
   }
 
-  private func hop(_ edge: Edge) -> String {
-    let ownership = edge.ownership == .strong ? "" : " (\(edge.ownership.rawValue))"
-    return "\(edge.label) → \(storage.shortTypeName(edge.to))\(ownership)"
-  }
-
   private func fix(for cycle: Cycle) -> String {
     let edge = cycle.suggestedBreak
     let holder = node(edge.from)
@@ -88,22 +86,16 @@ extension ObjectGraph {
       let stored =
         cycle.path.first { $0.to == edge.from }
         ?? storage.edges.firstIndex { Int($0.to) == edge.from }.map(storage.edge)
-      let place = stored.map { "\(storage.shortTypeName($0.from)).\(Self.propertyPath($0.label))" }
+      let place = stored.map { "\(storage.shortTypeName($0.from)).\(EdgeLabel.storagePath(of: $0.label))" }
       let target = storage.shortTypeName(edge.to)
       return "capture \(target) weakly ([weak self] or [weak \(Self.lowerFirst(target))]) in the closure "
         + "\(holder.typeName)\(place.map { " stored at \($0)" } ?? "")"
     }
-    if edge.label.contains(" (closure)") {
-      let property = Self.propertyPath(edge.label)
-      return "capture [weak self] (or [unowned self]) in \(holder.shortTypeName).\(property)"
+    if EdgeLabel.isClosure(edge.label) {
+      let path = EdgeLabel.storagePath(of: edge.label)
+      return "capture [weak self] (or [unowned self]) in \(holder.shortTypeName).\(path)"
     }
     return "make \(holder.shortTypeName).\(edge.label) weak"
-  }
-
-  /// `greeting (closure) → capture 0` → `greeting`.
-  private static func propertyPath(_ label: String) -> String {
-    guard let range = label.range(of: " (closure)") else { return label }
-    return String(label[..<range.lowerBound])
   }
 
   private static func lowerFirst(_ name: String) -> String {

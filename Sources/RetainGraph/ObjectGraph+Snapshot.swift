@@ -146,10 +146,8 @@ private struct SnapshotReader {
       slots[id] = Node(id: id, typeName: type, kind: kind)
       firstIndex[id] = index
     }
+    // Where ids lead (the root, edges, dangling holders) is checked once, by init(nodes:edges:…).
     let nodes = slots.compactMap { $0 }
-    guard nodes.indices.contains(root) else {
-      throw SnapshotError("root: \(root) is not the id of a node (there are \(nodes.count) nodes)")
-    }
 
     let edgeRecords = try array(top, "edges", at: "")
     var edges: [Edge] = []
@@ -166,9 +164,6 @@ private struct SnapshotReader {
         throw SnapshotError(
           "\(place).ownership: unknown ownership \"\(ownershipText)\"; expected one of \(known)")
       }
-      for (end, id) in [("from", from), ("to", to)] where !nodes.indices.contains(id) {
-        throw SnapshotError("\(place).\(end): \(id) is not the id of a node")
-      }
       edges.append(Edge(from: from, to: to, label: label, ownership: ownership))
     }
 
@@ -178,9 +173,6 @@ private struct SnapshotReader {
         let place = "dangling[\(index)]"
         let fields = try object(record, at: place)
         let holder = try integer(fields, "holder", at: place)
-        guard nodes.indices.contains(holder) else {
-          throw SnapshotError("\(place).holder: \(holder) is not the id of a node")
-        }
         dangling.append(DanglingReference(holder: holder, label: try string(fields, "label", at: place)))
       }
     }

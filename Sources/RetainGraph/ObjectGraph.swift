@@ -67,9 +67,12 @@ public struct ObjectGraph: Sendable {
     for (index, dangling) in danglingReferences.enumerated() where !nodes.indices.contains(dangling.holder) {
       throw SnapshotError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
     }
+    guard let storage = GraphStorage(nodes: nodes, edges: edges) else {
+      throw SnapshotError("edges: more than \(1 << 29) distinct labels")
+    }
     self.init(
-      storage: try GraphStorage(nodes: nodes, edges: edges), root: root, isTruncated: isTruncated,
-      danglingReferences: danglingReferences, notes: notes)
+      storage: storage, root: root, isTruncated: isTruncated, danglingReferences: danglingReferences,
+      notes: notes)
   }
 
   init(
@@ -98,24 +101,29 @@ public struct ObjectGraph: Sendable {
   ///   - options: limits and filters.
   /// - Complexity: O(*n* + *e*) for *n* objects and *e* references, plus the values walked through.
   public init(reflecting root: Any, options: GraphOptions = GraphOptions()) {
-    var builder = GraphBuilder(options: options)
-    builder.walk(root)
-    self = builder.graph()
+    var walker = Walker(options: options)
+    self.init(walk: walker.walk(root))
   }
 
   /// Walks the graph from `root` like ``init(reflecting:options:)`` and also returns the objects it
-  /// found, so that a caller can take weak references to each (leak tests do).
+  /// found, so that a caller can take weak references to each (the leak tests do).
   /// - Parameters:
   ///   - root: the object or value to start from.
   ///   - options: limits and filters.
   /// - Returns: the graph, and `objects[id]`: the object of node `id` (nil for a value root and for
   ///   closure contexts). The caller holds these strongly until it drops the array.
-  public static func walk(
+  package static func walk(
     _ root: Any, options: GraphOptions = GraphOptions()
   ) -> (graph: ObjectGraph, objects: [AnyObject?]) {
-    var builder = GraphBuilder(options: options)
-    builder.walk(root, keepingObjects: true)
-    let objects = builder.objects
-    return (builder.graph(), objects)
+    var walker = Walker(options: options)
+    let result = walker.walk(root, keepingObjects: true)
+    return (ObjectGraph(walk: result), result.objects)
+  }
+
+  /// Assembles the graph a walk produced.
+  init(walk result: WalkResult) {
+    self.init(
+      storage: result.storage, root: 0, isTruncated: result.isTruncated,
+      danglingReferences: result.danglingReferences, notes: result.notes)
   }
 }

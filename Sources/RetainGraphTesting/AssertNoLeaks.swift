@@ -54,26 +54,6 @@ public func assertNoLeaks<Root>(
 
 // MARK: - Shared
 
-/// The graph walked from a fresh root, with a weak probe to each of its objects (by node id).
-struct ProbedGraph {
-  var graph: ObjectGraph
-  var probes: [(id: Node.ID, probe: WeakProbe)]
-
-  var survivors: [(id: Node.ID, probe: WeakProbe)] { probes.filter { $0.probe.isAlive } }
-}
-
-/// Builds the root and probes its graph in a frame of its own, so that the root and the walk's
-/// objects are released when it returns.
-@inline(never)
-private func probeGraph<Root>(_ make: () throws -> Root, options: GraphOptions) rethrows -> ProbedGraph {
-  let (graph, objects) = ObjectGraph.walk(try make(), options: options)
-  var probes: [(id: Node.ID, probe: WeakProbe)] = []
-  for (id, object) in objects.enumerated() {
-    if let object { probes.append((id, WeakProbe(object))) }
-  }
-  return ProbedGraph(graph: graph, probes: probes)
-}
-
 private func noLeaksFailure<Root>(
   timeout: Duration, options: GraphOptions, _ make: () throws -> Root
 ) rethrows -> LeakFailure? {
@@ -87,69 +67,4 @@ private func noLeaksFailure<Root>(
       headline: "\(Explanation.count(survivors.count, "object")) reachable from \(rootName) "
         + "\(survivors.count == 1 ? "is" : "are") still alive \(timeout) after \(rootName) was released:"),
     graphs: [("retain-graph-\(rootName)", probed.graph)])
-}
-
-/// Explains survivors with the graph walked before their root was released: which retain cycle
-/// keeps each, and which are retained from outside the graph.
-struct SurvivorReport {
-  let graph: ObjectGraph
-  let survivors: [Node.ID]
-
-  func text(headline: String) -> String {
-    let keptBy = cycleKeeping()
-    let numbered = graph.cycles.count > 1
-    var lines = [headline]
-    var outside: [Node.ID] = []
-    for id in survivors {
-      let name = graph.nodes[id].shortTypeName
-      guard let keeper = keptBy[id] else {
-        outside.append(id)
-        lines.append("  \(name): retained from outside the graph")
-        continue
-      }
-      let cycle = numbered ? "retain cycle \(keeper.cycle + 1)" : "the retain cycle below"
-      if let via = keeper.via {
-        lines.append(
-          "  \(name): kept alive by \(cycle), through \(graph.nodes[via.from].shortTypeName).\(via.label)")
-      } else {
-        lines.append("  \(name): in \(cycle)")
-      }
-    }
-    if outside.count < survivors.count {
-      lines += ["", "Why: retain cycles (in the graph walked before the root was released):", graph.report()]
-    }
-    if !outside.isEmpty {
-      lines += [
-        "",
-        "Retained from outside the graph: no retain cycle keeps these; something else holds them "
-          + "(a global or singleton, a cache, a task or timer still running, or a variable of the test). "
-          + "Reached from the root by:",
-      ]
-      for id in outside {
-        lines += Explanation.lines(for: graph.path(to: id) ?? [], in: graph, indent: "  ")
-      }
-    }
-    return lines.joined(separator: "\n")
-  }
-
-  /// For each node strongly reachable from a cycle: the first such cycle (by index), and the edge
-  /// it was reached through (nil for the cycle's own members).
-  private func cycleKeeping() -> [Node.ID: (cycle: Int, via: Edge?)] {
-    var strongOut = [[Edge]](repeating: [], count: graph.nodes.count)
-    for edge in graph.edges where edge.ownership == .strong { strongOut[edge.from].append(edge) }
-    var keptBy: [Node.ID: (cycle: Int, via: Edge?)] = [:]
-    for (index, cycle) in graph.cycles.enumerated() {
-      for member in cycle.members { keptBy[member] = (index, nil) }
-    }
-    for cycle in graph.cycles {
-      var stack = cycle.members
-      while let node = stack.popLast() {
-        for edge in strongOut[node] where keptBy[edge.to] == nil {
-          keptBy[edge.to] = (keptBy[node]?.cycle ?? 0, edge)
-          stack.append(edge.to)
-        }
-      }
-    }
-    return keptBy
-  }
 }

@@ -83,8 +83,8 @@ open class LeakCheckingTestCase: XCTestCase {
     let (graph, objects) = ObjectGraph.walk(self, options: GraphOptions(maxDepth: 1, includeClosures: false))
     var held: [HeldObject] = []
     for edge in graph.edges where edge.from == graph.root {
-      let property = String(edge.label.prefix { $0 != "." && $0 != "[" && $0 != " " })
-      guard properties.contains(property), let object = objects[edge.to] else { continue }
+      guard let property = edge.property, properties.contains(property), let object = objects[edge.to]
+      else { continue }
       held.append(
         HeldObject(property: property, label: edge.label, ownership: edge.ownership, object: object))
     }

@@ -20,7 +20,7 @@ struct CheckCommand: ParsableCommand {
   func run() throws {
     let graph = try readSnapshot(at: snapshot)
     let report = graph.report()
-    print(report.isEmpty ? "no retain cycle reachable from \(graph.nodes[graph.root].shortTypeName)" : report)
+    print(report.isEmpty ? graph.summary() : report)
     if !graph.cycles.isEmpty { throw ExitCode(1) }
   }
 }

@@ -39,7 +39,7 @@ struct OutputOptions: ParsableArguments {
     case .text:
       let report = graph.report()
       let text =
-        report.isEmpty ? "no retain cycle reachable from \(graph.nodes[graph.root].shortTypeName)" : report
+        report.isEmpty ? graph.summary() : report
       return Data((text + "\n").utf8)
     case .dot: return Data(graph.dot(style: style).utf8)
     case .json: return try graph.jsonData()

@@ -48,7 +48,7 @@
       var checked = 0
       try Self.crossCheck(context: context, mirror: mirror, path: where_, checked: &checked)
 
-      // The context RetainGraph reports captures of, after unwrapping thunks as GraphBuilder does.
+      // The context RetainGraph reports captures of, after unwrapping thunks as the walk does.
       let real = Self.unwrapThunks(function: function, context: context)
       switch style {
       case .none:
@@ -155,20 +155,9 @@
       return (try #require(base, "\(where_)"), slot)
     }
 
-    /// GraphBuilder's unwrapping of reabstraction thunk contexts.
+    /// The walk's unwrapping of reabstraction thunk contexts.
     static func unwrapThunks(function: UnsafeRawPointer?, context: UnsafeRawPointer?) -> UnsafeRawPointer? {
-      var function = function
-      var context = context
-      for _ in 0..<32 {
-        guard let current = context else { return nil }
-        let name = function.flatMap(SymbolNames.functionName(at:))
-        guard name == nil || name?.contains("thunk") == true,
-          let inner = ClosureLayout.thunkedFunction(ofContext: current)
-        else { break }
-        function = inner.load(as: UnsafeRawPointer?.self)
-        context = inner.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
-      }
-      return context
+      ClosureLayout.unwrappingThunks(ThickFunction(function: function, context: context))?.function.context
     }
 
     // MARK: - Comparing
@@ -230,7 +219,7 @@
             context: (context + capture.offset).load(fromByteOffset: 8, as: UnsafeRawPointer?.self),
             mirror: mirror, path: inner, checked: &checked, depth: depth + 1)
         case .box:
-          // GraphBuilder reads a box's payload at box + 16: the box, a heap object of kind
+          // The walk reads a box's payload at box + 16: the box, a heap object of kind
           // HeapLocalVariable, describes it with a capture descriptor of its own, when it has one.
           guard let box = (context + capture.offset).load(as: UnsafeRawPointer?.self) else { continue }
           try crossCheckBox(box, mirror: mirror, path: inner, checked: &checked)

@@ -67,6 +67,7 @@ final class GraphStorage: Sendable {
   let labels: [String]
   let edges: ChunkedArray<CompactEdge>
   private let materialized = Mutex<(nodes: [Node]?, edges: [Edge]?)>((nil, nil))
+  private let rootSearch = Mutex<(root: Int, distances: RootDistances)?>(nil)
 
   init(
     typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [String],
@@ -79,36 +80,35 @@ final class GraphStorage: Sendable {
     self.edges = edges
   }
 
-  /// Interns the names and labels of public nodes and edges (ids already validated).
-  convenience init(nodes: [Node], edges: [Edge]) throws(SnapshotError) {
-    var typeIndex: [String: Int32] = [:]
-    var typeNames: [String] = []
-    var labelIndex: [String: Int32] = [:]
-    var labels: [String] = []
-    func intern(_ text: String, _ index: inout [String: Int32], _ table: inout [String]) -> Int32 {
-      if let known = index[text] { return known }
-      let id = Int32(table.count)
-      table.append(text)
-      index[text] = id
-      return id
-    }
-    let nodeTypes = nodes.map { intern($0.typeName, &typeIndex, &typeNames) }
+  /// Interns the names and labels of public nodes and edges (ids already validated); nil when
+  /// there are more distinct labels than a compact edge can name (2²⁹).
+  convenience init?(nodes: [Node], edges: [Edge]) {
+    var typeNames = Interner()
+    var labels = Interner()
+    let nodeTypes = nodes.map { typeNames.intern($0.typeName) }
     var compact = ChunkedArray<CompactEdge>()
     for edge in edges {
-      let label = intern(edge.label, &labelIndex, &labels)
+      let label = labels.intern(edge.label)
       guard let packed = CompactEdge(from: edge.from, to: edge.to, label: label, ownership: edge.ownership)
-      else {
-        throw SnapshotError("edges: more than \(1 << 29) distinct labels")
-      }
+      else { return nil }
       compact.append(packed)
     }
     self.init(
-      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind), labels: labels, edges: compact
-    )
+      typeNames: typeNames.strings, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind),
+      labels: labels.strings,
+      edges: compact)
     materialized.withLock { $0 = (nodes, edges) }
   }
 
   var nodeCount: Int { nodeTypes.count }
+
+  /// The breadth-first search from `root`, made once and kept.
+  func distances(from root: Int) -> RootDistances {
+    if let cached = rootSearch.withLock({ $0 }), cached.root == root { return cached.distances }
+    let distances = RootDistances(storage: self, root: root)
+    rootSearch.withLock { $0 = (root, distances) }
+    return distances
+  }
 
   func typeName(_ node: Int) -> String { typeNames[Int(nodeTypes[node])] }
 

@@ -23,12 +23,24 @@ final class IdentityTable {
   init(capacity: Int = 1024) {
     var size = 16
     while size < capacity * 2 { size <<= 1 }
-    self.size = size
-    mask = size - 1
-    shift = UInt.bitWidth - size.trailingZeroBitCount
-    region = Self.allocate(bytes: size * (MemoryLayout<UInt>.stride + MemoryLayout<Int32>.stride))
-    keys = region.start.bindMemory(to: UInt.self, capacity: size)
-    values = (region.start + size * MemoryLayout<UInt>.stride).bindMemory(to: Int32.self, capacity: size)
+    let slots = Self.slots(size)
+    self.size = slots.size
+    mask = slots.mask
+    shift = slots.shift
+    region = slots.region
+    keys = slots.keys
+    values = slots.values
+  }
+
+  /// Zeroed slots for a table of `size` (a power of two), and the hashing constants for it.
+  private static func slots(_ size: Int) -> (
+    size: Int, mask: Int, shift: Int, region: (start: UnsafeMutableRawPointer, length: Int, mapped: Bool),
+    keys: UnsafeMutablePointer<UInt>, values: UnsafeMutablePointer<Int32>
+  ) {
+    let region = allocate(bytes: size * (MemoryLayout<UInt>.stride + MemoryLayout<Int32>.stride))
+    let keys = region.start.bindMemory(to: UInt.self, capacity: size)
+    let values = (region.start + size * MemoryLayout<UInt>.stride).bindMemory(to: Int32.self, capacity: size)
+    return (size, size - 1, UInt.bitWidth - size.trailingZeroBitCount, region, keys, values)
   }
 
   deinit { Self.free(region) }
@@ -80,12 +92,7 @@ final class IdentityTable {
 
   private func grow() {
     let old = (keys: keys, values: values, size: size, region: region)
-    size *= 2
-    mask = size - 1
-    shift = UInt.bitWidth - size.trailingZeroBitCount
-    region = Self.allocate(bytes: size * (MemoryLayout<UInt>.stride + MemoryLayout<Int32>.stride))
-    keys = region.start.bindMemory(to: UInt.self, capacity: size)
-    values = (region.start + size * MemoryLayout<UInt>.stride).bindMemory(to: Int32.self, capacity: size)
+    (size, mask, shift, region, keys, values) = Self.slots(size * 2)
     count = 0
     for index in 0..<old.size where old.keys[index] != 0 {
       insert(old.keys[index], old.values[index])

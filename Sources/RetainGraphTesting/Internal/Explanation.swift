@@ -14,11 +14,14 @@ enum Explanation {
       return ("Why: a retain cycle keeps \(name) alive.\n\(report)", graph)
     }
     var text =
-      "Why: no retain cycle keeps \(name) alive, so it is retained from outside its graph: "
-      + "a global or singleton, a cache, a task or timer still running, or a variable of the test."
+      "Why: no retain cycle keeps \(name) alive, so it is retained from outside its graph: \(outsideHolders)."
     if !report.isEmpty { text += "\nIts graph has other findings:\n\(report)" }
     return (text, graph)
   }
+
+  /// What holds an object from outside its graph, as a list for a sentence.
+  static let outsideHolders =
+    "a global or singleton, a cache, a task or timer still running, or a variable of the test"
 
   /// A path from the root as indented lines, in the report's style:
   /// ```
@@ -27,17 +30,23 @@ enum Explanation {
   ///  ├─ observers[3] → Observer
   /// ```
   static func lines(for path: [Edge], in graph: ObjectGraph, indent: String) -> [String] {
-    let start = path.first?.from ?? graph.root
-    var lines = [indent + graph.nodes[start].shortTypeName]
-    for edge in path {
-      let ownership = edge.ownership == .strong ? "" : " (\(edge.ownership.rawValue))"
-      lines.append("\(indent) ├─ \(edge.label) → \(graph.nodes[edge.to].shortTypeName)\(ownership)")
-    }
-    return lines
+    graph.traceLines(along: path, indent: indent)
   }
 
   /// `1 object` / `3 objects`.
   static func count(_ number: Int, _ noun: String) -> String {
     "\(number) \(noun)\(number == 1 ? "" : "s")"
   }
+}
+
+/// The failure for an object that should be gone: "`subject` is still alive `timeout` after `moment`",
+/// with why. Nil when the object went while this ran.
+func survivorFailure(
+  _ probe: WeakProbe, timeout: Duration, options: GraphOptions, subject: String? = nil, after moment: String
+) -> LeakFailure? {
+  guard let object = probe.object else { return nil }
+  let (why, graph) = Explanation.ofSurvivor(object, options: options)
+  return LeakFailure(
+    message: "\(subject ?? probe.typeName) is still alive \(timeout) after \(moment).\n\(why)",
+    graphs: [("retain-graph-\(probe.typeName)", graph)])
 }

@@ -14,7 +14,7 @@ struct WeakProbe {
 }
 
 /// Probes that cross task boundaries. A probe only holds a weak reference and a name; it is read
-/// behind a lock (``ProbeRegistry``) or by one task at a time.
+/// behind a lock (``LeakRegistry``) or by one task at a time.
 struct SendableProbe: @unchecked Sendable {
   var probe: WeakProbe
 }

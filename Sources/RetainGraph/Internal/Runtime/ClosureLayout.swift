@@ -38,13 +38,33 @@ enum ClosureLayout {
     return (flags & 0x00FF_0000) >> 16 == 0
   }
 
+  /// The closure a stored function really is, and its symbol's name: a closure that went through a
+  /// generic parameter is wrapped in reabstraction thunks whose contexts hold only the real
+  /// closure, so they are unwrapped (a bounded loop, never recursion). Nil when the function
+  /// captures nothing.
+  static func unwrappingThunks(_ stored: ThickFunction) -> (function: ThickFunction, name: String?)? {
+    var function = stored
+    guard var context = function.context else { return nil }
+    var name = function.function.flatMap(SymbolNames.functionName(at:))
+    for _ in 0..<32 {
+      guard name == nil || name?.contains("thunk") == true,
+        let inner = thunkedFunction(ofContext: context)
+      else { break }
+      guard let innerContext = inner.context else { return nil }
+      function = inner
+      name = inner.function.flatMap(SymbolNames.functionName(at:))
+      context = innerContext
+    }
+    return (function, name)
+  }
+
   /// Whether a context holds exactly one thick function and nothing else: the shape of a
   /// reabstraction thunk's context, whose function is the real closure.
-  static func thunkedFunction(ofContext context: UnsafeRawPointer) -> UnsafeRawPointer? {
+  static func thunkedFunction(ofContext context: UnsafeRawPointer) -> ThickFunction? {
     guard let captures = captures(ofContext: context), captures.count == 1,
       case .function = captures[0].kind
     else { return nil }
-    return context + captures[0].offset
+    return ThickFunction(at: context + captures[0].offset)
   }
 
   /// The captures of a closure context (a heap object of metadata kind HeapLocalVariable), or nil
@@ -77,26 +97,14 @@ enum ClosureLayout {
       let record = descriptor + 12 + 4 * index
       guard let name = Metadata.relative(record) else { return nil }
       guard
-        let (kind, size, alignment) = classify(name: name, length: mangledLength(name), generics: generics)
+        let (kind, size, alignment) = classify(
+          name: name, length: MangledName.length(at: name), generics: generics)
       else { return nil }
       offset = (offset + alignment - 1) / alignment * alignment
       captures.append(Capture(offset: offset, kind: kind))
       offset += size
     }
     return captures
-  }
-
-  private static func mangledLength(_ start: UnsafeRawPointer) -> Int {
-    var index = 0
-    while true {
-      let byte = start.load(fromByteOffset: index, as: UInt8.self)
-      switch byte {
-      case 0: return index
-      case 0x01...0x17: index += 5
-      case 0x18...0x1F: index += 9
-      default: index += 1
-      }
-    }
   }
 
   private static func endsWith(_ text: [UInt8], _ suffix: String) -> Bool {
@@ -110,7 +118,7 @@ enum ClosureLayout {
   ) -> (Capture.Kind, Int, Int)? {
     var text = MangledName(start: name).trailingText
     // `MangledName` reads to the terminating NUL; trim to `length` when a shorter prefix is asked for.
-    let fullLength = mangledLength(name)
+    let fullLength = MangledName.length(at: name)
     if length < fullLength {
       let excess = fullLength - length
       guard excess <= text.count else { return nil }

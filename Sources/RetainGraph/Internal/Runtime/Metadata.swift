@@ -143,12 +143,23 @@ struct MangledName: Equatable {
   init(bytes: [UInt8]) { trailingText = bytes }
 
   init(start: UnsafeRawPointer) {
+    let (length, textStart) = Self.measure(start)
+    trailingText = (textStart..<length).map { start.load(fromByteOffset: $0, as: UInt8.self) }
+  }
+
+  /// The length in bytes of the mangled name at `start`, up to its terminating NUL.
+  static func length(at start: UnsafeRawPointer) -> Int { measure(start).length }
+
+  /// Walks a mangled name to its real terminating NUL, skipping symbolic references (a byte
+  /// 0x01–0x17 and 4 payload bytes, 0x18–0x1F and 8; payloads may hold zeros): its length, and where
+  /// the text after the last symbolic reference starts.
+  private static func measure(_ start: UnsafeRawPointer) -> (length: Int, textStart: Int) {
     var index = 0
     var textStart = 0
     while true {
       let byte = start.load(fromByteOffset: index, as: UInt8.self)
-      if byte == 0 { break }
       switch byte {
+      case 0: return (index, textStart)
       case 0x01...0x17:
         index += 5
         textStart = index
@@ -159,7 +170,6 @@ struct MangledName: Equatable {
         index += 1
       }
     }
-    trailingText = (textStart..<index).map { start.load(fromByteOffset: $0, as: UInt8.self) }
   }
 
   /// The reference ownership a field's mangled type name ends with, when it ends with one.

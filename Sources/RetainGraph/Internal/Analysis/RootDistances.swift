@@ -1,0 +1,96 @@
+/// The breadth-first search from a graph's root over all references, done once per graph and
+/// shared by everything that needs it: the cycles' paths from the root, ``ObjectGraph/path(to:)``,
+/// and the DOT writer's drawing order and back edges.
+struct RootDistances: Sendable {
+  /// Each node's distance from the root (`Int32.max` when it cannot be reached).
+  let distance: [Int32]
+  /// The index of the edge that first reached each node (-1 for the root and unreachable nodes).
+  let parentEdge: [Int32]
+  /// The reachable nodes in the order the search reached them, the root first.
+  let order: [Int32]
+
+  /// Searches `storage` from `root`.
+  /// - Complexity: O(*n* + *e*); one pass over the edges when they are in walk order.
+  init(storage: GraphStorage, root: Int) {
+    if let inWalkOrder = Self.inWalkOrder(storage: storage, root: root) {
+      self = inWalkOrder
+      return
+    }
+    let nodeCount = storage.nodeCount
+    var distance = [Int32](repeating: .max, count: nodeCount)
+    var parentEdge = [Int32](repeating: -1, count: nodeCount)
+    guard root < nodeCount else {
+      self.init(distance: distance, parentEdge: parentEdge, order: [])
+      return
+    }
+    let all = storage.adjacency(strongOnly: false)
+    let edges = storage.edges
+    distance[root] = 0
+    var queue: [Int32] = [Int32(root)]
+    var head = 0
+    while head < queue.count {
+      let node = Int(queue[head])
+      head += 1
+      for position in Int(all.offsets[node])..<Int(all.offsets[node + 1]) {
+        let edgeIndex = all.edgeIndices[position]
+        let target = Int(edges[Int(edgeIndex)].to)
+        if distance[target] == .max {
+          distance[target] = distance[node] + 1
+          parentEdge[target] = edgeIndex
+          queue.append(Int32(target))
+        }
+      }
+    }
+    self.init(distance: distance, parentEdge: parentEdge, order: queue)
+  }
+
+  private init(distance: [Int32], parentEdge: [Int32], order: [Int32]) {
+    self.distance = distance
+    self.parentEdge = parentEdge
+    self.order = order
+  }
+
+  /// The same search in one pass over the edges, without building an adjacency: a walked graph's
+  /// edges come grouped by holder in the order the walk expanded them, breadth-first, so each node
+  /// is first reached by the edge that found it, and nodes are numbered in the order they were
+  /// reached. The result is checked (every edge's holder already reached, no edge leading to a
+  /// shorter path); nil when the edges are in another order.
+  private static func inWalkOrder(storage: GraphStorage, root: Int) -> RootDistances? {
+    let nodeCount = storage.nodeCount
+    guard root == 0, nodeCount > 0 else { return nil }
+    var distance = [Int32](repeating: .max, count: nodeCount)
+    var parentEdge = [Int32](repeating: -1, count: nodeCount)
+    distance[0] = 0
+    var previousFrom: Int32 = 0
+    var previousReached: Int32 = 0
+    for (index, edge) in storage.edges.enumerated() {
+      let from = Int(edge.from)
+      let to = Int(edge.to)
+      guard edge.from >= previousFrom, distance[from] != .max else { return nil }
+      previousFrom = edge.from
+      if distance[to] == .max {
+        // Reached in id order, or the ids are not the search's order.
+        guard edge.to > previousReached else { return nil }
+        previousReached = edge.to
+        distance[to] = distance[from] + 1
+        parentEdge[to] = Int32(index)
+      } else if distance[to] > distance[from] + 1 {
+        return nil
+      }
+    }
+    let order = (0..<Int32(nodeCount)).filter { distance[Int($0)] != .max }
+    return RootDistances(distance: distance, parentEdge: parentEdge, order: order)
+  }
+
+  /// The edge indices of the shortest path from the root to `node`, nil when it cannot be reached.
+  func pathEdges(to node: Int, in storage: GraphStorage) -> [Int32]? {
+    guard distance[node] != .max else { return nil }
+    var path: [Int32] = []
+    var current = node
+    while parentEdge[current] >= 0 {
+      path.append(parentEdge[current])
+      current = Int(storage.edges[Int(parentEdge[current])].from)
+    }
+    return path.reversed()
+  }
+}

@@ -1,0 +1,65 @@
+/// The grammar of edge labels, in one place: the walk builds labels with it, and everything that
+/// reads a label back (the report, ``Edge/property``, the testing library) asks it.
+///
+/// A label is the path from the holding object to the held one: stored property names joined by
+/// `.` (`state.loading`, `pair.1`), element subscripts (`items[3]`, `handlers["done"]`), and for a
+/// closure, where it is stored followed by ` (closure)` (`greeting (closure)`), with
+/// ` → capture 0` when the closure's only capture is the referenced object itself. The references
+/// a closure context holds are labelled `capture 0`, `capture 1`…
+enum EdgeLabel {
+  private static let closureMarker = " (closure)"
+  private static let capturePrefix = "capture "
+
+  /// The label of a closure context stored at `path`: `greeting (closure)`.
+  static func closure(storedAt path: String) -> String { path + closureMarker }
+
+  /// The label of a closure whose context is its only captured object: `greeting (closure) → capture 0`.
+  static func singleCapture(storedAt path: String) -> String { path + closureMarker + " → capture 0" }
+
+  /// The label of a closure context's `index`th capture: `capture 2`.
+  static func capture(_ index: Int) -> String { capturePrefix + "\(index)" }
+
+  /// Whether the reference is held by a closure stored at the label's path.
+  static func isClosure(_ label: String) -> Bool { label.contains(closureMarker) }
+
+  /// Where in the holder the reference is stored, without the closure suffix:
+  /// `greeting (closure) → capture 0` → `greeting`, `items[3]` → `items[3]`.
+  static func storagePath(of label: String) -> String {
+    guard let range = label.firstRange(of: closureMarker) else { return label }
+    return String(label[..<range.lowerBound])
+  }
+
+  /// The holder's stored property the reference is in: `items[3].owner` → `items`,
+  /// `greeting (closure)` → `greeting`; nil for a closure context's capture (`capture 0`), which is
+  /// not a property.
+  static func property(of label: String) -> String? {
+    if label.hasPrefix(capturePrefix) { return nil }
+    let property = label.prefix { $0 != "." && $0 != "[" && $0 != " " }
+    return property.isEmpty ? nil : String(property)
+  }
+}
+
+/// A label on its way to an edge: a path, and an element index appended as `[index]` when ≥ 0.
+/// Keeping the index apart lets a million `items[i]` labels share one interned `items`.
+struct PendingLabel {
+  var base: String
+  var index: Int32 = -1
+
+  static let empty = PendingLabel(base: "")
+
+  var text: String { index < 0 ? base : "\(base)[\(index)]" }
+
+  /// The label of a component below this one: `state.loading`, `items[3].owner`.
+  func appending(_ name: String) -> PendingLabel {
+    let prefix = text
+    return PendingLabel(base: prefix.isEmpty ? name : "\(prefix).\(name)")
+  }
+
+  /// The label of an element below this one: `items[3]`, `grid[1][2]`.
+  func element(_ index: Int) -> PendingLabel {
+    self.index < 0 ? PendingLabel(base: base, index: Int32(index)) : PendingLabel(base: "\(text)[\(index)]")
+  }
+
+  /// The label of a dictionary entry below this one: `handlers["done"]`.
+  func entry(_ key: String) -> PendingLabel { PendingLabel(base: "\(text)[\(key)]") }
+}

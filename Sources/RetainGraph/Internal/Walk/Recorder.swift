@@ -1,0 +1,181 @@
+/// A reference retained once (+1) on behalf of the walk. Whoever holds it owns that retain: it
+/// either hands it over (it becomes a node's keep-alive retain) or releases it. Never both, never
+/// neither.
+struct RetainedReference {
+  let object: Unmanaged<AnyObject>
+
+  /// Takes over a retain the caller already owns (a strong load, `swift_tryRetain`…).
+  init(adopting retained: Unmanaged<AnyObject>) { object = retained }
+
+  /// Retains `object` now.
+  init(retaining object: Unmanaged<AnyObject>) { self.object = object.retain() }
+
+  var address: UInt { UInt(bitPattern: object.toOpaque()) }
+  var pointer: UnsafeRawPointer { UnsafeRawPointer(object.toOpaque()) }
+
+  /// Gives the retain up.
+  consuming func release() { object.release() }
+}
+
+/// What a walk produced: the graph's storage, its findings, and, when asked for, the objects.
+struct WalkResult {
+  var storage: GraphStorage
+  var isTruncated: Bool
+  var danglingReferences: [DanglingReference]
+  var notes: [String]
+  /// `objects[id]` is node `id`'s object (nil for a value root and for closure contexts); empty
+  /// unless the walk kept them.
+  var objects: [AnyObject?]
+}
+
+/// Records the nodes and edges of a walk in compact form (type names and labels interned), keeps
+/// every node's object alive until the walk ends, and maps object addresses to node ids.
+struct Recorder {
+  private var typeNames: [String] = []
+  private var nodeTypes: [Int32] = []
+  private(set) var nodeKinds: [Node.Kind] = []
+  private var labels = Interner()
+  private var edges = ChunkedArray<CompactEdge>()
+  /// Node id by object address. Every object stays alive (in `keepAlive`) until the walk ends, so
+  /// an address cannot be reused for another object meanwhile.
+  private var identities = IdentityTable()
+  /// One retain per node's object (released when the walk ends): raw, so reading an object's
+  /// fields costs no further reference counting.
+  private var keepAlive = ChunkedArray<Unmanaged<AnyObject>?>()
+  /// Depth of each node, kept only when a depth limit is set.
+  private var depths: [Int32] = []
+  private let tracksDepth: Bool
+  private var slots: [ObjectIdentifier: TypeSlot] = [:]
+  private var lastSlot: (key: ObjectIdentifier, slot: TypeSlot)?
+
+  /// A type's plan, with the graph's index for its name and its fields' interned labels.
+  struct TypeSlot {
+    var plan: TypePlan
+    var typeIndex: Int32
+    var fieldLabels: [Int32]
+  }
+
+  init(tracksDepth: Bool) {
+    self.tracksDepth = tracksDepth
+  }
+
+  var nodeCount: Int { nodeKinds.count }
+
+  func typeName(of node: Int) -> String { typeNames[Int(nodeTypes[node])] }
+
+  /// The object of node `id`, while the walk keeps it alive (nil for a value root).
+  func object(of id: Int) -> Unmanaged<AnyObject>? { keepAlive[id] }
+
+  func depth(of node: Int) -> Int32 { tracksDepth ? depths[node] : 0 }
+
+  /// The node of the object at `address`, if it is in the graph.
+  func node(at address: UInt) -> Int? { identities[address].map(Int.init) }
+
+  // MARK: - Nodes
+
+  /// Adds an object node whose object is kept alive by `reference`'s retain, handed over here.
+  mutating func addObject(_ reference: consuming RetainedReference, type slot: TypeSlot, depth: Int32) -> Int
+  {
+    let id = nodeCount
+    identities.insert(reference.address, Int32(id))
+    nodeTypes.append(slot.typeIndex)
+    nodeKinds.append(.object)
+    keepAlive.append(reference.object)
+    if tracksDepth { depths.append(depth) }
+    return id
+  }
+
+  /// Adds a node with a type name of its own: a closure context (kept alive by `reference`'s
+  /// retain, handed over here) or a value root (no object).
+  mutating func addNode(
+    typeName: String, kind: Node.Kind, object reference: consuming RetainedReference?, depth: Int32
+  ) -> Int {
+    let id = nodeCount
+    if let address = reference?.address { identities.insert(address, Int32(id)) }
+    nodeTypes.append(Int32(typeNames.count))
+    typeNames.append(typeName)
+    nodeKinds.append(kind)
+    keepAlive.append(reference?.object)
+    if tracksDepth { depths.append(depth) }
+    return id
+  }
+
+  // MARK: - Edges and labels
+
+  mutating func intern(_ label: String) -> Int32 { labels.intern(label) }
+
+  func label(_ id: Int32) -> String { labels.strings[Int(id)] }
+
+  /// Appends an edge. A label and index too large to pack together get a label of their own
+  /// (`items[70000]`). Returns false when no label can name the edge (more than 2²⁹ distinct labels).
+  mutating func appendEdge(
+    from holder: Int, to target: Int, labelID: Int32, index: Int32, ownership: Ownership
+  ) -> Bool {
+    if let edge = CompactEdge(from: holder, to: target, label: labelID, index: index, ownership: ownership) {
+      edges.append(edge)
+      return true
+    }
+    let text = PendingLabel(base: label(labelID), index: index).text
+    guard let edge = CompactEdge(from: holder, to: target, label: intern(text), ownership: ownership) else {
+      return false
+    }
+    edges.append(edge)
+    return true
+  }
+
+  // MARK: - Types
+
+  /// The plan of `type`, with its interned name and field labels, looked up once per walk.
+  mutating func slot(for type: any Any.Type) -> TypeSlot {
+    let key = ObjectIdentifier(type)
+    if let last = lastSlot, last.key == key { return last.slot }
+    if let slot = slots[key] {
+      lastSlot = (key, slot)
+      return slot
+    }
+    let plan = TypePlans.plan(for: type)
+    let typeIndex = Int32(typeNames.count)
+    typeNames.append(plan.typeName)
+    var fieldLabels: [Int32] = []
+    if case .object(let fields) = plan.shape {
+      fieldLabels = fields.map { intern($0.name) }
+    }
+    let slot = TypeSlot(plan: plan, typeIndex: typeIndex, fieldLabels: fieldLabels)
+    slots[key] = slot
+    lastSlot = (key, slot)
+    return slot
+  }
+
+  // MARK: - The end
+
+  /// Ends the recording: releases every object the walk kept alive (after handing them to the
+  /// result when `keepingObjects`) and returns the storage.
+  mutating func finish(keepingObjects: Bool) -> (storage: GraphStorage, objects: [AnyObject?]) {
+    identities = IdentityTable(capacity: 0)
+    var objects: [AnyObject?] = []
+    if keepingObjects {
+      objects = keepAlive.indices.map {
+        nodeKinds[$0] == .object ? keepAlive[$0]?.takeUnretainedValue() : nil
+      }
+    }
+    for object in keepAlive { object?.release() }
+    keepAlive = ChunkedArray()
+    let storage = GraphStorage(
+      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels.strings, edges: edges)
+    return (storage, objects)
+  }
+}
+
+/// Interned strings: each distinct string gets the next id.
+struct Interner {
+  private(set) var strings: [String] = []
+  private var ids: [String: Int32] = [:]
+
+  mutating func intern(_ text: String) -> Int32 {
+    if let known = ids[text] { return known }
+    let id = Int32(strings.count)
+    strings.append(text)
+    ids[text] = id
+    return id
+  }
+}

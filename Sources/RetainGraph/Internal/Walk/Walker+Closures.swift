@@ -1,0 +1,58 @@
+extension Walker {
+  /// Records a stored closure: an edge to its context, which is the captured object itself when the
+  /// closure captures one class reference and nothing else, or a closure node otherwise.
+  mutating func addClosure(_ stored: ThickFunction, label: PendingLabel) {
+    guard let (closure, name) = ClosureLayout.unwrappingThunks(stored), let context = closure.context else {
+      return
+    }
+    let contextObject = Unmanaged<AnyObject>.fromOpaque(context)
+    let path = label.text
+    switch Metadata.kind(ofHeapObject: context) {
+    case .class:
+      // A closure that captures only one class reference uses that object as its context.
+      addReference(
+        .borrowed(contextObject), labelID: nil,
+        label: { PendingLabel(base: EdgeLabel.singleCapture(storedAt: path)) },
+        ownership: .strong)
+    default:
+      addReference(
+        .borrowed(contextObject), labelID: nil,
+        label: { PendingLabel(base: EdgeLabel.closure(storedAt: path)) },
+        ownership: .strong,
+        closureName: name ?? "closure at \(TypeNames.short(recorder.typeName(of: current))).\(path)")
+    }
+  }
+
+  /// Follows the captures of the closure context at `context` (the current node).
+  mutating func expandClosure(context: UnsafeRawPointer) {
+    guard let captures = ClosureLayout.captures(ofContext: context) else {
+      notes.append(
+        "\(recorder.typeName(of: current)): closure context layout not recognised; its captures are not shown"
+      )
+      return
+    }
+    var children: [(value: Any, label: PendingLabel)] = []
+    for (index, capture) in captures.enumerated() {
+      let label = PendingLabel(base: EdgeLabel.capture(index))
+      var address = context + capture.offset
+      var kind = capture.kind
+      if case .box(let payload) = kind {
+        // A captured `var`, or a boxed weak reference: read the payload inside the box.
+        guard let inner = HeapLayout.boxPayload(at: address) else { continue }
+        address = inner
+        kind = payload
+      }
+      switch kind {
+      case .value(let type):
+        children.append((Existential.load(type, from: address), label))
+      case .reference(let storage):
+        perform(loadReference(storage, at: address, label: label))
+      case .function:
+        addClosure(ThickFunction(at: address), label: label)
+      case .box:
+        continue  // a box in a box: not made by the compiler
+      }
+    }
+    push(children)
+  }
+}

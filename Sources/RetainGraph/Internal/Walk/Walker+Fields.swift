@@ -1,0 +1,115 @@
+extension Walker {
+  /// Reads the fields of a value or object at `base`, in field order: each field's references are
+  /// recorded before the next field's, and a value field's whole subtree comes at its place, so the
+  /// fast paths and the general path give the same node ids. `labelIDs` are the fields' interned
+  /// labels when they are read straight from an object (no prefix).
+  mutating func readFields(
+    _ fields: [FieldPlan], base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: [Int32]?
+  ) {
+    // Work is done at once until the first field that must wait for a value's subtree; from then
+    // on it is queued in order.
+    var queued: [Work] = []
+    var queueing = false
+    func record(_ work: Work) {
+      if queueing { queued.append(work) } else { perform(work) }
+    }
+    let fastPaths = options.fastPaths
+    for (position, field) in fields.enumerated() {
+      let address = base + field.offset
+      let labelID = labelIDs?[position]
+      func label() -> PendingLabel { prefix.appending(field.name) }
+      switch field.action {
+      case .object where fastPaths, .optionalObject where fastPaths:
+        guard let pointer = HeapLayout.object(at: address) else { continue }
+        let object = Unmanaged<AnyObject>.fromOpaque(pointer)
+        if queueing {
+          // Queued work outlives this read, and perhaps the value read from: hold the object.
+          queued.append(
+            .loaded(
+              RetainedReference(retaining: object), labelID: labelID, label: label(), ownership: .strong))
+        } else {
+          addReference(.borrowed(object), labelID: labelID, label: label, ownership: .strong)
+        }
+      case .objectArray where fastPaths:
+        let elements = HeapLayout.arrayOfObjects(at: address)
+        guard !elements.isEmpty else { continue }
+        let base = labelID.map { PendingLabel(base: recorder.label($0)) } ?? label()
+        let elementLabelID = labelID ?? recorder.intern(base.text)
+        for (index, pointer) in elements.enumerated() {
+          let element = Unmanaged<AnyObject>.fromOpaque(pointer)
+          let elementIndex = Int32(truncatingIfNeeded: index)
+          if queueing {
+            queued.append(
+              .loaded(
+                RetainedReference(retaining: element), labelID: elementLabelID,
+                label: PendingLabel(base: base.text, index: elementIndex), ownership: .strong))
+          } else {
+            addReference(
+              .borrowed(element), labelID: elementLabelID, index: elementIndex, label: { base },
+              ownership: .strong)
+          }
+        }
+      case .object, .optionalObject, .objectArray, .value:
+        queueing = true
+        queued.append(.value(Existential.load(field.type, from: address), label: label()))
+      case .function:
+        let function = ThickFunction(at: address)
+        guard options.includeClosures, let context = function.context else { continue }
+        if queueing {
+          queued.append(
+            .closure(
+              context: RetainedReference(retaining: Unmanaged.fromOpaque(context)),
+              function: function.function,
+              label: label()))
+        } else {
+          addClosure(function, label: label())
+        }
+      case .reference(let storage):
+        record(loadReference(storage, at: address, labelID: labelID, label: label()))
+      case .unreadable:
+        record(
+          .note(
+            "\(recorder.typeName(of: current)).\(label().text): a non-strong reference whose storage is not recognised was not read"
+          ))
+      }
+    }
+    push(queued)
+  }
+
+  /// Reads a weak, unowned or unowned(unsafe) reference now (its storage may not outlive this
+  /// call) and returns what to record.
+  mutating func loadReference(
+    _ storage: ReferenceStorage, at address: UnsafeRawPointer, labelID: Int32? = nil, label: PendingLabel
+  ) -> Work {
+    let ownership: Ownership
+    switch storage {
+    case .weak: ownership = .weak
+    case .unowned: ownership = .unowned
+    case .unownedUnsafe: ownership = .unownedUnsafe
+    }
+    // An empty reference (nil) needs no runtime call.
+    if HeapLayout.isEmptyReference(at: address) { return .nothing }
+    if storage == .weak, options.fastPaths, WeakPeek.isAvailable,
+      let target = WeakPeek.liveTarget(at: address),
+      let known = recorder.node(at: target)
+    {
+      // Already in the graph (and kept alive by the walk): no need to load it strongly.
+      return .edge(to: known, labelID: labelID, label: label, ownership: .weak)
+    }
+    switch ReferenceLoader.load(storage, at: address) {
+    case .none:
+      return .nothing
+    case .alive(let object):
+      return .loaded(
+        RetainedReference(adopting: object), labelID: labelID, label: label, ownership: ownership)
+    case .dangling:
+      return .dangling(label: label)
+    case .address(let raw):
+      return .unsafeAddress(raw, label: label)
+    case .unreadable:
+      return .note(
+        "\(recorder.typeName(of: current)).\(label.text): the runtime cannot read this \(ownership.rawValue) reference here"
+      )
+    }
+  }
+}

@@ -1,0 +1,106 @@
+/// An object about to be recorded, and who owns the retain that keeps it alive meanwhile.
+enum Referent {
+  /// Kept alive by its holder for as long as it is needed: retained only if it becomes a node.
+  case borrowed(Unmanaged<AnyObject>)
+  /// Retained on behalf of the walk: the retain becomes the node's, or is released.
+  case owned(RetainedReference)
+
+  var object: Unmanaged<AnyObject> {
+    switch self {
+    case .borrowed(let object): object
+    case .owned(let reference): reference.object
+    }
+  }
+
+  /// A retain for a new node: the one owned, or a new one.
+  consuming func retainForNode() -> RetainedReference {
+    switch self {
+    case .borrowed(let object): RetainedReference(retaining: object)
+    case .owned(let reference): reference
+    }
+  }
+
+  /// Gives up the object: releases the retain owned, if any.
+  consuming func discard() {
+    if case .owned(let reference) = self { reference.release() }
+  }
+}
+
+extension Walker {
+  /// Records a reference from the current node to an object the caller holds.
+  mutating func addReference(borrowing object: AnyObject, label: PendingLabel, ownership: Ownership) {
+    addReference(
+      .borrowed(Unmanaged.passUnretained(object)), labelID: nil, index: label.index,
+      label: { PendingLabel(base: label.base) }, ownership: ownership)
+  }
+
+  /// Records a reference whose retain the caller hands over.
+  mutating func addReference(
+    owning reference: RetainedReference, labelID: Int32?, index: Int32, label: () -> PendingLabel,
+    ownership: Ownership
+  ) {
+    addReference(.owned(reference), labelID: labelID, index: index, label: label, ownership: ownership)
+  }
+
+  /// Records a reference from the current node to `referent`, adding a node for it when it is new.
+  /// `labelID` is the interned label when known; otherwise `label()` gives it (called only when
+  /// needed). A closure context is recorded as a closure node named `closureName`.
+  mutating func addReference(
+    _ referent: consuming Referent, labelID: Int32?, index: Int32 = -1, label: () -> PendingLabel,
+    ownership: Ownership, closureName: String? = nil
+  ) {
+    if !options.ignoredLabels.isEmpty {
+      let text = labelID.map { PendingLabel(base: recorder.label($0), index: index) }?.text ?? label().text
+      let holder = TypeNames.short(recorder.typeName(of: current))
+      if options.ignoredLabels.contains(text) || options.ignoredLabels.contains("\(holder).\(text)") {
+        referent.discard()
+        return
+      }
+    }
+    let address = UInt(bitPattern: referent.object.toOpaque())
+    let target: Int
+    if let known = recorder.node(at: address) {
+      referent.discard()
+      target = known
+    } else {
+      if closureName == nil, !options.ignoredTypeIDs.isEmpty,
+        isIgnored(HeapLayout.dynamicType(ofObject: UnsafeRawPointer(referent.object.toOpaque())))
+      {
+        referent.discard()
+        return
+      }
+      guard let added = addNode(for: referent, closureName: closureName) else { return }
+      target = added
+    }
+    appendEdge(
+      to: target, labelID: labelID ?? recorder.intern(label().base), index: index, ownership: ownership)
+  }
+
+  /// Adds a node for `referent` and keeps it alive for the walk; nil (and the referent discarded)
+  /// when the node limit is reached.
+  mutating func addNode(for referent: consuming Referent, closureName: String? = nil) -> Int? {
+    guard recorder.nodeCount < options.maxNodes else {
+      isTruncated = true
+      referent.discard()
+      return nil
+    }
+    let depth = recorder.nodeCount == 0 ? 0 : recorder.depth(of: current) + 1
+    let reference = referent.retainForNode()
+    if let closureName {
+      return recorder.addNode(typeName: closureName, kind: .closure, object: reference, depth: depth)
+    }
+    let slot = recorder.slot(for: HeapLayout.dynamicType(ofObject: reference.pointer))
+    return recorder.addObject(reference, type: slot, depth: depth)
+  }
+
+  /// Appends an edge from the current node.
+  mutating func appendEdge(to target: Int, labelID: Int32, index: Int32, ownership: Ownership) {
+    if !recorder.appendEdge(from: current, to: target, labelID: labelID, index: index, ownership: ownership) {
+      isTruncated = true  // more distinct labels than an edge can name: not reachable in practice
+    }
+  }
+
+  mutating func appendEdge(to target: Int, label: PendingLabel, ownership: Ownership) {
+    appendEdge(to: target, labelID: recorder.intern(label.base), index: label.index, ownership: ownership)
+  }
+}

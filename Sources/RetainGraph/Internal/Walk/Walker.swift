@@ -1,0 +1,238 @@
+/// One step of the walk, queued so that references are recorded in field order.
+enum Work {
+  /// A value to walk.
+  case value(Any, label: PendingLabel)
+  /// A reference read while its storage was readable; performing (or dropping) this work hands its
+  /// retain over or releases it.
+  case loaded(RetainedReference, labelID: Int32?, label: PendingLabel, ownership: Ownership)
+  /// A reference to a node already in the graph.
+  case edge(to: Int, labelID: Int32?, label: PendingLabel, ownership: Ownership)
+  /// A stored closure: its context (retained, owned by this work) and function.
+  case closure(context: RetainedReference, function: UnsafeRawPointer?, label: PendingLabel)
+  /// An `unowned` reference whose object was already deinitialised.
+  case dangling(label: PendingLabel)
+  /// An `unowned(unsafe)` reference: drawn only if its address turns out to be a node's.
+  case unsafeAddress(UInt, label: PendingLabel)
+  /// Something the walk could not read, as a sentence naming where.
+  case note(String)
+  /// Nothing to record (an empty reference).
+  case nothing
+
+  /// Releases the retain this work owns, if any, without performing it.
+  func drop() {
+    switch self {
+    case .loaded(let reference, _, _, _), .closure(let reference, _, _): reference.release()
+    default: break
+    }
+  }
+}
+
+/// Walks the object graph from a root, breadth-first and iteratively, and returns what it found
+/// as a ``WalkResult``. Nodes and edges are recorded by a ``Recorder``; this type decides what to
+/// read. Its concerns are split by file: the loop (here), stored fields (`+Fields`), the Mirror
+/// fallback (`+Mirror`), closures (`+Closures`), and adding references (`+References`).
+///
+/// The walk reads objects other threads may change: it requires that nothing mutates what it
+/// reaches while it runs.
+struct Walker {
+  let options: GraphOptions
+  var recorder: Recorder
+  var isTruncated = false
+  var dangling: [DanglingReference] = []
+  var notes: [String] = []
+  /// The node whose references are being read.
+  var current = 0
+  /// Work still to be done for the node being expanded (a stack: the last item is next).
+  var pending: [Work] = []
+  var unsafeReferences: [(holder: Int, label: PendingLabel, address: UInt)] = []
+  private var ignoredTypes: [ObjectIdentifier: Bool] = [:]
+
+  init(options: GraphOptions) {
+    self.options = options
+    recorder = Recorder(tracksDepth: options.maxDepth != nil)
+  }
+
+  // MARK: - The loop
+
+  /// Walks from `root`. With `keepingObjects`, the result holds every node's object.
+  mutating func walk(_ root: Any, keepingObjects: Bool = false) -> WalkResult {
+    addRoot(Self.unwrapOptionals(root))
+    // Nodes are expanded in the order they were found: breadth-first.
+    var next = recorder.nodeKinds.first == .value ? 1 : 0
+    while next < recorder.nodeCount {
+      expand(next)
+      next += 1
+    }
+    for reference in unsafeReferences {
+      if let target = recorder.node(at: reference.address) {
+        current = reference.holder
+        appendEdge(to: target, label: reference.label, ownership: .unownedUnsafe)
+      }
+    }
+    let (storage, objects) = recorder.finish(keepingObjects: keepingObjects)
+    return WalkResult(
+      storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes, objects: objects
+    )
+  }
+
+  static func unwrapOptionals(_ value: Any) -> Any {
+    var value = value
+    while Metadata.kind(of: type(of: value)) == .optional {
+      let mirror = Mirror(reflecting: value)
+      guard let child = mirror.children.first else { break }
+      value = child.value
+    }
+    return value
+  }
+
+  private mutating func addRoot(_ root: Any) {
+    let rootType = type(of: root)
+    if Metadata.kind(of: rootType) == .class {
+      _ = addNode(for: .borrowed(Unmanaged.passUnretained(root as AnyObject)))
+      return
+    }
+    _ = recorder.addNode(typeName: TypeNames.qualified(rootType), kind: .value, object: nil, depth: 0)
+    current = 0
+    pending.append(.value(root, label: .empty))
+    drainPending()
+  }
+
+  /// Follows the references held by node `id`.
+  private mutating func expand(_ id: Int) {
+    guard let object = recorder.object(of: id) else { return }
+    current = id
+    let base = UnsafeRawPointer(object.toOpaque())
+    if recorder.nodeKinds[id] == .closure {
+      expandClosure(context: base)
+      drainPending()
+      return
+    }
+    let slot = recorder.slot(for: HeapLayout.dynamicType(ofObject: base))
+    if let maxDepth = options.maxDepth, recorder.depth(of: id) >= maxDepth {
+      if case .object(let fields) = slot.plan.shape, !fields.isEmpty { isTruncated = true }
+      if slot.plan.isCustom { isTruncated = true }
+      return
+    }
+    if slot.plan.isCustom, let custom = object.takeUnretainedValue() as? any GraphReflectable {
+      walkCustom(custom, prefix: .empty)
+    } else if case .object(let fields) = slot.plan.shape, !fields.isEmpty {
+      readFields(fields, base: base, prefix: .empty, labelIDs: slot.fieldLabels)
+    }
+    drainPending()
+  }
+
+  private mutating func drainPending() {
+    while let work = pending.popLast() {
+      if isTruncated && recorder.nodeCount >= options.maxNodes {
+        work.drop()
+        for item in pending { item.drop() }
+        pending.removeAll()
+        return
+      }
+      perform(work)
+    }
+  }
+
+  /// Pushes values so that they are visited in the order given.
+  mutating func push(_ children: [(value: Any, label: PendingLabel)]) {
+    pending.append(contentsOf: children.reversed().map { Work.value($0.value, label: $0.label) })
+  }
+
+  /// Pushes work so that it is done in the order given.
+  mutating func push(_ work: [Work]) {
+    pending.append(contentsOf: work.reversed())
+  }
+
+  mutating func perform(_ work: Work) {
+    switch work {
+    case .value(let value, let label):
+      visitOpened(value, label: label)
+    case .loaded(let reference, let labelID, let label, let ownership):
+      addReference(
+        owning: reference, labelID: labelID, index: label.index, label: { PendingLabel(base: label.base) },
+        ownership: ownership)
+    case .edge(let target, let labelID, let label, let ownership):
+      appendEdge(
+        to: target, labelID: labelID ?? recorder.intern(label.base), index: label.index, ownership: ownership)
+    case .closure(let context, let function, let label):
+      addClosure(ThickFunction(function: function, context: context.pointer), label: label)
+      context.release()
+    case .dangling(let label):
+      dangling.append(DanglingReference(holder: current, label: label.text))
+    case .unsafeAddress(let address, let label):
+      unsafeReferences.append((current, label, address))
+    case .note(let note):
+      notes.append(note)
+    case .nothing:
+      break
+    }
+  }
+
+  // MARK: - Values
+
+  private mutating func visitOpened<T>(_ value: T, label: PendingLabel) {
+    if Metadata.kind(of: T.self) == .existential {
+      // A value loaded from an existential-typed field (`Any`, `any P`, `AnyObject`) is boxed with
+      // its static type: look inside the container (pushed, so nesting never recurses).
+      let projected = withUnsafePointer(to: value) { Existential.project(T.self, at: UnsafeRawPointer($0)) }
+      if let projected { pending.append(.value(projected, label: label)) }
+      return
+    }
+    let plan = recorder.slot(for: T.self).plan
+    if !options.ignoredTypeIDs.isEmpty, isIgnored(T.self) { return }
+    if plan.isCustom, Metadata.kind(of: T.self) != .class {
+      if let custom = value as? any GraphReflectable { walkCustom(custom, prefix: label) }
+      return
+    }
+    switch plan.shape {
+    case .object:
+      addReference(borrowing: value as AnyObject, label: label, ownership: .strong)
+    case .leaf:
+      return
+    case .fields(let fields):
+      withUnsafePointer(to: value) { pointer in
+        readFields(fields, base: UnsafeRawPointer(pointer), prefix: label, labelIDs: nil)
+      }
+    case .function:
+      guard options.includeClosures else { return }
+      withUnsafePointer(to: value) { pointer in
+        addClosure(ThickFunction(at: UnsafeRawPointer(pointer)), label: label)
+      }
+    case .mirror:
+      visitMirror(of: value, label: label)
+    }
+  }
+
+  private mutating func walkCustom(_ custom: any GraphReflectable, prefix: PendingLabel) {
+    var strongChildren: [(value: Any, label: PendingLabel)] = []
+    for child in custom.graphChildren {
+      let label = prefix.appending(child.label)
+      if child.ownership == .strong {
+        strongChildren.append((child.value, label))
+        continue
+      }
+      let unwrapped = Self.unwrapOptionals(child.value)
+      if Metadata.kind(of: type(of: unwrapped)) == .class {
+        addReference(borrowing: unwrapped as AnyObject, label: label, ownership: child.ownership)
+      }
+    }
+    push(strongChildren)
+  }
+
+  /// Whether `type` or one of its superclasses is among the ignored types (cached per type).
+  mutating func isIgnored(_ type: any Any.Type) -> Bool {
+    let key = ObjectIdentifier(type)
+    if let known = ignoredTypes[key] { return known }
+    var result = false
+    var candidate: (any Any.Type)? = type
+    while let checked = candidate {
+      if options.ignoredTypeIDs.contains(TypeID(checked)) {
+        result = true
+        break
+      }
+      candidate = Metadata.superclass(of: checked)
+    }
+    ignoredTypes[key] = result
+    return result
+  }
+}

@@ -1,0 +1,21 @@
+internal import RetainGraph
+
+/// The graph walked from a fresh root, with a weak probe to each of its objects (by node id).
+struct ProbedGraph {
+  var graph: ObjectGraph
+  var probes: [(id: Node.ID, probe: WeakProbe)]
+
+  var survivors: [(id: Node.ID, probe: WeakProbe)] { probes.filter { $0.probe.isAlive } }
+}
+
+/// Builds the root and probes its graph in a frame of its own, so that the root and the walk's
+/// objects are released when it returns.
+@inline(never)
+func probeGraph<Root>(_ make: () throws -> Root, options: GraphOptions) rethrows -> ProbedGraph {
+  let (graph, objects) = ObjectGraph.walk(try make(), options: options)
+  var probes: [(id: Node.ID, probe: WeakProbe)] = []
+  for (id, object) in objects.enumerated() {
+    if let object { probes.append((id, WeakProbe(object))) }
+  }
+  return ProbedGraph(graph: graph, probes: probes)
+}
