@@ -16,7 +16,7 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
-    .target(name: "RetainGraph"),
+    .target(name: "RetainGraph", exclude: ["Internal/Runtime/README.md"]),
     .systemLibrary(
       name: "CGraphviz",
       path: "Sources/CGraphviz",

@@ -15,7 +15,7 @@ struct Capture {
   var kind: Kind
 }
 
-/// Reads closure contexts (RUNTIME.md, "Closure contexts"). Returns nil rather than guessing.
+/// Reads closure contexts (README.md in this folder, "Closure contexts"). Returns nil rather than guessing.
 enum ClosureLayout {
   private typealias TypeByMangledName =
     @convention(c) (

@@ -1,5 +1,5 @@
 // Every raw read of Swift runtime metadata in the package lives in this folder. Layouts are those of
-// Swift 6.3 on Linux x86_64 (see RUNTIME.md); callers fall back to Mirror whenever a layout is not
+// Swift 6.3 on Linux x86_64 (see README.md in this folder); callers fall back to Mirror whenever a layout is not
 // recognised.
 
 /// The metadata kinds the walk distinguishes (`MetadataKind` in the runtime's `MetadataKind.def`).

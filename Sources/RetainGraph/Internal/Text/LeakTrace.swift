@@ -14,6 +14,7 @@ extension ObjectGraph {
   /// - Parameters:
   ///   - path: consecutive edges; an empty path is the root alone.
   ///   - indent: put before every line.
+  /// - Returns: the lines, without line breaks.
   package func traceLines(along path: [Edge], indent: String = "") -> [String] {
     let start = path.first?.from ?? root
     return [indent + storage.shortTypeName(start)] + path.map { "\(indent) ├─ \(hop($0))" }
