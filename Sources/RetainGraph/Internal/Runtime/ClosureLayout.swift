@@ -112,6 +112,23 @@ enum ClosureLayout {
     return text.count >= suffixBytes.count && Array(text.suffix(suffixBytes.count)) == suffixBytes
   }
 
+  /// The length of a box's field type when `text` (the end of a name `length` bytes long) names a
+  /// SIL box of one mutable field: `<field>z_Xx`, or in a generic context
+  /// `<field>z_<generic arguments>_<generic signature>XX` (e.g. `…Xwz_x_lXX`, a boxed weak
+  /// reference whose type mentions the parameter `x`). Nil for anything else.
+  private static func boxedFieldLength(text: [UInt8], length: Int) -> Int? {
+    if endsWith(text, "z_Xx") { return length - 4 }
+    guard endsWith(text, "XX") else { return nil }
+    // The field list ends at the last `z_`; what follows (arguments and signature) has no `z_`.
+    let marker: [UInt8] = [UInt8(ascii: "z"), UInt8(ascii: "_")]
+    var index = text.count - 2
+    while index > 0 {
+      index -= 1
+      if text[index] == marker[0], text[index + 1] == marker[1] { return length - (text.count - index) }
+    }
+    return nil
+  }
+
   /// Classifies a capture by its mangled type name: its kind, size and alignment.
   private static func classify(
     name: UnsafeRawPointer, length: Int, generics: GenericArguments?
@@ -124,9 +141,9 @@ enum ClosureLayout {
       guard excess <= text.count else { return nil }
       text.removeLast(excess)
     }
-    if endsWith(text, "z_Xx") {
-      // A box: one word in the context, the payload described by the name before the suffix.
-      guard let (payload, _, _) = classify(name: name, length: length - 4, generics: generics) else {
+    if let fieldLength = boxedFieldLength(text: text, length: length) {
+      // A box: one word in the context, the payload described by the name of its field.
+      guard let (payload, _, _) = classify(name: name, length: fieldLength, generics: generics) else {
         return nil
       }
       return (.box(payload), 8, 8)
@@ -166,60 +183,109 @@ enum ClosureLayout {
   }
 }
 
-/// The generic arguments of a generic closure context, and a one-level generic environment that
-/// lets the runtime resolve capture types such as `x` or `SayxG` against them.
+/// The generic arguments of a generic closure context, and a generic environment that lets the
+/// runtime resolve capture types such as `x`, `SayxG` or `qd__` against them.
+///
+/// A context stores `NumBindings` words after its header: the metadata of generic parameters and,
+/// for constrained parameters, witness tables. The capture descriptor's metadata sources say which
+/// parameter each metadata comes from: `B<n>` (binding *n*), or `G<i><source>` (generic argument
+/// *i* of the type the nested source gives). Bindings no source names are witness tables, which
+/// capture types never need: their layout depends only on the parameters' metadata.
 struct GenericArguments {
-  /// Argument metadata in generic-parameter order (depth 0 only).
-  private var arguments: [UnsafeRawPointer?]
+  /// Generic parameters per depth (depth 0 first), each level's argument metadata in index order.
+  private var levels: [[UnsafeRawPointer?]]
 
   init?(
     descriptor: UnsafeRawPointer, captureCount: Int, sourceCount: Int, bindings: UnsafeRawPointer,
     bindingCount: Int
   ) {
-    var arguments = [UnsafeRawPointer?](repeating: nil, count: bindingCount)
+    var levels: [[UnsafeRawPointer?]] = []
     // Metadata sources follow the capture records: pairs of (generic parameter, source) names.
     for index in 0..<sourceCount {
       let pair = descriptor + 12 + 4 * captureCount + 8 * index
       guard let parameterName = Metadata.relative(pair), let sourceName = Metadata.relative(pair + 4),
-        let parameter = Self.parameterIndex(MangledName(start: parameterName).trailingText),
-        let binding = Self.bindingIndex(MangledName(start: sourceName).trailingText),
-        parameter < bindingCount, binding < bindingCount
+        let (depth, position) = Self.parameter(MangledName(start: parameterName).trailingText),
+        depth < 16, position < 256,
+        let metadata = Self.metadata(
+          from: MangledName(start: sourceName).trailingText[...], bindings: bindings, bindingCount: bindingCount)
       else { return nil }
-      arguments[parameter] = bindings.load(fromByteOffset: 8 * binding, as: UnsafeRawPointer?.self)
+      while levels.count <= depth { levels.append([]) }
+      while levels[depth].count <= position { levels[depth].append(nil) }
+      levels[depth][position] = metadata
     }
-    guard arguments.allSatisfy({ $0 != nil }) else { return nil }
-    self.arguments = arguments
+    // Every parameter up to the last one named must be known: a capture type may mention any.
+    guard !levels.isEmpty, levels.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 != nil } }) else { return nil }
+    self.levels = levels
   }
 
-  /// `x` → 0, `q_` → 1, `q0_` → 2, `q1_` → 3…
-  private static func parameterIndex(_ text: [UInt8]) -> Int? {
+  /// `x` → (0, 0), `q_` → (0, 1), `q0_` → (0, 2), `qd__` → (1, 0), `qd_0_` → (1, 1),
+  /// `qd0__` → (2, 0).
+  private static func parameter(_ text: [UInt8]) -> (depth: Int, index: Int)? {
     let name = String(decoding: text, as: UTF8.self)
-    if name == "x" { return 0 }
-    guard name.hasPrefix("q"), name.hasSuffix("_") else { return nil }
-    let digits = name.dropFirst().dropLast()
-    if digits.isEmpty { return 1 }
-    return Int(digits).map { $0 + 2 }
+    if name == "x" { return (0, 0) }
+    guard name.hasPrefix("q") else { return nil }
+    var rest = Substring(name.dropFirst())
+    var depth = 0
+    if rest.hasPrefix("d") {
+      rest = rest.dropFirst()
+      guard let (depthMinusOne, afterDepth) = index(rest) else { return nil }
+      depth = depthMinusOne + 1
+      rest = afterDepth
+    }
+    guard let (position, remainder) = index(rest), remainder.isEmpty else { return nil }
+    return (depth, depth == 0 ? position + 1 : position)
   }
 
-  /// `B0` → 0.
-  private static func bindingIndex(_ text: [UInt8]) -> Int? {
-    let name = String(decoding: text, as: UTF8.self)
-    guard name.hasPrefix("B") else { return nil }
-    return Int(name.dropFirst())
+  /// An `INDEX` of the mangling: `_` → 0, `<n>_` → n + 1; and what follows it.
+  private static func index(_ text: Substring) -> (Int, Substring)? {
+    guard let underscore = text.firstIndex(of: "_") else { return nil }
+    let digits = text[..<underscore]
+    let rest = text[text.index(after: underscore)...]
+    if digits.isEmpty { return (0, rest) }
+    guard let number = Int(digits) else { return nil }
+    return (number + 1, rest)
   }
 
-  /// Calls `body` with a generic environment of one level holding `arguments.count` type
-  /// parameters and no requirements (`TargetGenericEnvironment`: flags, parameter counts, parameter
-  /// descriptors), and the arguments.
+  /// The metadata a source names: `B0` → binding 0; `G1B0` → generic argument 1 of binding 0.
+  private static func metadata(
+    from source: ArraySlice<UInt8>, bindings: UnsafeRawPointer, bindingCount: Int
+  ) -> UnsafeRawPointer? {
+    guard let kind = source.first else { return nil }
+    let rest = source.dropFirst()
+    let digits = rest.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    guard let number = Int(String(decoding: digits, as: UTF8.self)) else { return nil }
+    switch kind {
+    case UInt8(ascii: "B"):
+      guard number < bindingCount, digits.count == rest.count else { return nil }
+      return bindings.load(fromByteOffset: 8 * number, as: UnsafeRawPointer?.self)
+    case UInt8(ascii: "G"):
+      guard
+        let base = metadata(from: rest.dropFirst(digits.count), bindings: bindings, bindingCount: bindingCount)
+      else { return nil }
+      return Metadata.genericArgument(number, ofMetadata: base)
+    default:
+      return nil  // reference and metadata captures (`R`, `M`) are not emitted for closures seen here
+    }
+  }
+
+  /// Calls `body` with a generic environment holding the arguments' levels and no requirements
+  /// (`TargetGenericEnvironment`: flags — levels in bits 0–11, requirements from bit 12 —, the
+  /// cumulative parameter count of each level as u16, one parameter descriptor byte per parameter),
+  /// and the arguments, flattened level by level.
   func withEnvironment<R>(_ body: (UnsafeRawPointer, UnsafeRawPointer) -> R?) -> R? {
-    let count = arguments.count
-    let size = 4 + 2 + count
+    let arguments = levels.flatMap { $0 }
+    let size = 4 + 2 * levels.count + arguments.count
     let environment = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
     defer { environment.deallocate() }
-    environment.storeBytes(of: UInt32(1), as: UInt32.self)  // one level, no requirements
-    environment.storeBytes(of: UInt16(count), toByteOffset: 4, as: UInt16.self)
-    for index in 0..<count {
-      environment.storeBytes(of: UInt8(0x80), toByteOffset: 6 + index, as: UInt8.self)  // type, key argument
+    environment.storeBytes(of: UInt32(levels.count), as: UInt32.self)
+    var cumulative = 0
+    for (depth, level) in levels.enumerated() {
+      cumulative += level.count
+      environment.storeBytes(of: UInt16(cumulative), toByteOffset: 4 + 2 * depth, as: UInt16.self)
+    }
+    for index in arguments.indices {
+      // A type parameter that is a key argument.
+      environment.storeBytes(of: UInt8(0x80), toByteOffset: 4 + 2 * levels.count + index, as: UInt8.self)
     }
     return arguments.withUnsafeBufferPointer { buffer in
       guard let base = buffer.baseAddress else { return nil }

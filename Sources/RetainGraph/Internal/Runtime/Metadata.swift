@@ -54,6 +54,32 @@ enum Metadata {
     return MetadataKind(rawKind: metadata.load(as: UInt.self))
   }
 
+  /// Generic argument `index` of the metadata at `metadata`: for a struct, enum or optional, the
+  /// arguments follow the kind and descriptor words (offset 16); for a class without a resilient
+  /// superclass, they start at `MetadataPositiveSizeInWords − NumImmediateMembers` words (class
+  /// descriptor u32s at 28 and 32). Nil for other kinds and for resilient class layouts.
+  static func genericArgument(_ index: Int, ofMetadata metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+    let type = self.type(at: metadata)
+    guard let descriptor = descriptor(of: type) else { return nil }
+    let flags = descriptor.load(as: UInt32.self)
+    guard flags & 0x80 != 0, index < 64 else { return nil }  // not generic
+    switch kind(of: type) {
+    case .struct, .enum, .optional:
+      return metadata.load(fromByteOffset: 16 + 8 * index, as: UnsafeRawPointer?.self)
+    case .class:
+      let hasResilientSuperclass = flags & (1 << (16 + 13)) != 0
+      guard !hasResilientSuperclass else { return nil }
+      let positiveWords = Int(descriptor.load(fromByteOffset: 28, as: UInt32.self))
+      let immediateMembers = Int(descriptor.load(fromByteOffset: 32, as: UInt32.self))
+      let offset = positiveWords - immediateMembers
+      guard offset > 0 else { return nil }
+      return metadata.load(fromByteOffset: 8 * (offset + index), as: UnsafeRawPointer?.self)
+    default:
+      return nil
+    }
+  }
+
+
   /// The first generic argument of a generic struct, enum or Optional (stored right after the
   /// description pointer).
   static func firstGenericArgument(of type: any Any.Type) -> (any Any.Type)? {
