@@ -10,21 +10,34 @@ final class TypePlan: @unchecked Sendable {
     case object(fields: [FieldPlan])
     /// A struct walked field by field from its storage.
     case fields([FieldPlan])
-    /// Walked through `Mirror`: enums, optionals, tuples, collections, custom mirrors.
+    /// Walked through `Mirror`: enums, optionals, tuples, existentials, and collections whose
+    /// elements are tail-allocated (field metadata cannot describe them).
     case mirror
+    /// An enum with a custom mirror: walked through the runtime's own reflection, which shows the
+    /// stored payload whatever the mirror says.
+    case storedPayload
+    /// A raw-layout cell (`Mutex`'s storage): no stored fields; holds one value of `like` at its
+    /// own address.
+    case rawLayout(like: any Any.Type)
     /// A function value: followed to its closure context.
     case function
+    /// Values that may hold references the walk cannot read; `note` says why.
+    case unreadable
   }
 
   let shape: Shape
   /// The type describes its references itself (``GraphReflectable``).
   let isCustom: Bool
   let typeName: String
+  /// What the walk cannot see in values of this type, as a sentence naming the type: recorded once
+  /// per walk when such a value is met.
+  let note: String?
 
-  init(shape: Shape, isCustom: Bool, typeName: String) {
+  init(shape: Shape, isCustom: Bool, typeName: String, note: String? = nil) {
     self.shape = shape
     self.isCustom = isCustom
     self.typeName = typeName
+    self.note = note
   }
 
   var isLeaf: Bool {
@@ -46,6 +59,8 @@ struct FieldPlan {
     case function
     /// Any other value: loaded as `type` and walked.
     case value(any Any.Type)
+    /// A noncopyable value (`Mutex`, `~Copyable` structs): walked where it is stored, never copied.
+    case inPlace(any Any.Type)
     /// A weak, unowned or unowned(unsafe) reference, read without trapping.
     case reference(ReferenceStorage)
     /// A non-strong field whose storage is not recognised: never read.
@@ -58,6 +73,10 @@ struct FieldPlan {
   var type: any Any.Type
   var action: Action
 }
+
+/// The nominal type descriptor shared by every `ManagedBufferPointer<Header, Element>`.
+private let managedBufferPointerDescriptor = UInt(
+  bitPattern: Metadata.descriptor(of: ManagedBufferPointer<Int, Int>.self))
 
 /// The nominal type descriptor shared by every `Array<Element>`.
 private let arrayDescriptor = UInt(bitPattern: Metadata.descriptor(of: [Int].self))
@@ -127,38 +146,99 @@ enum TypePlans {
   private static func compute(_ type: any Any.Type, inProgress: inout Set<ObjectIdentifier>) -> TypePlan {
     let name = TypeNames.qualified(type)
     let isCustom = type is any GraphReflectable.Type
-    func make(_ shape: TypePlan.Shape) -> TypePlan {
-      TypePlan(shape: shape, isCustom: isCustom, typeName: name)
+    func make(_ shape: TypePlan.Shape, note: String? = nil) -> TypePlan {
+      TypePlan(shape: shape, isCustom: isCustom, typeName: name, note: note)
     }
     let kind = Metadata.kind(of: type)
     if kind == .class {
       let fields = FieldLayout.storedFields(of: type) ?? []
-      return make(.object(fields: fieldPlans(fields, inProgress: &inProgress)))
+      var note: String?
+      if let element = Metadata.managedBufferElement(of: type), !Metadata.isPOD(element) {
+        note =
+          "\(name): the elements a ManagedBuffer stores after its header are not walked (conform it to "
+          + "GraphReflectable to show them)"
+      }
+      return make(.object(fields: fieldPlans(fields, inProgress: &inProgress)), note: note)
     }
     if isCustom { return make(.mirror) }
     switch kind {
-    case .metatype, .heapLocalVariable, .heapGenericLocalVariable, .other:
+    case .metatype, .heapLocalVariable, .heapGenericLocalVariable:
       return make(.leaf)
-    case .existential:
+    case .existential, .extendedExistential:
       // Only a field's static type is ever an existential; what it holds is walked by its dynamic type.
       return make(.mirror)
     case .function:
       return make(ClosureLayout.isThick(type) ? .function : .leaf)
+    case .other(let raw):
+      if Metadata.isPOD(type) { return make(.leaf) }
+      return make(
+        .unreadable,
+        note:
+          "\(name): values of metadata kind 0x\(String(raw, radix: 16)) cannot be read; what they hold is not shown"
+      )
     default:
       break
     }
-    if _isPOD(type) || knownLeafTypes.contains(ObjectIdentifier(type)) { return make(.leaf) }
+    if kind == .struct, Metadata.size(of: type) > 0, FieldLayout.storedFields(of: type)?.isEmpty == true {
+      // A struct with storage but no stored fields is a raw-layout cell (`Mutex`'s `_Cell<Value>`),
+      // laid out like its only generic argument (not `Atomic<Value>`, laid out like a representation
+      // of `Value` given by a conformance). Its value witnesses may say POD whatever it holds.
+      if let descriptor = Metadata.descriptor(of: type),
+        Metadata.keyArgumentCount(ofDescriptor: descriptor) == 1,
+        let like = Metadata.firstGenericArgument(of: type),
+        Metadata.size(of: like) == Metadata.size(of: type),
+        Metadata.alignment(of: like) == Metadata.alignment(of: type)
+      {
+        return make(Metadata.isPOD(like) ? .leaf : .rawLayout(like: like))
+      }
+      if Metadata.isPOD(type) { return make(.leaf) }
+      return make(
+        .unreadable, note: "\(name): a value with no stored fields holds references the walk cannot read")
+    }
+    if Metadata.isPOD(type) || knownLeafTypes.contains(ObjectIdentifier(type)) { return make(.leaf) }
     if let collection = type as? any ElementTypedCollection.Type {
       let elementsAreLeaves = collection.elementTypes.allSatisfy { isLeaf($0, inProgress: &inProgress) }
       return make(elementsAreLeaves ? .leaf : .mirror)
     }
-    if kind == .struct, !(type is any CustomReflectable.Type),
-      let fields = FieldLayout.storedFields(of: type)
-    {
-      let plans = fieldPlans(fields, inProgress: &inProgress)
-      return make(plans.isEmpty ? .leaf : .fields(plans))
+    if kind == .enum {
+      // A custom mirror may hide the payload (or show something else): read what is stored.
+      return make(type is any CustomReflectable.Type ? .storedPayload : .mirror)
     }
-    return make(.mirror)
+    guard kind == .struct, let fields = FieldLayout.storedFields(of: type) else { return make(.mirror) }
+    // Stored fields are the truth, whatever a custom mirror shows; but a collection that keeps its
+    // elements after a ManagedBuffer's header (Deque, OrderedSet, TreeDictionary…) can only be
+    // read through its mirror.
+    if type is any CustomReflectable.Type, leadsToTailAllocatedElements(fields, depth: 0) {
+      return make(.mirror)
+    }
+    let plans = fieldPlans(fields, inProgress: &inProgress)
+    return make(plans.isEmpty ? .leaf : .fields(plans))
+  }
+
+  /// Whether strong stored fields lead, through structs and optionals, to a `ManagedBuffer` or a
+  /// `ManagedBufferPointer`: storage whose tail-allocated elements field metadata cannot describe.
+  private static func leadsToTailAllocatedElements(_ fields: [StoredField], depth: Int) -> Bool {
+    guard depth < 8 else { return false }
+    for field in fields where field.storage == .strong {
+      var type = field.type
+      if Metadata.kind(of: type) == .optional, let wrapped = Metadata.firstGenericArgument(of: type) {
+        type = wrapped
+      }
+      switch Metadata.kind(of: type) {
+      case .class:
+        if Metadata.managedBufferElement(of: type) != nil { return true }
+      case .struct where !Metadata.isPOD(type):
+        if UInt(bitPattern: Metadata.descriptor(of: type)) == managedBufferPointerDescriptor { return true }
+        if let inner = FieldLayout.storedFields(of: type),
+          leadsToTailAllocatedElements(inner, depth: depth + 1)
+        {
+          return true
+        }
+      default:
+        continue
+      }
+    }
+    return false
   }
 
   private static func fieldPlans(
@@ -188,7 +268,8 @@ enum TypePlans {
           action = .objectArray
         default:
           if isLeaf(field.type, inProgress: &inProgress) { return nil }
-          action = .value(field.type)
+          let inPlace = field.isHidden || Metadata.isNoncopyable(field.type)
+          action = inPlace ? .inPlace(field.type) : .value(field.type)
         }
       }
       return FieldPlan(name: field.name, offset: field.offset, type: field.type, action: action)

@@ -207,14 +207,17 @@ struct GenericArguments {
         let (depth, position) = Self.parameter(MangledName(start: parameterName).trailingText),
         depth < 16, position < 256,
         let metadata = Self.metadata(
-          from: MangledName(start: sourceName).trailingText[...], bindings: bindings, bindingCount: bindingCount)
+          from: MangledName(start: sourceName).trailingText[...], bindings: bindings,
+          bindingCount: bindingCount)
       else { return nil }
       while levels.count <= depth { levels.append([]) }
       while levels[depth].count <= position { levels[depth].append(nil) }
       levels[depth][position] = metadata
     }
     // Every parameter up to the last one named must be known: a capture type may mention any.
-    guard !levels.isEmpty, levels.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 != nil } }) else { return nil }
+    guard !levels.isEmpty, levels.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 != nil } }) else {
+      return nil
+    }
     self.levels = levels
   }
 
@@ -260,7 +263,8 @@ struct GenericArguments {
       return bindings.load(fromByteOffset: 8 * number, as: UnsafeRawPointer?.self)
     case UInt8(ascii: "G"):
       guard
-        let base = metadata(from: rest.dropFirst(digits.count), bindings: bindings, bindingCount: bindingCount)
+        let base = metadata(
+          from: rest.dropFirst(digits.count), bindings: bindings, bindingCount: bindingCount)
       else { return nil }
       return Metadata.genericArgument(number, ofMetadata: base)
     default:

@@ -11,14 +11,14 @@ enum Existential {
   /// The value held by the existential container of type `type` at `address`, with its dynamic
   /// type; nil when the container is empty or of a shape not handled (an `Error` box).
   static func project(_ type: any Any.Type, at address: UnsafeRawPointer) -> Any? {
-    let metadata = Metadata.pointer(of: type)
-    let flags = metadata.load(fromByteOffset: 8, as: UInt32.self)
-    let specialProtocol = (flags & 0x3F00_0000) >> 24
-    guard specialProtocol == 0 else { return nil }
-    let isClassBound = flags & 0x8000_0000 == 0
-    if isClassBound {
+    switch representation(of: type) {
+    case .classBound:
       guard let object = address.load(as: UnsafeRawPointer?.self) else { return nil }
       return Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue()
+    case .opaque:
+      break
+    case .unknown:
+      return nil
     }
     // An opaque container: a three-word buffer, then the dynamic type's metadata.
     guard let dynamicMetadata = address.load(fromByteOffset: 24, as: UnsafeRawPointer?.self) else {
@@ -33,5 +33,38 @@ enum Existential {
     guard let box = address.load(as: UnsafeRawPointer?.self) else { return nil }
     let alignMask = Int(witnessFlags & 0xFF)
     return load(dynamicType, from: box + ((16 + alignMask) & ~alignMask))
+  }
+
+  /// How an existential type stores its value.
+  enum Representation {
+    /// A three-word buffer, then the dynamic type's metadata (then witness tables).
+    case opaque
+    /// The object pointer first (then witness tables).
+    case classBound
+    /// `Error` boxes, metatypes, explicit layouts: left to `Mirror`, or not read.
+    case unknown
+  }
+
+  /// The representation of an existential (`any P`: flags u32 at metadata + 8, bit 31 clear =
+  /// class-bound, bits 24–29 = special protocol) or of a constrained existential (`any P<Int>`: its
+  /// shape at metadata + 8, whose flags' low byte is the special kind: 0 opaque, 1 class,
+  /// 2 metatype, 3 explicit layout).
+  static func representation(of type: any Any.Type) -> Representation {
+    let metadata = Metadata.pointer(of: type)
+    switch Metadata.kind(of: type) {
+    case .existential:
+      let flags = metadata.load(fromByteOffset: 8, as: UInt32.self)
+      guard (flags & 0x3F00_0000) >> 24 == 0 else { return .unknown }
+      return flags & 0x8000_0000 == 0 ? .classBound : .opaque
+    case .extendedExistential:
+      guard let shape = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer?.self) else { return .unknown }
+      switch shape.load(as: UInt32.self) & 0xFF {
+      case 0: return .opaque
+      case 1: return .classBound
+      default: return .unknown
+      }
+    default:
+      return .unknown
+    }
   }
 }

@@ -21,6 +21,9 @@ struct StoredField {
   /// nil for a strong field; otherwise how the non-strong reference is stored. A non-strong field
   /// whose mangled name is not recognised is `.unknown`: it is never read.
   var storage: Storage
+  /// The compiler hides the field's type from reflection (a noncopyable type such as `Mutex`): it
+  /// was recovered from the field record, and the value must be read where it is stored.
+  var isHidden = false
 
   enum Storage: Equatable {
     case strong
@@ -60,7 +63,15 @@ enum FieldLayout {
     fields.reserveCapacity(count)
     for index in 0..<count {
       var metadata = _FieldReflectionMetadata()
-      let fieldType = _recursiveChildMetadata(type, index: index, fieldMetadata: &metadata)
+      var fieldType = _recursiveChildMetadata(type, index: index, fieldMetadata: &metadata)
+      var isHidden = false
+      // The reflection runtime reports `()` for a noncopyable field (a `Mutex`): ask the record.
+      if fieldType == Void.self, mangled.count == count,
+        let declared = Metadata.declaredType(of: mangled[index])
+      {
+        fieldType = declared
+        isHidden = true
+      }
       var name = metadata.name.map { String(cString: $0) } ?? "\(index)"
       // A `lazy var greeting` is stored as `$__lazy_storage_$_greeting`: label it as people wrote it.
       if name.hasPrefix(lazyStoragePrefix) { name.removeFirst(lazyStoragePrefix.count) }
@@ -74,7 +85,8 @@ enum FieldLayout {
       } else {
         storage = .unknownNonStrong
       }
-      fields.append(StoredField(name: name, type: fieldType, offset: offset, storage: storage))
+      fields.append(
+        StoredField(name: name, type: fieldType, offset: offset, storage: storage, isHidden: isHidden))
     }
     return fields
   }

@@ -11,6 +11,8 @@ enum MetadataKind: Equatable {
   case tuple
   case function
   case existential
+  /// A constrained existential (`any P<Int>`, SE-0353), described by a shape.
+  case extendedExistential
   case metatype
   case heapLocalVariable
   case heapGenericLocalVariable
@@ -26,6 +28,7 @@ enum MetadataKind: Equatable {
     case 0x302: self = .function
     case 0x303: self = .existential
     case 0x304, 0x306: self = .metatype
+    case 0x307: self = .extendedExistential
     case 0x400: self = .heapLocalVariable
     case 0x500: self = .heapGenericLocalVariable
     default:
@@ -59,13 +62,20 @@ enum Metadata {
   /// superclass, they start at `MetadataPositiveSizeInWords − NumImmediateMembers` words (class
   /// descriptor u32s at 28 and 32). Nil for other kinds and for resilient class layouts.
   static func genericArgument(_ index: Int, ofMetadata metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+    guard index < 64, let arguments = genericArguments(ofMetadata: metadata) else { return nil }
+    return arguments.load(fromByteOffset: 8 * index, as: UnsafeRawPointer?.self)
+  }
+
+  /// Where the generic arguments of the metadata at `metadata` start (see ``genericArgument(_:ofMetadata:)``);
+  /// nil when the type is not generic or its layout is resilient.
+  static func genericArguments(ofMetadata metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
     let type = self.type(at: metadata)
     guard let descriptor = descriptor(of: type) else { return nil }
     let flags = descriptor.load(as: UInt32.self)
-    guard flags & 0x80 != 0, index < 64 else { return nil }  // not generic
+    guard flags & 0x80 != 0 else { return nil }  // not generic
     switch kind(of: type) {
     case .struct, .enum, .optional:
-      return metadata.load(fromByteOffset: 16 + 8 * index, as: UnsafeRawPointer?.self)
+      return metadata + 16
     case .class:
       let hasResilientSuperclass = flags & (1 << (16 + 13)) != 0
       guard !hasResilientSuperclass else { return nil }
@@ -73,12 +83,11 @@ enum Metadata {
       let immediateMembers = Int(descriptor.load(fromByteOffset: 32, as: UInt32.self))
       let offset = positiveWords - immediateMembers
       guard offset > 0 else { return nil }
-      return metadata.load(fromByteOffset: 8 * (offset + index), as: UnsafeRawPointer?.self)
+      return metadata + 8 * offset
     default:
       return nil
     }
   }
-
 
   /// The first generic argument of a generic struct, enum or Optional (stored right after the
   /// description pointer).
@@ -141,9 +150,121 @@ enum Metadata {
         names.append(MangledName(bytes: []))
         continue
       }
-      names.append(MangledName(start: name))
+      var mangled = MangledName(start: name)
+      mangled.location = (name, type)
+      names.append(mangled)
     }
     return names
+  }
+
+  private typealias TypeByMangledNameInContext =
+    @convention(c) (UnsafePointer<CChar>, Int, UnsafeRawPointer?, UnsafeRawPointer?) -> UnsafeRawPointer?
+  /// The `2` variant is the one compiled code calls since Swift 6: unlike the first, it returns
+  /// noncopyable types (the first substitutes `()` for them, for old clients such as Mirror).
+  private static let typeByMangledNameInContext =
+    RuntimeSymbols.function("swift_getTypeByMangledNameInContext2", as: TypeByMangledNameInContext.self)
+    ?? RuntimeSymbols.function("swift_getTypeByMangledNameInContext", as: TypeByMangledNameInContext.self)
+
+  /// Resolves the mangled type name of length `length` at `start`, in the generic context of
+  /// `owner` (its descriptor and generic arguments) when given.
+  static func type(
+    mangledName start: UnsafeRawPointer, length: Int, in owner: (any Any.Type)? = nil
+  ) -> (any Any.Type)? {
+    guard let typeByMangledNameInContext, length > 0 else { return nil }
+    var context: UnsafeRawPointer?
+    var arguments: UnsafeRawPointer?
+    if let owner {
+      context = descriptor(of: owner)
+      arguments = genericArguments(ofMetadata: pointer(of: owner))
+    }
+    return typeByMangledNameInContext(start.assumingMemoryBound(to: CChar.self), length, context, arguments)
+      .map(type(at:))
+  }
+
+  /// The type a field record names, where the reflection runtime reports `()` for a noncopyable
+  /// field's type (a `Mutex`). Compiled code hides such a type from reflection: the field record
+  /// names it by a symbolic reference to an accessor (byte 0x09, then a relative pointer, int32)
+  /// that returns `()`'s metadata; but the record's name is itself a local symbol,
+  /// `get_type_metadata <mangled type> noncopyable.<n>`, in the image's `.symtab`. Name lookup
+  /// refuses noncopyable types, so the type is made by its own metadata accessor instead
+  /// (``noncopyableType(mangled:)``). Nil for any other name, when the image is stripped, or when
+  /// the type's shape is not one handled there.
+  static func declaredType(of field: MangledName) -> (any Any.Type)? {
+    guard let (start, owner) = field.location, start.load(as: UInt8.self) == 0x09,
+      let symbol = SymbolNames.symbolName(at: start), symbol.hasPrefix(SymbolNames.hiddenTypePrefix),
+      let end = symbol.firstRange(of: " noncopyable")
+    else { return nil }
+    let begin = symbol.index(symbol.startIndex, offsetBy: SymbolNames.hiddenTypePrefix.count)
+    return noncopyableType(mangled: String(symbol[begin..<end.lowerBound]), in: owner)
+  }
+
+  /// How many key arguments (metadata and witness tables) the generic nominal type descriptor at
+  /// `descriptor` takes; 0 when it is not generic; nil for a kind whose layout is not handled. The
+  /// generic context header (`TypeGenericContextDescriptorHeader`: two relative pointers, then
+  /// `NumParams`, `NumRequirements`, `NumKeyArguments`, u16 each) follows the struct or enum
+  /// descriptor's 28 bytes, the class descriptor's 44.
+  static func keyArgumentCount(ofDescriptor descriptor: UnsafeRawPointer) -> Int? {
+    let flags = descriptor.load(as: UInt32.self)
+    guard flags & 0x80 != 0 else { return 0 }
+    let header: Int
+    switch flags & 0x1F {
+    case 17, 18: header = 28  // struct, enum
+    case 16: header = 44  // class
+    default: return nil
+    }
+    return Int(descriptor.loadUnaligned(fromByteOffset: header + 12, as: UInt16.self))
+  }
+
+  /// Makes a nominal type from its mangling through its metadata accessor, `$s<nominal>Ma` (found
+  /// with `dlsym`: public types of shared libraries, such as `Synchronization.Mutex` and its
+  /// `_Cell`): a non-generic type (`15Synchronization12_MutexHandleV`), or a generic type with one
+  /// argument (`15Synchronization5MutexVy<argument>G`), the argument being a generic parameter of
+  /// `owner` (`x`, `q_`) or a copyable type resolved by name. A generic signature before the type
+  /// (`Ri_zl`, "x: ~Copyable") is skipped. The accessor takes the request (0: complete) and the
+  /// arguments, and returns the metadata and its state, with the Swift calling convention that a
+  /// thin Swift function type shares.
+  private static func noncopyableType(mangled: String, in owner: any Any.Type) -> (any Any.Type)? {
+    var text = Array(mangled.utf8)
+    if text.first == UInt8(ascii: "R"),
+      let signatureEnd = text.indices.dropLast().first(where: {
+        text[$0] == UInt8(ascii: "l") && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(text[$0 + 1])
+      })
+    {
+      text.removeFirst(signatureEnd + 1)
+    }
+    // The nominal part ends at its kind letter (struct V, enum O, class C) before `y…G`.
+    var nominal = text
+    var argument: [UInt8]?
+    if let split = text.indices.dropLast().first(where: {
+      [UInt8(ascii: "V"), UInt8(ascii: "O"), UInt8(ascii: "C")].contains(text[$0])
+        && text[$0 + 1] == UInt8(ascii: "y")
+    }), text.last == UInt8(ascii: "G") {
+      nominal = Array(text[...split])
+      argument = Array(text[(split + 2)..<(text.count - 1)])
+    }
+    let symbol = "$s" + String(decoding: nominal, as: UTF8.self)
+    guard let accessor = RuntimeSymbols.address(of: symbol + "Ma"),
+      let descriptor = RuntimeSymbols.address(of: symbol + "Mn"),
+      keyArgumentCount(ofDescriptor: descriptor) == (argument == nil ? 0 : 1)
+    else { return nil }
+    guard let argument else {
+      typealias Accessor = @convention(thin) (Int) -> (metadata: UnsafeRawPointer?, state: Int)
+      return unsafeBitCast(accessor, to: Accessor.self)(0).metadata.map(type(at:))
+    }
+    let argumentMetadata: UnsafeRawPointer?
+    switch String(decoding: argument, as: UTF8.self) {
+    case "x": argumentMetadata = genericArgument(0, ofMetadata: pointer(of: owner))
+    case "q_": argumentMetadata = genericArgument(1, ofMetadata: pointer(of: owner))
+    default:
+      let bytes = argument + [0]
+      argumentMetadata = bytes.withUnsafeBytes { buffer in
+        buffer.baseAddress.flatMap { type(mangledName: $0, length: buffer.count - 1) }.map(pointer(of:))
+      }
+    }
+    guard let argumentMetadata else { return nil }
+    typealias Accessor =
+      @convention(thin) (Int, UnsafeRawPointer) -> (metadata: UnsafeRawPointer?, state: Int)
+    return unsafeBitCast(accessor, to: Accessor.self)(0, argumentMetadata).metadata.map(type(at:))
   }
 
   /// The alignment of a type, from its value witness table.
@@ -153,6 +274,35 @@ enum Metadata {
   }
 
   /// The value witness table's size of a type.
+  /// Whether values of `type` cannot be copied (`~Copyable`): value witness flag 0x800000.
+  static func isNoncopyable(_ type: any Any.Type) -> Bool {
+    let witnesses = pointer(of: type).load(fromByteOffset: -8, as: UnsafeRawPointer.self)
+    return witnesses.load(fromByteOffset: 80, as: UInt32.self) & 0x0080_0000 != 0
+  }
+
+  /// Whether values of `type` hold no references at all (value witness flag 0x10000 clear). Unlike
+  /// `_isPOD`, safe to ask of a noncopyable type.
+  static func isPOD(_ type: any Any.Type) -> Bool {
+    let witnesses = pointer(of: type).load(fromByteOffset: -8, as: UnsafeRawPointer.self)
+    return witnesses.load(fromByteOffset: 80, as: UInt32.self) & 0x0001_0000 == 0
+  }
+
+  /// The nominal type descriptor of `ManagedBuffer`, shared by every specialisation.
+  private static let managedBufferDescriptor = UInt(bitPattern: descriptor(of: ManagedBuffer<Int, Int>.self))
+
+  /// When `type` is `ManagedBuffer` or a subclass of it: the `ManagedBuffer<Header, Element>`
+  /// ancestor's `Element`, whose values are tail-allocated after the object's stored fields.
+  static func managedBufferElement(of type: any Any.Type) -> (any Any.Type)? {
+    var candidate: (any Any.Type)? = type
+    while let current = candidate {
+      if UInt(bitPattern: descriptor(of: current)) == managedBufferDescriptor {
+        return genericArgument(1, ofMetadata: pointer(of: current)).map(self.type(at:))
+      }
+      candidate = superclass(of: current)
+    }
+    return nil
+  }
+
   static func size(of type: any Any.Type) -> Int {
     let witnesses = pointer(of: type).load(fromByteOffset: -8, as: UnsafeRawPointer.self)
     return witnesses.load(fromByteOffset: 64, as: Int.self)
@@ -162,7 +312,9 @@ enum Metadata {
 /// A mangled type name as stored in a field record: symbolic references (a byte 0x01–0x17 followed
 /// by 4 payload bytes, 0x18–0x1F followed by 8) may contain zero bytes, so the end is found by skipping
 /// payloads.
-struct MangledName: Equatable {
+struct MangledName {
+  /// Where the name is, and the type whose context it is resolved in (field records only).
+  var location: (start: UnsafeRawPointer, owner: any Any.Type)?
   /// The bytes after the last symbolic reference: the only part whose suffix can be trusted.
   var trailingText: [UInt8]
 

@@ -12,11 +12,16 @@
 enum RuntimeSymbols {
   /// The function named `name` as a C function of type `Function`, or nil when it is not loaded.
   static func function<Function>(_ name: String, as type: Function.Type) -> Function? {
+    address(of: name).map { unsafeBitCast($0, to: type) }
+  }
+
+  /// The address of the exported symbol `name`, or nil when no loaded image exports it.
+  static func address(of name: String) -> UnsafeRawPointer? {
     #if canImport(Darwin)
       let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
     #else
       let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
     #endif
-    return dlsym(handle, name).map { unsafeBitCast($0, to: type) }
+    return dlsym(handle, name).map { UnsafeRawPointer($0) }
   }
 }

@@ -13,6 +13,9 @@ internal import Synchronization
 /// local symbols `dladdr` cannot see, get their real name (`closure #1 in Person.greeting.getter`).
 /// Each image's table is read once (memory-mapped) and cached for the process.
 enum SymbolNames {
+  /// How the local symbols that name a noncopyable field type's mangled name start.
+  static let hiddenTypePrefix = "get_type_metadata "
+
   /// `Dl_info` as glibc lays it out (the Swift Glibc module does not export `dladdr`).
   private struct SymbolInfo {
     var fileName: UnsafePointer<CChar>?
@@ -34,12 +37,19 @@ enum SymbolNames {
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
   /// has it.
   static func functionName(at address: UnsafeRawPointer) -> String? {
+    guard let symbol = symbolName(at: address) else { return nil }
+    return symbol.withCString { readable($0) }
+  }
+
+  /// The raw (mangled) name of the symbol whose function contains `address`, from the dynamic
+  /// symbol table or, for local symbols, the image's `.symtab`.
+  static func symbolName(at address: UnsafeRawPointer) -> String? {
     var info = SymbolInfo()
     guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0,
       let fileName = info.fileName, let fileBase = info.fileBase
     else { return nil }
     if let symbol = info.symbolName, info.symbolAddress == UnsafeMutableRawPointer(mutating: address) {
-      return readable(symbol)
+      return String(cString: symbol)
     }
     let path = String(cString: fileName)
     let image = images.withLock { cache in
@@ -49,7 +59,7 @@ enum SymbolNames {
       return loaded
     }
     let offset = UInt(bitPattern: address) &- UInt(bitPattern: fileBase)
-    return image.name(at: offset).flatMap { name in name.withCString { readable($0) } }
+    return image.name(at: offset)
   }
 
   private static func readable(_ symbol: UnsafePointer<CChar>) -> String? {
@@ -144,9 +154,14 @@ final class ImageSymbols: @unchecked Sendable {
         let value = UInt(file.loadUnaligned(fromByteOffset: symbol + 8, as: UInt64.self))
         let symbolSize = UInt(file.loadUnaligned(fromByteOffset: symbol + 16, as: UInt64.self))
         let nameOffset = Int(file.loadUnaligned(fromByteOffset: symbol, as: UInt32.self))
-        // STT_FUNC symbols only.
-        guard info & 0xF == 2, value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }
+        guard value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }
         let name = (file + strings + nameOffset).assumingMemoryBound(to: CChar.self)
+        // STT_FUNC symbols, and the STT_OBJECT symbols that name the mangled names of noncopyable
+        // field types (see `Metadata.declaredType(of:)`).
+        guard info & 0xF == 2 || (info & 0xF == 1 && strncmp(name, SymbolNames.hiddenTypePrefix, 18) == 0)
+        else {
+          continue
+        }
         entries.append((value - loadBase, symbolSize, name))
       }
     }

@@ -52,6 +52,9 @@ extension Walker {
       case .object, .optionalObject, .objectArray, .value:
         queueing = true
         queued.append(.value(Existential.load(field.type, from: address), label: label()))
+      case .inPlace(let type):
+        queueing = true
+        queued.append(.inPlace(type, at: address, label: label()))
       case .function:
         let function = ThickFunction(at: address)
         guard options.includeClosures, let context = function.context else { continue }

@@ -13,6 +13,8 @@ enum Work {
   case dangling(label: PendingLabel)
   /// An `unowned(unsafe)` reference: drawn only if its address turns out to be a node's.
   case unsafeAddress(UInt, label: PendingLabel)
+  /// A noncopyable value to walk where it is stored (in an object the walk keeps alive).
+  case inPlace(any Any.Type, at: UnsafeRawPointer, label: PendingLabel)
   /// Something the walk could not read, as a sentence naming where.
   case note(String)
   /// Nothing to record (an empty reference).
@@ -40,6 +42,8 @@ struct Walker {
   var isTruncated = false
   var dangling: [DanglingReference] = []
   var notes: [String] = []
+  /// Every note recorded, so that each is recorded once (per closure function, per type).
+  private var noted: Set<String> = []
   /// The node whose references are being read.
   var current = 0
   /// Work still to be done for the node being expanded (a stack: the last item is next).
@@ -113,6 +117,7 @@ struct Walker {
       if slot.plan.isCustom { isTruncated = true }
       return
     }
+    if let note = slot.plan.note { self.note(note) }
     if slot.plan.isCustom, let custom = object.takeUnretainedValue() as? any GraphReflectable {
       walkCustom(custom, prefix: .empty)
     } else if case .object(let fields) = slot.plan.shape, !fields.isEmpty {
@@ -161,8 +166,10 @@ struct Walker {
       dangling.append(DanglingReference(holder: current, label: label.text))
     case .unsafeAddress(let address, let label):
       unsafeReferences.append((current, label, address))
+    case .inPlace(let type, let address, let label):
+      visitInPlace(type, at: address, label: label)
     case .note(let note):
-      notes.append(note)
+      self.note(note)
     case .nothing:
       break
     }
@@ -200,6 +207,38 @@ struct Walker {
       }
     case .mirror:
       visitMirror(of: value, label: label)
+    case .storedPayload:
+      push(RuntimeReflection.children(of: value).map { ($0.value, label.appending($0.label ?? "payload")) })
+    case .rawLayout(let like):
+      withUnsafePointer(to: value) { visitInPlace(like, at: UnsafeRawPointer($0), label: label) }
+    case .unreadable:
+      if let note = plan.note { self.note(note) }
+    }
+  }
+
+  /// Walks a value where it is stored, without copying it unless it is copyable: a noncopyable
+  /// struct field by field, a raw-layout cell as the value it holds.
+  mutating func visitInPlace(_ type: any Any.Type, at address: UnsafeRawPointer, label: PendingLabel) {
+    let plan = recorder.slot(for: type).plan
+    switch plan.shape {
+    case .leaf:
+      return
+    case .fields(let fields):
+      readFields(fields, base: address, prefix: label, labelIDs: nil)
+    case .rawLayout(let like):
+      if Metadata.isNoncopyable(like) {
+        pending.append(.inPlace(like, at: address, label: label))
+      } else {
+        pending.append(.value(Existential.load(like, from: address), label: label))
+      }
+    case .unreadable:
+      if let note = plan.note { self.note(note) }
+    default:
+      if Metadata.isNoncopyable(type) {
+        note("\(plan.typeName): a noncopyable value of this shape is not read; what it holds is not shown")
+      } else {
+        pending.append(.value(Existential.load(type, from: address), label: label))
+      }
     }
   }
 
@@ -217,6 +256,11 @@ struct Walker {
       }
     }
     push(strongChildren)
+  }
+
+  /// Records a note, once per walk.
+  mutating func note(_ text: String) {
+    if noted.insert(text).inserted { notes.append(text) }
   }
 
   /// Whether `type` or one of its superclasses is among the ignored types (cached per type).

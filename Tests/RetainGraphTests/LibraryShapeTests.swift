@@ -1,0 +1,43 @@
+import Testing
+
+@testable import RetainGraph
+
+/// A scenario: makes a root in a cycle through a library shape, in its own frame.
+struct ShapeScenario: Sendable, CustomTestStringConvertible {
+  let name: String
+  let make: @Sendable () -> AnyObject
+  var testDescription: String { name }
+
+  static let all: [ShapeScenario] = [
+    ShapeScenario(name: "custom-mirror struct") { CustomMirrorViewModel.make() },
+    ShapeScenario(name: "custom-mirror enum") { CustomMirrorViewModel.makeWithHiddenEnum() },
+    ShapeScenario(name: "Mutex of closures") { MutexViewModel.make() },
+    ShapeScenario(name: "locked value box") { LockedBoxViewModel.make() },
+    ShapeScenario(name: "type-erased cancellable") { CancellableViewModel.make() },
+    ShapeScenario(name: "generic store token") { StoreViewModel.make() },
+    ShapeScenario(name: "constrained existential in a dictionary") { RouterApp.make() },
+    ShapeScenario(name: "constrained existential optional") { RouterApp.makeWithFallback() },
+    ShapeScenario(name: "class-bound constrained existential") { ObjectRouterApp.make() },
+    ShapeScenario(name: "method reference") { PricesViewModel.make() },
+  ]
+}
+
+@Suite("Library shapes: every reference real libraries hold")
+struct LibraryShapeTests {
+  /// The walk finds the cycle the runtime confirms: the root survives its release exactly when
+  /// `predictedLeaks()` says so, and nothing is noted as unreadable.
+  @Test(arguments: ShapeScenario.all)
+  func cycleIsFoundAndConfirmedByTheRuntime(_ scenario: ShapeScenario) {
+    let (graph, probe) = walkAndRelease(scenario)
+    #expect(graph.notes == [], "\(graph.report())")
+    #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
+    #expect(probe.object != nil, "the runtime says the root was freed")
+  }
+
+  @inline(never)
+  private func walkAndRelease(_ scenario: ShapeScenario) -> (ObjectGraph, WeakProbe) {
+    let root = scenario.make()
+    let graph = ObjectGraph(reflecting: root)
+    return (graph, WeakProbe(root))
+  }
+}
