@@ -49,11 +49,13 @@ let package = Package(
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "PropertyBased", package: "swift-property-based"),
-      ]
+      ],
+      exclude: ["__Snapshots__"]
     ),
     .testTarget(
       name: "RetainGraphTestingTests",
-      dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"]
+      dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],
+      exclude: ["__Snapshots__"]
     ),
     .testTarget(
       name: "RetainGraphRenderingTests",
