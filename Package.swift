@@ -63,7 +63,8 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphCLITests",
-      dependencies: ["retain-graph", "RetainGraph", "RetainGraphTestSupport", "Samples"]
+      dependencies: ["retain-graph", "RetainGraph", "RetainGraphTestSupport", "Samples"],
+      exclude: ["__Snapshots__"]
     ),
   ]
 )

@@ -113,7 +113,8 @@ final class AssertDeallocatedXCTests: FailureCapturingTestCase {
       await assertDeallocated(timeout: .milliseconds(200)) { harness.make("observer-token") }
     }
     XCTAssertEqual(recorded.map(\.line), [line])
-    assertGolden(recorded.map(\.description).joined(separator: "\n-----\n"), named: "xctest-async-observer-token")
+    assertGolden(
+      recorded.map(\.description).joined(separator: "\n-----\n"), named: "xctest-async-observer-token")
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())
   }
 }
