@@ -43,28 +43,12 @@ struct AssertNoCyclesSwiftTestingTests {
   }
 }
 
-final class AssertNoCyclesXCTests: XCTestCase {
-  private var recorded: [(description: String, file: String, line: Int)] = []
-  private var capturing = false
-
-  override func recordFailure(
-    withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
-  ) {
-    if capturing {
-      recorded.append((description, filePath, lineNumber))
-    } else {
-      super.recordFailure(
-        withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
-    }
-  }
-
+final class AssertNoCyclesXCTests: FailureCapturingTestCase {
   func testFailureLandsAtTheCallersLine() throws {
     let instance = try XCTUnwrap(Sample.named("retain-cycle")).make()
     defer { instance.breakCycles() }
-    capturing = true
     let line = #line + 1
-    assertNoCycles(instance.root)
-    capturing = false
+    let recorded = failures { assertNoCycles(instance.root) }
     XCTAssertEqual(recorded.count, 1)
     let issue = try XCTUnwrap(recorded.first)
     XCTAssertEqual(issue.line, line)
@@ -74,9 +58,6 @@ final class AssertNoCyclesXCTests: XCTestCase {
 
   func testNoFailureWithoutCycles() throws {
     let instance = try XCTUnwrap(Sample.named("greeter")).make()
-    capturing = true
-    assertNoCycles(instance.root)
-    capturing = false
-    XCTAssertTrue(recorded.isEmpty)
+    XCTAssertTrue(failures { assertNoCycles(instance.root) }.isEmpty)
   }
 }

@@ -85,10 +85,3 @@ struct OwnershipTests {
     node.other = nil
   }
 }
-
-final class OwnerFixture {}
-
-final class UnownedChildFixture {
-  unowned let owner: OwnerFixture
-  init(owner: OwnerFixture) { self.owner = owner }
-}
