@@ -8,6 +8,8 @@ import Testing
   import FoundationXML
 #endif
 
+// Graphviz writes the SVG, PDF and its own error messages, worded and laid out per Graphviz version:
+// they are checked by structure and fragments, not against golden files.
 @Suite struct RenderingTests {
   static func viperGraph() throws -> ObjectGraph {
     let instance = try #require(Sample.named("viper-module")).make()

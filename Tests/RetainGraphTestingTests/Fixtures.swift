@@ -120,6 +120,9 @@ final class Dashboard {
 
 /// The messages of the issues a `withKnownIssue` matcher saw, to compare them whole with a golden file
 /// after the block (recording an issue inside the matcher would be matched itself).
+///
+/// Messages are compared as they are, not normalised: the only durations in them are the timeouts the
+/// tests pass, and they hold no addresses. Were a volatile part ever added, normalise it in `text`.
 final class SeenIssues: Sendable {
   private let messages = Mutex<[String]>([])
 
