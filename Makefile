@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test demo docs-image lint bench clean
+.PHONY: deps build test record-golden demo docs-image lint bench clean
 
 # Graphviz (libgvc) is the only C dependency; install it when pkg-config cannot find it.
 deps:
@@ -26,6 +26,13 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Re-records every golden file (Tests/*/__Snapshots__) from the actual texts. Each recorded file is
+# reported as an issue, so this run fails on purpose: review `git diff Tests`, then run `make test`.
+record-golden: deps
+	$(SWIFT) build --build-tests
+	-RETAIN_GRAPH_RECORD=1 $(SWIFT) test --skip-build
+	@echo "recorded the golden files: review them with git diff Tests, then run make test"
 
 # Renders the viper-module sample (its retain cycle in red) to viper-module.svg, then prints its leak trace.
 demo: deps

@@ -38,19 +38,24 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // Golden-file assertions shared by the test targets (not a product).
+    .target(name: "RetainGraphTestSupport", path: "Tests/RetainGraphTestSupport"),
     .testTarget(
       name: "RetainGraphTests",
       dependencies: [
         "RetainGraph",
+        "RetainGraphTestSupport",
         "Samples",
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "PropertyBased", package: "swift-property-based"),
-      ]
+      ],
+      exclude: ["__Snapshots__"]
     ),
     .testTarget(
       name: "RetainGraphTestingTests",
-      dependencies: ["RetainGraphTesting", "RetainGraph", "Samples"]
+      dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],
+      exclude: ["__Snapshots__"]
     ),
     .testTarget(
       name: "RetainGraphRenderingTests",
@@ -58,7 +63,8 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphCLITests",
-      dependencies: ["retain-graph", "RetainGraph", "Samples"]
+      dependencies: ["retain-graph", "RetainGraph", "RetainGraphTestSupport", "Samples"],
+      exclude: ["__Snapshots__"]
     ),
   ]
 )

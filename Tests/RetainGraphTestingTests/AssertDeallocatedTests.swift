@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import RetainGraphTestSupport
 import RetainGraphTesting
 import Samples
 import Testing
@@ -8,18 +9,16 @@ import XCTest
 @Suite("assertDeallocated in Swift Testing")
 struct AssertDeallocatedSwiftTestingTests {
   @Test(arguments: leakingSamples)
-  func explainsTheCycleThatKeepsTheObject(sample: String, fix: String) {
+  func explainsTheCycleThatKeepsTheObject(sample: String) {
     let harness = SampleHarness()
+    let seen = SeenIssues()
     let line = #line + 2
     withKnownIssue {
       assertDeallocated(timeout: .milliseconds(200)) { harness.make(sample) }
     } matching: { issue in
-      issue.sourceLocation?.line == line
-        && issue.description.contains("is still alive 0.2 seconds after the closure that made it returned")
-        && issue.description.contains("Why: a retain cycle keeps")
-        && issue.description.contains(fix)
-        && issue.description.contains(renderHint)
+      issue.sourceLocation?.line == line && seen.see(issue)
     }
+    assertGolden(seen.text, named: "cycle-\(sample)")
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
@@ -32,13 +31,13 @@ struct AssertDeallocatedSwiftTestingTests {
 
   @Test func saysWhenSomethingOutsideTheGraphHoldsTheObject() {
     let service = SharedService()
+    let seen = SeenIssues()
     withKnownIssue {
       assertDeallocated(timeout: .milliseconds(200)) { service }
     } matching: { issue in
-      issue.description.contains("SharedService is still alive")
-        && issue.description.contains(
-          "no retain cycle keeps SharedService alive, so it is retained from outside")
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "retained-from-outside")
   }
 
   @Test func asyncVariantWaitsForAReleaseOnAnotherTask() async {
@@ -60,22 +59,23 @@ struct AssertDeallocatedSwiftTestingTests {
 
   @Test func asyncVariantExplainsTheSurvivor() async {
     let harness = SampleHarness()
+    let seen = SeenIssues()
     await withKnownIssue {
       await assertDeallocated(timeout: .milliseconds(200), "async") {
         await Task.yield()
         return harness.make("lazy-closure")
       }
     } matching: { issue in
-      issue.description.contains("async") && issue.description.contains("LeakingPerson.greeting")
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "async-with-context")
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
   @Test func verifyReturnsTheFailureText() throws {
     let harness = SampleHarness()
     let text = try #require(verifyDeallocated(timeout: .milliseconds(100)) { harness.make("retain-cycle") })
-    #expect(text.hasPrefix("CycleA is still alive 0.1 seconds after"))
-    #expect(text.contains("fix: make CycleB.a weak"))
+    assertGolden(text, named: "verify-retain-cycle")
     #expect(verifyDeallocated { harness.make("greeter") } == nil)
     #expect(harness.breakCyclesAndCheckFreed())
   }
@@ -93,8 +93,7 @@ final class AssertDeallocatedXCTests: FailureCapturingTestCase {
     XCTAssertEqual(failure.line, line)
     XCTAssertTrue(
       failure.file.hasSuffix("RetainGraphTestingTests/AssertDeallocatedTests.swift"), failure.file)
-    XCTAssertTrue(failure.description.contains("UseCase is still alive"), failure.description)
-    XCTAssertTrue(failure.description.contains("in Service.completion"), failure.description)
+    assertGolden(failure.description, named: "xctest-method-reference")
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())
   }
 
@@ -114,7 +113,8 @@ final class AssertDeallocatedXCTests: FailureCapturingTestCase {
       await assertDeallocated(timeout: .milliseconds(200)) { harness.make("observer-token") }
     }
     XCTAssertEqual(recorded.map(\.line), [line])
-    XCTAssertTrue(recorded.first?.description.contains("Notifier.observers[0]") == true)
+    assertGolden(
+      recorded.map(\.description).joined(separator: "\n-----\n"), named: "xctest-async-observer-token")
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())
   }
 }

@@ -1,4 +1,5 @@
 import RetainGraph
+import RetainGraphTestSupport
 import RetainGraphTesting
 import Samples
 import Testing
@@ -9,14 +10,14 @@ struct AssertNoCyclesSwiftTestingTests {
   @Test func reportsTheLeakTraceAtTheCallersLine() throws {
     let instance = try #require(Sample.named("viper-module")).make()
     defer { instance.breakCycles() }
+    let seen = SeenIssues()
     let expectedLine = #line + 2
     withKnownIssue {
       assertNoCycles(instance.root)
     } matching: { issue in
-      issue.sourceLocation?.line == expectedLine
-        && issue.description.contains("fix: make Interactor.output weak")
-        && issue.description.contains("1 retain cycle reachable from ViewController")
+      issue.sourceLocation?.line == expectedLine && seen.see(issue)
     }
+    assertGolden(seen.text, named: "viper-module")
   }
 
   @Test func passesOnTheFixedTwinAndWithAnAcceptedCycle() throws {
@@ -25,56 +26,38 @@ struct AssertNoCyclesSwiftTestingTests {
     let leaking = try #require(Sample.named("viper-module")).make()
     defer { leaking.breakCycles() }
     assertNoCycles(leaking.root, options: GraphOptions(ignoredLabels: ["Interactor.output"]))
-    #expect(verifyNoCycles(leaking.root)?.contains("output") == true)
+    assertGolden(try #require(verifyNoCycles(leaking.root)), named: "verify-viper-module")
     #expect(verifyNoCycles(fixed.root) == nil)
   }
 
   @Test func closureCycleMessageNamesTheClosure() throws {
     let instance = try #require(Sample.named("lazy-closure")).make()
     defer { instance.breakCycles() }
+    let seen = SeenIssues()
     withKnownIssue {
       assertNoCycles(instance.root, "person screen")
     } matching: { issue in
-      issue.description.contains("person screen")
-        && issue.description.contains("capture [weak self] (or [unowned self]) in LeakingPerson.greeting")
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "lazy-closure-with-context")
   }
 }
 
-final class AssertNoCyclesXCTests: XCTestCase {
-  private var recorded: [(description: String, file: String, line: Int)] = []
-  private var capturing = false
-
-  override func recordFailure(
-    withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
-  ) {
-    if capturing {
-      recorded.append((description, filePath, lineNumber))
-    } else {
-      super.recordFailure(
-        withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
-    }
-  }
-
+final class AssertNoCyclesXCTests: FailureCapturingTestCase {
   func testFailureLandsAtTheCallersLine() throws {
     let instance = try XCTUnwrap(Sample.named("retain-cycle")).make()
     defer { instance.breakCycles() }
-    capturing = true
     let line = #line + 1
-    assertNoCycles(instance.root)
-    capturing = false
+    let recorded = failures { assertNoCycles(instance.root) }
     XCTAssertEqual(recorded.count, 1)
     let issue = try XCTUnwrap(recorded.first)
     XCTAssertEqual(issue.line, line)
     XCTAssertTrue(issue.file.hasSuffix("RetainGraphTestingTests/AssertNoCyclesTests.swift"), issue.file)
-    XCTAssertTrue(issue.description.contains("fix: make CycleB.a weak"), issue.description)
+    assertGolden(issue.description, named: "xctest-retain-cycle")
   }
 
   func testNoFailureWithoutCycles() throws {
     let instance = try XCTUnwrap(Sample.named("greeter")).make()
-    capturing = true
-    assertNoCycles(instance.root)
-    capturing = false
-    XCTAssertTrue(recorded.isEmpty)
+    XCTAssertTrue(failures { assertNoCycles(instance.root) }.isEmpty)
   }
 }

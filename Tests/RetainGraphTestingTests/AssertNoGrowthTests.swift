@@ -1,4 +1,5 @@
 import RetainGraph
+import RetainGraphTestSupport
 import RetainGraphTesting
 import Samples
 import Testing
@@ -9,20 +10,14 @@ struct AssertNoGrowthSwiftTestingTests {
   @Test func aGrowingObserverListFailsWithCountsAndAPath() {
     var dashboard: Dashboard? = Dashboard(removesObservers: false)
     let probe = Weak(dashboard)
+    let seen = SeenIssues()
     let line = #line + 2
     withKnownIssue {
       assertNoGrowth(iterations: 5, of: dashboard) { $0?.openAndCloseScreen() }
     } matching: { issue in
-      let text = issue.description
-      return issue.sourceLocation?.line == line
-        && text.contains("1 type of object reachable from Dashboard kept growing over 5 runs of the scenario")
-        && text.contains("(runs 2–4 judged; the first and the last are ignored)")
-        && text.contains("  Observer: 1, 2, 3, 4, 5 after each run")
-        && text.contains(
-          "a new instance after run 4, reached by:\n      Dashboard\n       ├─ bus → EventBus\n"
-            + "       ├─ observers[3] → Observer")
-        && text.contains(renderHint)
+      issue.sourceLocation?.line == line && seen.see(issue)
     }
+    assertGolden(seen.text, named: "growing-observers")
     dashboard = nil
     #expect(probe.object == nil)
   }
@@ -35,12 +30,13 @@ struct AssertNoGrowthSwiftTestingTests {
 
   @Test func aBoundedCacheNeedsAnAllowance() {
     let dashboard = Dashboard(removesObservers: true, cachesPerRun: true)
+    let seen = SeenIssues()
     withKnownIssue {
       assertNoGrowth(iterations: 4, of: dashboard) { $0.openAndCloseScreen() }
     } matching: { issue in
-      issue.description.contains("ImageCache: 1, 2, 3, 3 after each run")
-        && issue.description.contains("├─ caches[2] → ImageCache")
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "bounded-cache")
     assertNoGrowth(iterations: 4, of: dashboard, allowing: [.type(ImageCache.self, survivors: 0...3)]) {
       $0.openAndCloseScreen()
     }
@@ -52,30 +48,33 @@ struct AssertNoGrowthSwiftTestingTests {
       verifyNoGrowth(iterations: 4, of: dashboard, allowing: [.type(ImageCache.self, survivors: 0...2)]) {
         $0.openAndCloseScreen()
       })
-    #expect(
-      text.contains("ImageCache: 1, 2, 3, 3 after each run; 3 after run 3 is outside its allowance of 0...2"))
+    assertGolden(text, named: "verify-cache-outside-allowance")
   }
 
   @Test func fewerThanFourIterationsIsAnIssue() {
     let dashboard = Dashboard(removesObservers: false)
+    let seen = SeenIssues()
     withKnownIssue {
       assertNoGrowth(iterations: 3, of: dashboard) { $0.openAndCloseScreen() }
     } matching: { issue in
-      issue.description.contains("assertNoGrowth needs at least 4 iterations, got 3")
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "too-few-iterations")
     #expect(dashboard.bus.observers.isEmpty)
   }
 
   @Test func theAsyncVariantRunsAnAsyncScenario() async {
     let dashboard = Dashboard(removesObservers: false)
+    let seen = SeenIssues()
     await withKnownIssue {
       await assertNoGrowth(of: dashboard) { dashboard in
         await Task.yield()
         dashboard.openAndCloseScreen()
       }
     } matching: { issue in
-      issue.description.contains("Observer: 1, 2, 3, 4, 5")
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "async-growing-observers")
     await assertNoGrowth(of: Dashboard(removesObservers: true)) { $0.openAndCloseScreen() }
   }
 
@@ -85,30 +84,33 @@ struct AssertNoGrowthSwiftTestingTests {
       var screens: [AnyObject] = []
     }
     let holder = Holder()
+    let seen = SeenIssues()
     withKnownIssue {
       assertNoGrowth(of: holder) { holder in
         holder.screens.append(harness.make("retain-cycle"))
       }
     } matching: { issue in
-      issue.description.contains("CycleA: 1, 2, 3, 4, 5")
-        && issue.description.contains("CycleB: 1, 2, 3, 4, 5")
-        && issue.description.contains("The graph after run 4 also has:")
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "growth-through-a-cycle")
     holder.screens = []
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
-  @Test func assertInstancesCountsEveryInstanceWithItsPath() {
+  @Test func assertInstancesCountsEveryInstanceWithItsPath() throws {
     let dashboard = Dashboard(removesObservers: false)
     for _ in 0..<3 { dashboard.openAndCloseScreen() }
+    let seen = SeenIssues()
     let line = #line + 2
     withKnownIssue {
       assertInstances(of: Observer.self, atMost: 2, in: dashboard)
     } matching: { issue in
-      issue.sourceLocation?.line == line
-        && issue.description.contains("3 instances of Observer reachable from Dashboard; at most 2 allowed")
-        && issue.description.contains("├─ observers[2] → Observer")
+      issue.sourceLocation?.line == line && seen.see(issue)
     }
+    assertGolden(seen.text, named: "instances-of-observer")
+    assertGolden(
+      try #require(verifyInstances(of: Observer.self, atMost: 1, in: dashboard)),
+      named: "verify-instances-of-observer")
     assertInstances(of: Observer.self, atMost: 3, in: dashboard)
     assertInstances(of: ImageCache.self, atMost: 0, in: dashboard)
     #expect(verifyInstances(of: EventBus.self, atMost: 1, in: dashboard) == nil)
@@ -123,9 +125,7 @@ final class AssertNoGrowthXCTests: FailureCapturingTestCase {
       assertNoGrowth(iterations: 4, of: dashboard, "dashboard") { $0.openAndCloseScreen() }
     }
     XCTAssertEqual(recorded.map(\.line), [line])
-    let text = try XCTUnwrap(recorded.first?.description)
-    XCTAssertTrue(text.contains("dashboard\n1 type of object"), text)
-    XCTAssertTrue(text.contains("Observer: 1, 2, 3, 4 after each run"), text)
+    assertGolden(try XCTUnwrap(recorded.first?.description), named: "xctest-growing-observers")
   }
 
   func testTheFixedScenarioPasses() {
@@ -145,7 +145,7 @@ final class AssertNoGrowthXCTests: FailureCapturingTestCase {
     let line = #line + 1
     let recorded = failures { assertInstances(of: Observer.self, atMost: 1, in: dashboard) }
     XCTAssertEqual(recorded.map(\.line), [line])
-    XCTAssertTrue(recorded.first?.description.contains("2 instances of Observer") == true)
+    assertGolden(try XCTUnwrap(recorded.first?.description), named: "xctest-instances-of-observer")
     XCTAssertTrue(failures { assertInstances(of: Observer.self, atMost: 2, in: dashboard) }.isEmpty)
   }
 }

@@ -1,4 +1,5 @@
 import RetainGraph
+import RetainGraphTestSupport
 import RetainGraphTesting
 import Samples
 import Testing
@@ -8,33 +9,27 @@ import XCTest
 struct AssertNoLeaksSwiftTestingTests {
   @Test func listsEachSurvivorOfTheModuleWithItsCycle() {
     let harness = SampleHarness()
+    let seen = SeenIssues()
     let line = #line + 2
     withKnownIssue {
       assertNoLeaks(timeout: .milliseconds(200)) { harness.make("viper-module") }
     } matching: { issue in
-      let text = issue.description
-      return issue.sourceLocation?.line == line
-        && text.contains(
-          "2 objects reachable from ViewController are still alive 0.2 seconds after ViewController was released:"
-        )
-        && text.contains("  Presenter: in the retain cycle below")
-        && text.contains("  Interactor: in the retain cycle below")
-        && !text.contains("ViewController: ")
-        && text.contains("fix: make Interactor.output weak")
-        && !text.contains("Retained from outside the graph")
-        && text.contains(renderHint)
+      issue.sourceLocation?.line == line && seen.see(issue)
     }
+    assertGolden(seen.text, named: "viper-module")
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
   @Test(arguments: leakingSamples)
-  func explainsEveryLeakingSample(sample: String, fix: String) {
+  func explainsEveryLeakingSample(sample: String) {
     let harness = SampleHarness()
+    let seen = SeenIssues()
     withKnownIssue {
       assertNoLeaks(timeout: .milliseconds(200)) { harness.make(sample) }
     } matching: { issue in
-      issue.description.contains("still alive 0.2 seconds after") && issue.description.contains(fix)
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "cycle-\(sample)")
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
@@ -47,17 +42,13 @@ struct AssertNoLeaksSwiftTestingTests {
 
   @Test func reportsObjectsHeldFromOutsideSeparately() {
     let service = SharedService()
+    let seen = SeenIssues()
     withKnownIssue {
       assertNoLeaks(timeout: .milliseconds(200)) { ServiceClient(service: service) }
     } matching: { issue in
-      let text = issue.description
-      return text.contains("1 object reachable from ServiceClient is still alive")
-        && text.contains("  SharedService: retained from outside the graph")
-        && text.contains("Retained from outside the graph: no retain cycle keeps these")
-        && text.contains(" ├─ service → SharedService")
-        && !text.contains("ImageCache")
-        && !text.contains("retain cycle below")
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "retained-from-outside")
   }
 
   @Test func findsTheInternalLeakThatAssertDeallocatedMisses() throws {
@@ -65,7 +56,7 @@ struct AssertNoLeaksSwiftTestingTests {
     // The view goes, so a check of the root alone passes; the presenter and interactor stay.
     #expect(verifyDeallocated { harness.make("viper-module") } == nil)
     let text = try #require(verifyNoLeaks(timeout: .milliseconds(100)) { harness.make("viper-module") })
-    #expect(text.contains("Interactor: in the retain cycle below"))
+    assertGolden(text, named: "verify-viper-module")
     #expect(verifyNoLeaks { harness.make("viper-module-fixed") } == nil)
     #expect(harness.breakCyclesAndCheckFreed())
   }
@@ -76,14 +67,15 @@ struct AssertNoLeaksSwiftTestingTests {
       var view: AnyObject
       var extra: [AnyObject]
     }
+    let seen = SeenIssues()
     withKnownIssue {
       assertNoLeaks(timeout: .milliseconds(100)) {
         Module(view: harness.make("greeter"), extra: [harness.make("retain-cycle")])
       }
     } matching: { issue in
-      issue.description.contains("2 objects reachable from Module are still alive")
-        && issue.description.contains("CycleB.a")
+      seen.see(issue)
     }
+    assertGolden(seen.text, named: "value-root")
     #expect(harness.breakCyclesAndCheckFreed())
   }
 }
@@ -99,10 +91,7 @@ final class AssertNoLeaksXCTests: FailureCapturingTestCase {
     let failure = try XCTUnwrap(recorded.first)
     XCTAssertEqual(failure.line, line)
     XCTAssertTrue(failure.file.hasSuffix("RetainGraphTestingTests/AssertNoLeaksTests.swift"), failure.file)
-    XCTAssertTrue(
-      failure.description.contains("VIPER module\n2 objects reachable from ViewController are still alive"),
-      failure.description)
-    XCTAssertTrue(failure.description.contains("fix: make Interactor.output weak"), failure.description)
+    assertGolden(failure.description, named: "xctest-viper-module-with-context")
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())
   }
 

@@ -1,4 +1,5 @@
 import RetainGraph
+import RetainGraphTestSupport
 import RetainGraphTesting
 import Samples
 import Testing
@@ -16,6 +17,7 @@ struct DetectsLeaksTests {
 
   @Test func reportsATrackedSurvivorAtItsTrackLineAfterTheBody() async throws {
     let harness = SampleHarness()
+    let seen = SeenIssues()
     let line = #line + 4
     try await withKnownIssue {
       try await runInTraitScope(.detectsLeaks(timeout: .milliseconds(200))) {
@@ -24,26 +26,25 @@ struct DetectsLeaksTests {
         track(harness.make("greeter"))
       }
     } matching: { issue in
-      issue.sourceLocation?.line == line
-        && issue.description.contains(
-          "Screen (tracked for leaks) is still alive 0.2 seconds after the test ended")
-        && issue.description.contains("fix: capture [weak self] (or [unowned self]) in Notifier.observers[0]")
-        && issue.description.contains(renderHint)
+      issue.sourceLocation?.line == line && seen.see(issue)
     }
+    assertGolden(seen.text, named: "tracked-observer-token")
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
   @Test func checksEvenWhenTheBodyThrows() async throws {
     struct Failure: Error {}
     let harness = SampleHarness()
+    let seen = SeenIssues()
     try await withKnownIssue {
       try await runInTraitScope(.detectsLeaks(timeout: .milliseconds(100))) {
         track(harness.make("retain-cycle"))
         throw Failure()
       }
     } matching: { issue in
-      issue.error is Failure || issue.description.contains("fix: make CycleB.a weak")
+      issue.error is Failure || seen.see(issue)
     }
+    assertGolden(seen.text, named: "tracked-retain-cycle-after-a-throw")
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
@@ -63,14 +64,14 @@ struct DetectsLeaksTests {
   }
 
   @Test func trackWithoutTheTraitSaysSo() {
+    let seen = SeenIssues()
     let line = #line + 2
     withKnownIssue {
       track(SharedService())
     } matching: { issue in
-      issue.sourceLocation?.line == line
-        && issue.description.contains("track(_:) needs the .detectsLeaks trait: SharedService is not tracked")
-        && issue.description.contains("@Test(.detectsLeaks) or @Suite(.detectsLeaks)")
+      issue.sourceLocation?.line == line && seen.see(issue)
     }
+    assertGolden(seen.text, named: "track-without-the-trait")
   }
 
   @Suite(.detectsLeaks)

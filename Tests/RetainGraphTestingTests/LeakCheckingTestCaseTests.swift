@@ -1,4 +1,5 @@
 import RetainGraph
+import RetainGraphTestSupport
 import RetainGraphTesting
 import Samples
 import XCTest
@@ -18,8 +19,8 @@ final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
   var module: [String: [AnyObject]] = [:]
   var forgotten: AnyObject?
 
-  /// Texts each expected sweep failure has, in order.
-  private var expected: [[String]] = []
+  /// The golden file of each expected sweep failure's message, in order.
+  private var expected: [String] = []
   private var sweepFailures: [String] = []
 
   override var leakCheckTimeout: Duration { .milliseconds(200) }
@@ -38,10 +39,8 @@ final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
   override func invokeTest() {
     super.invokeTest()
     XCTAssertEqual(sweepFailures.count, expected.count, "\(sweepFailures)")
-    for (failure, texts) in zip(sweepFailures, expected) {
-      for text in texts {
-        XCTAssertTrue(failure.contains(text), "missing \(text) in \(failure)")
-      }
+    for (failure, golden) in zip(sweepFailures, expected) {
+      assertGolden(failure, named: golden)
     }
     forgotten = nil
     greeting = { "" }
@@ -58,37 +57,22 @@ final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
 
   func testALeakingPropertyIsNamedWithItsCycle() {
     sut = harness.make("retain-cycle")
-    expected = [
-      [
-        "`sut` held CycleA, which is still alive 0.2 seconds after tearDown()",
-        "Why: a retain cycle keeps CycleA alive", "fix: make CycleB.a weak",
-      ]
-    ]
+    expected = ["leaking-property"]
   }
 
   func testObjectsInCollectionsAreSwept() {
     module = ["screens": [harness.make("greeter"), harness.make("lazy-closure")]]
-    expected = [
-      [
-        "`module[\"screens\"][1]` (property `module`) held LeakingPerson, which is still alive",
-        "in LeakingPerson.greeting",
-      ]
-    ]
+    expected = ["object-in-a-collection"]
   }
 
   func testAPropertyNotResetInTearDownIsNotCalledALeak() {
     forgotten = harness.make("greeter")
-    expected = [["`forgotten` was not reset in tearDown(): it still holds Greeter. This is not a leak"]]
+    expected = ["property-not-reset"]
   }
 
   func testAPropertyNotResetThatWouldAlsoLeakSaysBoth() {
     forgotten = harness.make("observer-token")
-    expected = [
-      [
-        "`forgotten` was not reset in tearDown()", "Once reset, it would still leak.",
-        "Notifier.observers[0]",
-      ]
-    ]
+    expected = ["property-not-reset-that-would-leak"]
   }
 
   func testConstantsLazyAndValuePropertiesAreSkipped() {

@@ -42,8 +42,3 @@ struct DeepGraphTests {
     list = .end
   }
 }
-
-final class UncheckedBox<T>: @unchecked Sendable {
-  var value: T
-  init(_ value: T) { self.value = value }
-}

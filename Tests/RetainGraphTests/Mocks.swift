@@ -76,6 +76,14 @@ indirect enum LinkedValue {
   case node(Leaf, LinkedValue)
 }
 
+/// An owner an unowned child outlives, in tests of dangling references.
+final class OwnerFixture {}
+
+final class UnownedChildFixture {
+  unowned let owner: OwnerFixture
+  init(owner: OwnerFixture) { self.owner = owner }
+}
+
 /// One node of a random graph: three strong, one weak and one unowned slot.
 final class RandomNode {
   let index: Int
@@ -158,4 +166,90 @@ func onSmallStack(_ bytes: Int = 512 * 1024, _ body: @escaping @Sendable () -> V
     thread.stackSize = bytes
     thread.start()
   }
+}
+
+/// A mutable box that a `@Sendable` closure may capture; its users keep to one thread at a time.
+final class UncheckedBox<T>: @unchecked Sendable {
+  var value: T
+  init(_ value: T) { self.value = value }
+}
+
+// MARK: - Closures
+
+/// Holds closures in every shape the matrix covers, directly or inside a struct.
+final class ClosureHolder {
+  var plain: (() -> Void)?
+  var asyncPlain: (() async -> Void)?
+  var any: Any?
+  var array: [() -> Void] = []
+  var dictionary: [String: () -> Void] = [:]
+  var box = ClosureBox()
+  var tag = 0
+
+  func clear() {
+    plain = nil
+    asyncPlain = nil
+    any = nil
+    array = []
+    dictionary = [:]
+    box = ClosureBox()
+  }
+}
+
+struct ClosureBox {
+  var plain: (() -> Void)?
+  var asyncPlain: (() async -> Void)?
+  var any: Any?
+  var array: [() -> Void] = []
+  var dictionary: [String: () -> Void] = [:]
+}
+
+struct StructWithReference {
+  var reference: ClosureHolder
+  var number = 1
+}
+
+func makeGenericClosure<T>(_ value: T) -> () -> Void { { _ = value } }
+func makeGenericPairClosure<T, U>(_ first: T, _ second: [U]) -> () -> Void { { _ = (second, first) } }
+
+enum CaptureStyle: String, CaseIterable, Sendable {
+  case none, strong, weak, unowned, mixed, capturedVar, capturedStruct, generic, genericPair, nested, async,
+    sendable
+
+  /// A closure that captures `holder` in this style, and whether it retains it.
+  func closure(capturing holder: ClosureHolder, leaf: Leaf) -> (
+    closure: Any, retains: Bool, ownership: Ownership?
+  ) {
+    switch self {
+    case .none: return ({ () -> Void in }, false, nil)
+    case .strong: return ({ () -> Void in _ = holder }, true, .strong)
+    case .weak: return ({ [weak holder] () -> Void in _ = holder }, false, .weak)
+    case .unowned: return ({ [unowned holder] () -> Void in _ = holder }, false, .unowned)
+    case .mixed:
+      let number = 3
+      return ({ [weak holder] () -> Void in _ = (holder, leaf, number) }, false, .weak)
+    case .capturedVar:
+      var captured: ClosureHolder? = holder
+      return ({ () -> Void in captured = captured ?? nil }, true, .strong)
+    case .capturedStruct:
+      let value = StructWithReference(reference: holder)
+      return ({ () -> Void in _ = value }, true, .strong)
+    case .generic: return (makeGenericClosure(holder), true, .strong)
+    case .genericPair: return (makeGenericPairClosure(7, [holder]), true, .strong)
+    case .nested:
+      let inner = { () -> Void in _ = holder }
+      return ({ () -> Void in inner() }, true, .strong)
+    case .async: return ({ () async -> Void in _ = holder }, true, .strong)
+    case .sendable:
+      nonisolated(unsafe) let captured = holder
+      let number = 7
+      let sendable: @Sendable () -> Void = { _ = (captured, number) }
+      let stored: () -> Void = sendable
+      return (stored, true, .strong)
+    }
+  }
+}
+
+enum ClosureStorage: String, CaseIterable, Sendable {
+  case property, any, array, dictionary
 }

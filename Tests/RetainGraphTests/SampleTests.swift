@@ -1,4 +1,6 @@
+import Foundation
 import RetainGraph
+import RetainGraphTestSupport
 import Samples
 import Testing
 
@@ -12,6 +14,17 @@ struct SampleTests {
     let graph = ObjectGraph(reflecting: instance.root)
     #expect(graph.cycles.isEmpty != sample.hasCycle, "\(graph.report())")
     #expect(graph.report().isEmpty == (!sample.hasCycle && graph.danglingReferences.isEmpty))
+  }
+
+  /// Each sample's report, DOT and JSON snapshot, whole, against `__Snapshots__/SampleTests/`.
+  @Test(arguments: Sample.all.map(\.name))
+  func reportDOTAndJSONMatchTheirGoldenFiles(name: String) throws {
+    let instance = try #require(Sample.named(name)).make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root)
+    assertGolden(graph.report(), named: "\(name).report", pathExtension: "txt")
+    assertGolden(graph.dot(), named: name, pathExtension: "dot")
+    assertGolden(String(decoding: try graph.jsonData(), as: UTF8.self), named: name, pathExtension: "json")
   }
 
   @Test func retainCycle() throws {
@@ -62,7 +75,7 @@ struct SampleTests {
     let instance = try #require(Sample.named("dangling-unowned")).make()
     let graph = ObjectGraph(reflecting: instance.root)
     #expect(graph.danglingReferences.count == 1)
-    #expect(graph.report().contains("UnownedChild.owner points to an object that was already deinitialized"))
+    assertGolden(graph.report(), named: "dangling-unowned.report")
   }
 
   @Test func samplesFreeEverythingOnceTheirCyclesAreBroken() throws {
