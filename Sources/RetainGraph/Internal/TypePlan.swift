@@ -65,6 +65,8 @@ struct FieldPlan {
     case reference(ReferenceStorage)
     /// A non-strong field whose storage is not recognised: never read.
     case unreadable
+    /// A field whose type the runtime hides and that could not be recovered: never read.
+    case hidden(String)
   }
 
   var name: String
@@ -251,6 +253,8 @@ enum TypePlans {
         action = .reference(storage)
       case .unknownNonStrong:
         action = .unreadable
+      case .hidden(let typeName):
+        action = .hidden(typeName)
       case .strong:
         switch Metadata.kind(of: field.type) {
         case .class:

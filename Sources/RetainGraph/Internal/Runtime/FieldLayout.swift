@@ -29,6 +29,9 @@ struct StoredField {
     case strong
     case reference(ReferenceStorage)
     case unknownNonStrong
+    /// A noncopyable type the compiler hides from reflection and that could not be recovered
+    /// (named here as the field record's symbol spells it).
+    case hidden(String)
   }
 }
 
@@ -65,12 +68,17 @@ enum FieldLayout {
       var metadata = _FieldReflectionMetadata()
       var fieldType = _recursiveChildMetadata(type, index: index, fieldMetadata: &metadata)
       var isHidden = false
+      var hiddenName: String?
       // The reflection runtime reports `()` for a noncopyable field (a `Mutex`): ask the record.
       if fieldType == Void.self, mangled.count == count,
-        let declared = Metadata.declaredType(of: mangled[index])
+        let hidden = Metadata.hiddenTypeName(of: mangled[index])
       {
-        fieldType = declared
-        isHidden = true
+        if let declared = Metadata.declaredType(of: mangled[index]) {
+          fieldType = declared
+          isHidden = true
+        } else {
+          hiddenName = hidden
+        }
       }
       var name = metadata.name.map { String(cString: $0) } ?? "\(index)"
       // A `lazy var greeting` is stored as `$__lazy_storage_$_greeting`: label it as people wrote it.
@@ -78,7 +86,9 @@ enum FieldLayout {
       metadata.freeFunc?(metadata.name)
       let offset = _recursiveChildOffset(type, index: index)
       let storage: StoredField.Storage
-      if metadata.isStrong {
+      if let hiddenName {
+        storage = .hidden(hiddenName)
+      } else if metadata.isStrong {
         storage = .strong
       } else if mangled.count == count, let reference = mangled[index].referenceOwnership {
         storage = .reference(reference)

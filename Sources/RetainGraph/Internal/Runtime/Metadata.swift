@@ -190,12 +190,43 @@ enum Metadata {
   /// (``noncopyableType(mangled:)``). Nil for any other name, when the image is stripped, or when
   /// the type's shape is not one handled there.
   static func declaredType(of field: MangledName) -> (any Any.Type)? {
-    guard let (start, owner) = field.location, start.load(as: UInt8.self) == 0x09,
-      let symbol = SymbolNames.symbolName(at: start), symbol.hasPrefix(SymbolNames.hiddenTypePrefix),
-      let end = symbol.firstRange(of: " noncopyable")
+    guard let (start, owner) = field.location, let mangled = hiddenTypeMangling(at: start) else { return nil }
+    return instantiatedType(mangled: mangled, nearby: start) ?? noncopyableType(mangled: mangled, in: owner)
+  }
+
+  /// The mangled type of a field record whose type the compiler hides from reflection (see
+  /// ``declaredType(of:)``), read from the record's symbol; nil for other records.
+  private static func hiddenTypeMangling(at start: UnsafeRawPointer) -> String? {
+    guard start.load(as: UInt8.self) == 0x09, let symbol = SymbolNames.symbolName(at: start),
+      symbol.hasPrefix(SymbolNames.hiddenTypePrefix), let end = symbol.firstRange(of: " noncopyable")
     else { return nil }
     let begin = symbol.index(symbol.startIndex, offsetBy: SymbolNames.hiddenTypePrefix.count)
-    return noncopyableType(mangled: String(symbol[begin..<end.lowerBound]), in: owner)
+    return String(symbol[begin..<end.lowerBound])
+  }
+
+  /// The readable name of a field's type that the compiler hides from reflection, nil when the
+  /// field's type is not hidden.
+  static func hiddenTypeName(of field: MangledName) -> String? {
+    guard let (start, _) = field.location, let mangled = hiddenTypeMangling(at: start) else { return nil }
+    return SymbolNames.demangled("$s" + mangled) ?? mangled
+  }
+
+  /// The type compiled code instantiated through its demangling cache variable `$s<mangled>MD` in
+  /// the same image: a word holding the metadata once made, or before that a negative value whose
+  /// low 32 bits are a relative pointer (from the variable) to the type's name and whose high 32
+  /// bits are its length, negated; resolved then as compiled code does, with
+  /// `swift_getTypeByMangledNameInContext2`, which accepts noncopyable types. Private types (which
+  /// name lookup by text cannot find) resolve this way because the name uses symbolic references.
+  private static func instantiatedType(mangled: String, nearby address: UnsafeRawPointer) -> (any Any.Type)? {
+    guard let cache = SymbolNames.demanglingCache(named: "$s" + mangled + "MD", inImageContaining: address)
+    else { return nil }
+    let value = cache.load(as: Int64.self)
+    if value > 0 { return UnsafeRawPointer(bitPattern: UInt(value)).map(type(at:)) }
+    guard value < 0, let typeByMangledNameInContext else { return nil }
+    let name = cache + Int(Int32(truncatingIfNeeded: value))
+    let length = Int(-(value >> 32))
+    return typeByMangledNameInContext(name.assumingMemoryBound(to: CChar.self), length, nil, nil).map(
+      type(at:))
   }
 
   /// How many key arguments (metadata and witness tables) the generic nominal type descriptor at
@@ -256,9 +287,23 @@ enum Metadata {
     case "x": argumentMetadata = genericArgument(0, ofMetadata: pointer(of: owner))
     case "q_": argumentMetadata = genericArgument(1, ofMetadata: pointer(of: owner))
     default:
-      let bytes = argument + [0]
-      argumentMetadata = bytes.withUnsafeBytes { buffer in
-        buffer.baseAddress.flatMap { type(mangledName: $0, length: buffer.count - 1) }.map(pointer(of:))
+      // The argument may refer back to earlier parts of the whole name (substitutions such as
+      // `AF`), so it is resolved inside a copyable stand-in whose name adds the same substitutions
+      // and words as `Synchronization.Mutex` (a module and a type, two words): `RetainGraph._P`.
+      let name: [UInt8]
+      if nominal == Array("15Synchronization5MutexV".utf8) {
+        name = Array("11RetainGraph2_PVy".utf8) + argument + [UInt8(ascii: "G")]
+      } else {
+        name = argument
+      }
+      let bytes = name + [0]
+      let resolved = bytes.withUnsafeBytes { buffer in
+        buffer.baseAddress.flatMap { type(mangledName: $0, length: buffer.count - 1, in: owner) }
+      }
+      if nominal == Array("15Synchronization5MutexV".utf8) {
+        argumentMetadata = resolved.flatMap { genericArgument(0, ofMetadata: pointer(of: $0)) }
+      } else {
+        argumentMetadata = resolved.map(pointer(of:))
       }
     }
     guard let argumentMetadata else { return nil }
@@ -369,3 +414,8 @@ enum ReferenceStorage: Equatable {
   case unowned
   case unownedUnsafe
 }
+
+/// A copyable stand-in with one generic parameter, whose mangled name (`11RetainGraph2_PV`) adds
+/// the same substitutions and words as `15Synchronization5MutexV`: see
+/// `Metadata.noncopyableType(mangled:in:)`.
+struct _P<Value> {}

@@ -41,16 +41,36 @@ enum SymbolNames {
     return symbol.withCString { readable($0) }
   }
 
+  /// The address of the type metadata demangling cache variable `name` (`$s<type>MD`, a local
+  /// symbol) of the image that contains `address`.
+  static func demanglingCache(named name: String, inImageContaining address: UnsafeRawPointer)
+    -> UnsafeRawPointer?
+  {
+    guard let (image, base) = image(containing: address), let offset = image.demanglingCaches[name] else {
+      return nil
+    }
+    return UnsafeRawPointer(base) + Int(offset)
+  }
+
   /// The raw (mangled) name of the symbol whose function contains `address`, from the dynamic
   /// symbol table or, for local symbols, the image's `.symtab`.
   static func symbolName(at address: UnsafeRawPointer) -> String? {
     var info = SymbolInfo()
-    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0,
-      let fileName = info.fileName, let fileBase = info.fileBase
-    else { return nil }
+    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0 else { return nil }
     if let symbol = info.symbolName, info.symbolAddress == UnsafeMutableRawPointer(mutating: address) {
       return String(cString: symbol)
     }
+    guard let (image, base) = image(containing: address) else { return nil }
+    return image.name(at: UInt(bitPattern: address) &- UInt(bitPattern: base))
+  }
+
+  /// The symbols of the image that contains `address` (read once and cached), and its base.
+  private static func image(containing address: UnsafeRawPointer) -> (ImageSymbols, UnsafeMutableRawPointer)?
+  {
+    var info = SymbolInfo()
+    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0,
+      let fileName = info.fileName, let fileBase = info.fileBase
+    else { return nil }
     let path = String(cString: fileName)
     let image = images.withLock { cache in
       if let known = cache[path] { return known }
@@ -58,8 +78,17 @@ enum SymbolNames {
       cache[path] = loaded
       return loaded
     }
-    let offset = UInt(bitPattern: address) &- UInt(bitPattern: fileBase)
-    return image.name(at: offset)
+    return (image, fileBase)
+  }
+
+  /// `symbol` demangled, without simplification.
+  static func demangled(_ symbol: String) -> String? {
+    guard let demangle else { return nil }
+    return symbol.withCString { text in
+      guard let result = demangle(text, strlen(text), nil, nil, 0) else { return nil }
+      defer { free(result) }
+      return String(cString: result)
+    }
   }
 
   private static func readable(_ symbol: UnsafePointer<CChar>) -> String? {
@@ -94,6 +123,8 @@ final class ImageSymbols: @unchecked Sendable {
   private var starts: [UInt] = []
   private var sizes: [UInt] = []
   private var names: [UnsafePointer<CChar>] = []
+  /// The type metadata demangling cache variables (`$s…MD`) by name, as offsets from the base.
+  private(set) var demanglingCaches: [String: UInt] = [:]
   /// The image stays mapped for the process: the names point into it.
   private var mapping: UnsafeMutableRawPointer?
 
@@ -156,6 +187,10 @@ final class ImageSymbols: @unchecked Sendable {
         let nameOffset = Int(file.loadUnaligned(fromByteOffset: symbol, as: UInt32.self))
         guard value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }
         let name = (file + strings + nameOffset).assumingMemoryBound(to: CChar.self)
+        if info & 0xF == 1, symbolSize == 8, name[0] == 0x24, name[1] == 0x73 {  // "$s…MD" objects
+          let text = String(cString: name)
+          if text.hasSuffix("MD") { demanglingCaches[text] = value - loadBase }
+        }
         // STT_FUNC symbols, and the STT_OBJECT symbols that name the mangled names of noncopyable
         // field types (see `Metadata.declaredType(of:)`).
         guard info & 0xF == 2 || (info & 0xF == 1 && strncmp(name, SymbolNames.hiddenTypePrefix, 18) == 0)

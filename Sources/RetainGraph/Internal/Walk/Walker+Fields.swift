@@ -74,6 +74,11 @@ extension Walker {
           .note(
             "\(recorder.typeName(of: current)).\(label().text): a non-strong reference whose storage is not recognised was not read"
           ))
+      case .hidden(let typeName):
+        record(
+          .note(
+            "\(recorder.typeName(of: current)).\(label().text): a value of type \(typeName), which the runtime hides from reflection, was not read; what it holds is not shown"
+          ))
       }
     }
     push(queued)
