@@ -70,7 +70,7 @@ enum FieldLayout {
       var isHidden = false
       var hiddenName: String?
       // The reflection runtime reports `()` for a noncopyable field (a `Mutex`): ask the record.
-      if fieldType == Void.self, mangled.count == count,
+      if fieldType == Void.self, mangled.count == count, !Metadata.isHiddenAtomic(mangled[index]),
         let hidden = Metadata.hiddenTypeName(of: mangled[index])
       {
         if let declared = Metadata.declaredType(of: mangled[index]) {

@@ -211,6 +211,13 @@ enum Metadata {
     return SymbolNames.demangled("$s" + mangled) ?? mangled
   }
 
+  /// Whether a hidden field type is `Synchronization.Atomic`, whose storage is always its value's
+  /// `AtomicRepresentation` (integers), never a reference.
+  static func isHiddenAtomic(_ field: MangledName) -> Bool {
+    guard let (start, _) = field.location, let mangled = hiddenTypeMangling(at: start) else { return false }
+    return mangled.hasPrefix("15Synchronization6AtomicV") || mangled.contains("l15Synchronization6AtomicV")
+  }
+
   /// The type compiled code instantiated through its demangling cache variable `$s<mangled>MD` in
   /// the same image: a word holding the metadata once made, or before that a negative value whose
   /// low 32 bits are a relative pointer (from the variable) to the type's name and whose high 32
