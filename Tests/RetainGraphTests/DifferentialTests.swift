@@ -35,6 +35,15 @@ struct DifferentialTests {
     Self.expectSame(DerivedNode(), "derived")
   }
 
+  @Test func libraryShapes() {
+    for scenario in ShapeScenario.all {
+      Self.expectSame(scenario.make(), scenario.name)
+    }
+    for holder in ShapeHolders.all {
+      Self.expectSame(holder.make(), holder.name)
+    }
+  }
+
   @Test func thousandRandomGraphs() {
     for seed in 0..<1000 {
       let nodes = RandomGraphTests.makeGraph(count: 1 + seed % 120, seed: UInt64(seed))

@@ -1,3 +1,4 @@
+import RetainGraph
 import Synchronization
 
 #if canImport(Glibc)
@@ -149,6 +150,15 @@ final class GenericStore<State> {
     subscribers[id] = subscriber
     return StoreToken { [weak self] in self?.subscribers[id] = nil }
   }
+
+  /// A closure made in a generic method of a generic class: its captures' types mention parameters
+  /// of two depths (`State`, then `T`).
+  func observe<T>(_ transform: @escaping (State) -> T, _ sink: @escaping (T) -> Void) -> StoreToken {
+    StoreToken { [weak self] in
+      guard let self else { return }
+      sink(transform(self.state))
+    }
+  }
 }
 
 final class StoreToken {
@@ -160,10 +170,18 @@ final class StoreViewModel {
   let store = GenericStore(state: 0)
   var token: StoreToken?
   var seen = 0
+  var label = ""
 
   static func make() -> StoreViewModel {
     let model = StoreViewModel()
     model.token = model.store.subscribe { model.seen = $0 }
+    return model
+  }
+
+  /// The token's closure captures a sink that captures the model strongly.
+  static func makeObserving() -> StoreViewModel {
+    let model = StoreViewModel()
+    model.token = model.store.observe({ "\($0)" }, { model.label = $0 })
     return model
   }
 }
@@ -243,4 +261,95 @@ final class PricesViewModel {
   }
 
   func handlePrices(_ price: Int) { prices.append(price) }
+}
+
+// MARK: - One holder per value shape, each holding a `ShapeLeaf`
+
+final class ShapeLeaf: @unchecked Sendable {}
+
+protocol ShapeProtocol {}
+struct ShapeStruct: ShapeProtocol { let leaf = ShapeLeaf() }
+protocol ClassShape: AnyObject {}
+extension ShapeLeaf: ClassShape {}
+enum ShapeEnum {
+  case empty
+  case holding(ShapeLeaf)
+}
+indirect enum ShapeList {
+  case end(ShapeLeaf)
+  case next(ShapeList)
+}
+struct ShapeError: Error { let leaf = ShapeLeaf() }
+
+/// A noncopyable struct, stored in a class.
+struct ShapeToken: ~Copyable { let leaf = ShapeLeaf() }
+
+final class ShapeBuffer: ManagedBuffer<Int, ShapeLeaf> {}
+
+/// Every way a value can hold an object, one per holder: the walk must reach the object or say
+/// in a note what it could not read.
+enum ShapeHolders {
+  final class Direct { let value = ShapeLeaf() }
+  final class InStruct { let value = ShapeStruct() }
+  final class InEnum { let value = ShapeEnum.holding(ShapeLeaf()) }
+  final class InIndirectEnum { let value = ShapeList.next(.end(ShapeLeaf())) }
+  final class InOptional { let value: ShapeLeaf? = ShapeLeaf() }
+  final class InTuple { let value = (1, ShapeLeaf()) }
+  final class InClosure {
+    let value: () -> Void
+    init() {
+      let leaf = ShapeLeaf()
+      let other = ShapeLeaf()
+      value = { _ = (leaf, other) }
+    }
+  }
+  final class InAny { let value: Any = ShapeLeaf() }
+  final class InAnyStruct { let value: Any = ShapeStruct() }
+  final class InProtocol { let value: any ShapeProtocol = ShapeStruct() }
+  final class InAnyObject { let value: AnyObject = ShapeLeaf() }
+  final class InClassProtocol { let value: any ClassShape = ShapeLeaf() }
+  final class InConstrained {
+    let value: any Handler<Int> = ClosureHandler<Int> { [leaf = ShapeLeaf()] _ in _ = leaf }
+  }
+  final class InError { let value: any Error = ShapeError() }
+  final class InArray { let value = [ShapeLeaf()] }
+  final class InDictionary { let value = ["a": ShapeLeaf()] }
+  final class InSet { let value: Set<ObjectIdentifier> = []; let leaves = [ShapeLeaf()] }
+  final class InMutex { let value = Mutex<ShapeLeaf?>(ShapeLeaf()) }
+  final class InNoncopyable { let value = ShapeToken() }
+  final class InCustomMirror {
+    let value = MapInner(downstream: AssignSink(object: CustomMirrorViewModel()), transform: { $0 })
+  }
+  final class InManagedBuffer {
+    let value = ShapeBuffer.create(minimumCapacity: 1) { _ in 0 }
+    init() { value.withUnsafeMutablePointerToElements { $0.initialize(to: ShapeLeaf()) } }
+  }
+
+  static let all:
+    [(name: String, make: @Sendable () -> AnyObject, reached: @Sendable (ObjectGraph) -> Bool)] = [
+      ("class field", { Direct() }, leafReached),
+      ("struct", { InStruct() }, leafReached),
+      ("enum payload", { InEnum() }, leafReached),
+      ("indirect enum", { InIndirectEnum() }, leafReached),
+      ("optional", { InOptional() }, leafReached),
+      ("tuple", { InTuple() }, leafReached),
+      ("closure", { InClosure() }, leafReached),
+      ("Any holding an object", { InAny() }, leafReached),
+      ("Any holding a struct", { InAnyStruct() }, leafReached),
+      ("any P", { InProtocol() }, leafReached),
+      ("AnyObject", { InAnyObject() }, leafReached),
+      ("any P: AnyObject", { InClassProtocol() }, leafReached),
+      ("any P<Int>", { InConstrained() }, leafReached),
+      ("any Error", { InError() }, leafReached),
+      ("array", { InArray() }, leafReached),
+      ("dictionary", { InDictionary() }, leafReached),
+      ("Mutex", { InMutex() }, leafReached),
+      ("noncopyable struct", { InNoncopyable() }, leafReached),
+      ("custom mirror", { InCustomMirror() }, { $0.nodes.contains { $0.shortTypeName == "AssignSink" } }),
+      ("ManagedBuffer elements", { InManagedBuffer() }, leafReached),
+    ]
+
+  static func leafReached(_ graph: ObjectGraph) -> Bool {
+    graph.nodes.contains { $0.shortTypeName == "ShapeLeaf" }
+  }
 }

@@ -191,7 +191,8 @@ enum Metadata {
   /// the type's shape is not one handled there.
   static func declaredType(of field: MangledName) -> (any Any.Type)? {
     guard let (start, owner) = field.location, let mangled = hiddenTypeMangling(at: start) else { return nil }
-    return instantiatedType(mangled: mangled, nearby: start) ?? noncopyableType(mangled: mangled, in: owner)
+    return instantiatedType(mangled: mangled, nearby: start)
+      ?? noncopyableType(mangled: mangled, in: owner, nearby: start)
   }
 
   /// The mangled type of a field record whose type the compiler hides from reflection (see
@@ -225,7 +226,7 @@ enum Metadata {
   /// `swift_getTypeByMangledNameInContext2`, which accepts noncopyable types. Private types (which
   /// name lookup by text cannot find) resolve this way because the name uses symbolic references.
   private static func instantiatedType(mangled: String, nearby address: UnsafeRawPointer) -> (any Any.Type)? {
-    guard let cache = SymbolNames.demanglingCache(named: "$s" + mangled + "MD", inImageContaining: address)
+    guard let cache = SymbolNames.localSymbol(named: "$s" + mangled + "MD", inImageContaining: address)
     else { return nil }
     let value = cache.load(as: Int64.self)
     if value > 0 { return UnsafeRawPointer(bitPattern: UInt(value)).map(type(at:)) }
@@ -254,14 +255,16 @@ enum Metadata {
   }
 
   /// Makes a nominal type from its mangling through its metadata accessor, `$s<nominal>Ma` (found
-  /// with `dlsym`: public types of shared libraries, such as `Synchronization.Mutex` and its
-  /// `_Cell`): a non-generic type (`15Synchronization12_MutexHandleV`), or a generic type with one
+  /// with `dlsym` for public types of shared libraries, such as `Synchronization.Mutex` and its
+  /// `_Cell`, else in the symbol table of the image that declares the field): a non-generic type (`15Synchronization12_MutexHandleV`), or a generic type with one
   /// argument (`15Synchronization5MutexVy<argument>G`), the argument being a generic parameter of
   /// `owner` (`x`, `q_`) or a copyable type resolved by name. A generic signature before the type
   /// (`Ri_zl`, "x: ~Copyable") is skipped. The accessor takes the request (0: complete) and the
   /// arguments, and returns the metadata and its state, with the Swift calling convention that a
   /// thin Swift function type shares.
-  private static func noncopyableType(mangled: String, in owner: any Any.Type) -> (any Any.Type)? {
+  private static func noncopyableType(
+    mangled: String, in owner: any Any.Type, nearby address: UnsafeRawPointer
+  ) -> (any Any.Type)? {
     var text = Array(mangled.utf8)
     if text.first == UInt8(ascii: "R"),
       let signatureEnd = text.indices.dropLast().first(where: {
@@ -281,8 +284,11 @@ enum Metadata {
       argument = Array(text[(split + 2)..<(text.count - 1)])
     }
     let symbol = "$s" + String(decoding: nominal, as: UTF8.self)
-    guard let accessor = RuntimeSymbols.address(of: symbol + "Ma"),
-      let descriptor = RuntimeSymbols.address(of: symbol + "Mn"),
+    // Exported for public types; otherwise a local symbol of the image that declares the field.
+    func find(_ name: String) -> UnsafeRawPointer? {
+      RuntimeSymbols.address(of: name) ?? SymbolNames.localSymbol(named: name, inImageContaining: address)
+    }
+    guard let accessor = find(symbol + "Ma"), let descriptor = find(symbol + "Mn"),
       keyArgumentCount(ofDescriptor: descriptor) == (argument == nil ? 0 : 1)
     else { return nil }
     guard let argument else {

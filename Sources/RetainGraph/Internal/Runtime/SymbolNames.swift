@@ -41,12 +41,12 @@ enum SymbolNames {
     return symbol.withCString { readable($0) }
   }
 
-  /// The address of the type metadata demangling cache variable `name` (`$s<type>MD`, a local
-  /// symbol) of the image that contains `address`.
-  static func demanglingCache(named name: String, inImageContaining address: UnsafeRawPointer)
+  /// The address of the local symbol `name` (a demangling cache variable `$s…MD`, a metadata
+  /// accessor `$s…Ma` or a type descriptor `$s…Mn`) of the image that contains `address`.
+  static func localSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
     -> UnsafeRawPointer?
   {
-    guard let (image, base) = image(containing: address), let offset = image.demanglingCaches[name] else {
+    guard let (image, base) = image(containing: address), let offset = image.localSymbols[name] else {
       return nil
     }
     return UnsafeRawPointer(base) + Int(offset)
@@ -123,8 +123,9 @@ final class ImageSymbols: @unchecked Sendable {
   private var starts: [UInt] = []
   private var sizes: [UInt] = []
   private var names: [UnsafePointer<CChar>] = []
-  /// The type metadata demangling cache variables (`$s…MD`) by name, as offsets from the base.
-  private(set) var demanglingCaches: [String: UInt] = [:]
+  /// Local symbols looked up by name, as offsets from the base: type metadata demangling cache
+  /// variables (`$s…MD`), metadata accessors (`$s…Ma`) and nominal type descriptors (`$s…Mn`).
+  private(set) var localSymbols: [String: UInt] = [:]
   /// The image stays mapped for the process: the names point into it.
   private var mapping: UnsafeMutableRawPointer?
 
@@ -187,9 +188,13 @@ final class ImageSymbols: @unchecked Sendable {
         let nameOffset = Int(file.loadUnaligned(fromByteOffset: symbol, as: UInt32.self))
         guard value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }
         let name = (file + strings + nameOffset).assumingMemoryBound(to: CChar.self)
-        if info & 0xF == 1, symbolSize == 8, name[0] == 0x24, name[1] == 0x73 {  // "$s…MD" objects
-          let text = String(cString: name)
-          if text.hasSuffix("MD") { demanglingCaches[text] = value - loadBase }
+        if name[0] == 0x24, name[1] == 0x73 {  // "$s…"
+          let length = strlen(name)
+          if length > 4, name[length - 2] == 0x4D,  // "M"
+            [0x44, 0x61, 0x6E].contains(name[length - 1])  // "D", "a", "n"
+          {
+            localSymbols[String(cString: name)] = value - loadBase
+          }
         }
         // STT_FUNC symbols, and the STT_OBJECT symbols that name the mangled names of noncopyable
         // field types (see `Metadata.declaredType(of:)`).

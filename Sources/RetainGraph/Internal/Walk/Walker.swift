@@ -79,6 +79,9 @@ struct Walker {
     )
   }
 
+  /// The value inside an error existential, with its own type.
+  private static func open<E: Error>(_ error: E) -> Any { error }
+
   static func unwrapOptionals(_ value: Any) -> Any {
     var value = value
     while Metadata.kind(of: type(of: value)) == .optional {
@@ -181,8 +184,18 @@ struct Walker {
     if Metadata.kind(of: T.self) == .existential {
       // A value loaded from an existential-typed field (`Any`, `any P`, `AnyObject`) is boxed with
       // its static type: look inside the container (pushed, so nesting never recurses).
-      let projected = withUnsafePointer(to: value) { Existential.project(T.self, at: UnsafeRawPointer($0)) }
-      if let projected { pending.append(.value(projected, label: label)) }
+      if let projected = withUnsafePointer(
+        to: value, { Existential.project(T.self, at: UnsafeRawPointer($0)) })
+      {
+        pending.append(.value(projected, label: label))
+      } else if let error = value as? any Error {
+        // An `any Error` box: opened by the language, which hands over the boxed value.
+        pending.append(.value(Self.open(error), label: label))
+      } else if Existential.representation(of: T.self) == .unknown {
+        note(
+          "\(TypeNames.qualified(T.self)): values of this existential type cannot be opened; what they hold is not shown"
+        )
+      }
       return
     }
     let plan = recorder.slot(for: T.self).plan
