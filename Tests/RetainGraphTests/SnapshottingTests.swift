@@ -232,7 +232,10 @@ struct SnapshottingTests {
         do {
           let graph = try GraphTransfer.decode(corrupted)
           // Whatever was accepted is a whole graph: every part can be read.
-          #expect(graph.edges.allSatisfy { graph.nodes.indices.contains($0.from) && graph.nodes.indices.contains($0.to) })
+          #expect(
+            graph.edges.allSatisfy {
+              graph.nodes.indices.contains($0.from) && graph.nodes.indices.contains($0.to)
+            })
           #expect(graph.danglingReferences.allSatisfy { graph.nodes.indices.contains($0.holder) })
           _ = (graph.report(), graph.predictedLeaks(), graph.dot())
           decoded += 1
@@ -289,7 +292,8 @@ func expectSameGraph(
   #expect(actual.nodes == expected.nodes, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.edges == expected.edges, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.isTruncated == expected.isTruncated, "\(context)", sourceLocation: sourceLocation)
-  #expect(actual.danglingReferences == expected.danglingReferences, "\(context)", sourceLocation: sourceLocation)
+  #expect(
+    actual.danglingReferences == expected.danglingReferences, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.notes == expected.notes, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.cycles == expected.cycles, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.report() == expected.report(), "\(context)", sourceLocation: sourceLocation)
@@ -307,7 +311,8 @@ func expectNoLeftovers(_ trace: ForkedChild.Trace?, sourceLocation: SourceLocati
   let open = descriptors.filter {
     (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == pipe
   }
-  #expect(open.isEmpty, "descriptors \(open) still refer to the snapshot's pipe", sourceLocation: sourceLocation)
+  #expect(
+    open.isEmpty, "descriptors \(open) still refer to the snapshot's pipe", sourceLocation: sourceLocation)
   var status: Int32 = 0
   #expect(waitpid(trace.pid, &status, WNOHANG) == -1 && errno == ECHILD, sourceLocation: sourceLocation)
   // kill(pid, 0) succeeds for a zombie too: ESRCH means no process at all.

@@ -164,7 +164,8 @@ package enum ForkedChild {
           throw .malformedData("the child exited after \(header.count) of the 8 bytes of the length")
         }
         guard payload.count == expected else {
-          throw .malformedData("the child exited after \(payload.count) of the \(expected) bytes it announced")
+          throw .malformedData(
+            "the child exited after \(payload.count) of the \(expected) bytes it announced")
         }
         return payload
       }
@@ -209,7 +210,8 @@ package enum ForkedChild {
           if header.count == 8 {
             let length = header.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
             guard length <= ForkedChild.maxPayloadBytes else {
-              throw .malformedData("the child announced \(length) bytes, more than the limit \(ForkedChild.maxPayloadBytes)")
+              throw .malformedData(
+                "the child announced \(length) bytes, more than the limit \(ForkedChild.maxPayloadBytes)")
             }
             expected = Int(length)
             payload.reserveCapacity(min(Int(length), 1 << 26))

@@ -112,10 +112,13 @@ package enum GraphTransfer {
     }
 
     /// An index into a table of `count` entries.
-    mutating func index(_ what: @autoclosure () -> String, below count: Int) throws(SnapshotWalkError) -> Int {
+    mutating func index(_ what: @autoclosure () -> String, below count: Int) throws(SnapshotWalkError) -> Int
+    {
       let start = offset
       let value = Int(try u32(what()))
-      guard value < count else { throw malformed("\(what()): \(value) is out of range 0..<\(count)", at: start) }
+      guard value < count else {
+        throw malformed("\(what()): \(value) is out of range 0..<\(count)", at: start)
+      }
       return value
     }
 
@@ -201,7 +204,8 @@ package enum GraphTransfer {
         let labelWord = try u32("edges[\(edge)].label")
         let label = Int(labelWord >> 2)
         guard label < labels.count else {
-          throw malformed("edges[\(edge)].label: \(label) is out of range 0..<\(labels.count)", at: labelStart)
+          throw malformed(
+            "edges[\(edge)].label: \(label) is out of range 0..<\(labels.count)", at: labelStart)
         }
         let indexStart = offset
         let indexWord = try u32("edges[\(edge)].index")
@@ -211,7 +215,8 @@ package enum GraphTransfer {
             from: from, to: to, label: Int32(label), index: elementIndex,
             ownership: Ownership(code: UInt8(labelWord & 3)))
         else {
-          throw malformed("edges[\(edge)]: label \(label) with index \(indexWord) cannot be stored", at: indexStart)
+          throw malformed(
+            "edges[\(edge)]: label \(label) with index \(indexWord) cannot be stored", at: indexStart)
         }
         edges.append(compact)
       }
