@@ -76,6 +76,11 @@ package enum ForkedChild {
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
       }
+      #if os(Linux)
+        // A bigger pipe (1 MiB, when the system allows it) moves a large graph in fewer wake-ups.
+        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ, which the Glibc module does not export
+        _ = fcntl(fds[1], setPipeSize, Int32(1 << 20))
+      #endif
       return (fds[0], fds[1])
     }
 
@@ -132,7 +137,7 @@ package enum ForkedChild {
       var header: [UInt8] = []
       var payload: [UInt8] = []
       var expected: Int?
-      var scratch = [UInt8](repeating: 0, count: 1 << 16)
+      var scratch = [UInt8](repeating: 0, count: 1 << 20)
       /// The child's wait status once reaped.
       var status: Int32?
 

@@ -23,32 +23,41 @@ package enum GraphTransfer {
   /// The graph in transfer form.
   package static func encode(_ graph: ObjectGraph) -> [UInt8] {
     let storage = graph.storage
-    var writer = Writer()
-    writer.bytes.reserveCapacity(64 + storage.nodeCount * 5 + storage.edges.count * 16)
-    writer.append(magic)
-    writer.append(version)
-    writer.append(UInt32(graph.root))
-    writer.bytes.append(graph.isTruncated ? 1 : 0)
-    writer.append(strings: storage.typeNames)
-    writer.append(strings: storage.labels)
-    writer.append(UInt32(storage.nodeCount))
-    for type in storage.nodeTypes { writer.append(UInt32(bitPattern: type)) }
-    for kind in storage.nodeKinds { writer.bytes.append(kind.transferCode) }
-    writer.append(UInt32(storage.edges.count))
-    for edge in storage.edges {
-      writer.append(UInt32(bitPattern: edge.from))
-      writer.append(UInt32(bitPattern: edge.to))
-      writer.append(UInt32(bitPattern: edge.label) << 2 | UInt32(edge.ownership.code))
-      writer.append(edge.index < 0 ? noIndex : UInt32(edge.index))
+    func size(of strings: [String]) -> Int { strings.reduce(4) { $0 + 4 + $1.utf8.count } }
+    let size =
+      magic.count + 4 + 4 + 1 + size(of: storage.typeNames) + size(of: storage.labels)
+      + 4 + storage.nodeCount * 5 + 4 + storage.edges.count * 16
+      + graph.danglingReferences.reduce(4) { $0 + 8 + $1.label.utf8.count } + size(of: graph.notes)
+      + endMarker.count
+    // Written in place: the child of a million-object walk sends tens of megabytes.
+    return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+      var writer = Writer(UnsafeMutableRawBufferPointer(buffer))
+      writer.append(magic)
+      writer.append(version)
+      writer.append(UInt32(graph.root))
+      writer.append(byte: graph.isTruncated ? 1 : 0)
+      writer.append(strings: storage.typeNames)
+      writer.append(strings: storage.labels)
+      writer.append(UInt32(storage.nodeCount))
+      for type in storage.nodeTypes { writer.append(UInt32(bitPattern: type)) }
+      for kind in storage.nodeKinds { writer.append(byte: kind.transferCode) }
+      writer.append(UInt32(storage.edges.count))
+      for edge in storage.edges {
+        writer.append(UInt32(bitPattern: edge.from))
+        writer.append(UInt32(bitPattern: edge.to))
+        writer.append(UInt32(bitPattern: edge.label) << 2 | UInt32(edge.ownership.code))
+        writer.append(edge.index < 0 ? noIndex : UInt32(edge.index))
+      }
+      writer.append(UInt32(graph.danglingReferences.count))
+      for dangling in graph.danglingReferences {
+        writer.append(UInt32(dangling.holder))
+        writer.append(string: dangling.label)
+      }
+      writer.append(strings: graph.notes)
+      writer.append(endMarker)
+      precondition(writer.offset == size, "transfer size miscounted")
+      initialized = size
     }
-    writer.append(UInt32(graph.danglingReferences.count))
-    for dangling in graph.danglingReferences {
-      writer.append(UInt32(dangling.holder))
-      writer.append(string: dangling.label)
-    }
-    writer.append(strings: graph.notes)
-    writer.append(endMarker)
-    return writer.bytes
   }
 
   /// Reads a graph in transfer form and computes its cycles.
@@ -63,20 +72,34 @@ package enum GraphTransfer {
     return try result.get()
   }
 
+  /// Writes into a buffer sized beforehand.
   private struct Writer {
-    var bytes: [UInt8] = []
+    let buffer: UnsafeMutableRawBufferPointer
+    var offset = 0
 
-    mutating func append(_ raw: [UInt8]) { bytes += raw }
+    init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
+
+    mutating func append(byte: UInt8) {
+      buffer[offset] = byte
+      offset += 1
+    }
+
+    mutating func append(_ raw: [UInt8]) {
+      for byte in raw { append(byte: byte) }
+    }
 
     mutating func append(_ value: UInt32) {
-      withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+      buffer.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
+      offset += 4
     }
 
     mutating func append(string: String) {
       var string = string
-      string.withUTF8 {
-        append(UInt32($0.count))
-        bytes.append(contentsOf: $0)
+      string.withUTF8 { utf8 in
+        append(UInt32(utf8.count))
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + utf8.count]).copyMemory(
+          from: UnsafeRawBufferPointer(utf8))
+        offset += utf8.count
       }
     }
 
