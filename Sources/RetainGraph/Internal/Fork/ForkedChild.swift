@@ -48,13 +48,14 @@ package enum ForkedChild {
       let deadline = ContinuousClock.now + timeout
       let (readEnd, writeEnd) = try makePipe()
       let pid = fork()
+      let forkError = errno
       if pid == 0 {
         close(readEnd)
         runChild(writingTo: writeEnd, body: body)
       }
       close(writeEnd)
       defer { close(readEnd) }
-      guard pid > 0 else { throw .systemCallFailed("fork", errno: errno) }
+      guard pid > 0 else { throw .systemCallFailed("fork", errno: forkError) }
       trace?(Trace(pid: pid, pipeInode: inode(of: readEnd)))
       var reader = Reader(pid: pid, fd: readEnd, deadline: deadline, timeout: timeout)
       return try reader.receive()
