@@ -96,6 +96,10 @@ public struct ObjectGraph: Sendable {
   /// collections, reads the ownership of every reference from the runtime (so `weak` and `unowned`
   /// are told apart from strong), follows stored closures to what they capture, and never reads a
   /// dangling `unowned` reference. It is iterative: deep graphs do not use stack.
+  ///
+  /// - Important: The walk reads every object it reaches while it runs: nothing may mutate what it
+  ///   reaches meanwhile (run it on the actor or queue that owns the graph). A graph other threads
+  ///   keep changing can crash the walk; use ``init(snapshotting:options:timeout:)`` for it.
   /// - Parameters:
   ///   - root: the object or value to start from.
   ///   - options: limits and filters.

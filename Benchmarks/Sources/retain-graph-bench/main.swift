@@ -79,6 +79,57 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--walk",
   exit(0)
 }
 
+/// `--fork [SIZE…]`: the cost of walking in a forked child. For each size of the tree shape, the
+/// in-process walk (`ObjectGraph(reflecting:)` and its cycles) against `ObjectGraph(snapshotting:)`
+/// (fork, walk in the child, transfer, decode and cycles in the parent), best of five each, with the
+/// process's resident memory (what fork has to map).
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--fork" {
+  let forkSizes =
+    CommandLine.arguments.count > 2
+    ? CommandLine.arguments.dropFirst(2).compactMap { Int($0) } : [10_000, 100_000, 1_000_000]
+  print("shape   objects     in-process    snapshotting  overhead   resident memory")
+  for size in forkSizes {
+    let (root, all) = Shape.tree.build(count: size)
+    let options = GraphOptions(maxNodes: 10_000_000)
+    _ = ObjectGraph(reflecting: Shape.tree.build(count: 10).root)
+    var inProcess: ObjectGraph?
+    let walkTime =
+      (0..<5).map { _ in
+        seconds {
+          let graph = ObjectGraph(reflecting: root, options: options)
+          _ = graph.cycles.count
+          inProcess = graph
+        }
+      }.min() ?? .infinity
+    var forked: ObjectGraph?
+    let forkTime =
+      (0..<5).map { _ in
+        seconds {
+          do {
+            let graph = try ObjectGraph(snapshotting: root, options: options, timeout: .seconds(120))
+            _ = graph.cycles.count
+            forked = graph
+          } catch {
+            print("snapshot failed: \(error)")
+          }
+        }
+      }.min() ?? .infinity
+    precondition(forked?.nodeCount == size && forked?.edgeCount == inProcess?.edgeCount)
+    inProcess = nil
+    forked = nil
+    let resident = residentMemory().current
+    print(
+      "tree    " + String(size).padding(toLength: 12, withPad: " ", startingAt: 0)
+        + String(format: "%.1f ms", walkTime * 1e3).padding(toLength: 14, withPad: " ", startingAt: 0)
+        + String(format: "%.1f ms", forkTime * 1e3).padding(toLength: 14, withPad: " ", startingAt: 0)
+        + String(format: "%.2fx", forkTime / walkTime).padding(toLength: 11, withPad: " ", startingAt: 0)
+        + String(format: "%.0f MB", Double(resident) / 1e6))
+    BenchNode.dismantle(all)
+    _ = root
+  }
+  exit(0)
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 let sizes = arguments.isEmpty ? [10_000, 100_000, 1_000_000] : arguments.compactMap { Int($0) }
 let mirrorLimit = 100_000  // the naive walk is too slow beyond this; its rate is measured up to here

@@ -1,0 +1,282 @@
+/// The compact binary form in which a forked child sends a walked graph to its parent: the
+/// graph's own tables, not JSON and not a re-walk.
+///
+/// Little-endian throughout; strings are a `u32` byte count and UTF-8:
+/// ```
+/// "RGTX" magic, u32 version (1), u32 root, u8 flags (bit 0: truncated)
+/// u32 count, then type names            u32 count, then labels
+/// u32 node count, u32 type index per node, u8 kind per node (0 object, 1 closure, 2 value)
+/// u32 edge count, then per edge: u32 from, u32 to, u32 (label << 2 | ownership), u32 element index
+///   (0xFFFF_FFFF for none)
+/// u32 count, then dangling references (u32 holder, string label)
+/// u32 count, then notes                 "DONE"
+/// ```
+/// The reader checks every count against the bytes left before allocating, every index against
+/// its table and every string for valid UTF-8: a malformed stream is a ``SnapshotWalkError``, never
+/// a trap.
+package enum GraphTransfer {
+  static let magic: [UInt8] = Array("RGTX".utf8)
+  static let endMarker: [UInt8] = Array("DONE".utf8)
+  static let version: UInt32 = 1
+  static let noIndex: UInt32 = 0xFFFF_FFFF
+
+  /// The graph in transfer form.
+  package static func encode(_ graph: ObjectGraph) -> [UInt8] {
+    let storage = graph.storage
+    func size(of strings: [String]) -> Int { strings.reduce(4) { $0 + 4 + $1.utf8.count } }
+    let size =
+      magic.count + 4 + 4 + 1 + size(of: storage.typeNames) + size(of: storage.labels)
+      + 4 + storage.nodeCount * 5 + 4 + storage.edges.count * 16
+      + graph.danglingReferences.reduce(4) { $0 + 8 + $1.label.utf8.count } + size(of: graph.notes)
+      + endMarker.count
+    // Written in place: the child of a million-object walk sends tens of megabytes.
+    return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+      var writer = Writer(UnsafeMutableRawBufferPointer(buffer))
+      writer.append(magic)
+      writer.append(version)
+      writer.append(UInt32(graph.root))
+      writer.append(byte: graph.isTruncated ? 1 : 0)
+      writer.append(strings: storage.typeNames)
+      writer.append(strings: storage.labels)
+      writer.append(UInt32(storage.nodeCount))
+      for type in storage.nodeTypes { writer.append(UInt32(bitPattern: type)) }
+      for kind in storage.nodeKinds { writer.append(byte: kind.transferCode) }
+      writer.append(UInt32(storage.edges.count))
+      for edge in storage.edges {
+        writer.append(UInt32(bitPattern: edge.from))
+        writer.append(UInt32(bitPattern: edge.to))
+        writer.append(UInt32(bitPattern: edge.label) << 2 | UInt32(edge.ownership.code))
+        writer.append(edge.index < 0 ? noIndex : UInt32(edge.index))
+      }
+      writer.append(UInt32(graph.danglingReferences.count))
+      for dangling in graph.danglingReferences {
+        writer.append(UInt32(dangling.holder))
+        writer.append(string: dangling.label)
+      }
+      writer.append(strings: graph.notes)
+      writer.append(endMarker)
+      precondition(writer.offset == size, "transfer size miscounted")
+      initialized = size
+    }
+  }
+
+  /// Reads a graph in transfer form and computes its cycles.
+  /// - Throws: ``SnapshotWalkError/malformedData(_:)`` naming what is wrong and at which byte.
+  package static func decode(_ bytes: [UInt8]) throws(SnapshotWalkError) -> ObjectGraph {
+    let result = bytes.withUnsafeBytes { raw in
+      Result { () throws(SnapshotWalkError) -> ObjectGraph in
+        var reader = Reader(raw)
+        return try reader.graph()
+      }
+    }
+    return try result.get()
+  }
+
+  /// Writes into a buffer sized beforehand.
+  private struct Writer {
+    let buffer: UnsafeMutableRawBufferPointer
+    var offset = 0
+
+    init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
+
+    mutating func append(byte: UInt8) {
+      buffer[offset] = byte
+      offset += 1
+    }
+
+    mutating func append(_ raw: [UInt8]) {
+      for byte in raw { append(byte: byte) }
+    }
+
+    mutating func append(_ value: UInt32) {
+      buffer.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
+      offset += 4
+    }
+
+    mutating func append(string: String) {
+      var string = string
+      string.withUTF8 { utf8 in
+        append(UInt32(utf8.count))
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + utf8.count]).copyMemory(
+          from: UnsafeRawBufferPointer(utf8))
+        offset += utf8.count
+      }
+    }
+
+    mutating func append(strings: [String]) {
+      append(UInt32(strings.count))
+      for string in strings { append(string: string) }
+    }
+  }
+
+  private struct Reader {
+    let raw: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
+
+    var left: Int { raw.count - offset }
+
+    func malformed(_ what: String, at position: Int? = nil) -> SnapshotWalkError {
+      .malformedData("\(what) (at byte \(position ?? offset) of \(raw.count))")
+    }
+
+    mutating func u32(_ what: @autoclosure () -> String) throws(SnapshotWalkError) -> UInt32 {
+      guard left >= 4 else { throw malformed("the stream ends inside \(what())") }
+      let value = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+      offset += 4
+      return value
+    }
+
+    mutating func u8(_ what: @autoclosure () -> String) throws(SnapshotWalkError) -> UInt8 {
+      guard left >= 1 else { throw malformed("the stream ends inside \(what())") }
+      defer { offset += 1 }
+      return raw[offset]
+    }
+
+    /// An index into a table of `count` entries.
+    mutating func index(_ what: @autoclosure () -> String, below count: Int) throws(SnapshotWalkError) -> Int
+    {
+      let start = offset
+      let value = Int(try u32(what()))
+      guard value < count else {
+        throw malformed("\(what()): \(value) is out of range 0..<\(count)", at: start)
+      }
+      return value
+    }
+
+    /// A count of entries each at least `minimumSize` bytes long, checked against the bytes left.
+    mutating func count(_ what: String, minimumSize: Int) throws(SnapshotWalkError) -> Int {
+      let start = offset
+      let value = Int(try u32("the count of \(what)"))
+      guard value <= left / minimumSize, value <= Int(Int32.max) else {
+        throw malformed("\(value) \(what) cannot fit in the \(left) bytes left", at: start)
+      }
+      return value
+    }
+
+    mutating func expect(_ marker: [UInt8], _ what: String) throws(SnapshotWalkError) {
+      guard left >= marker.count, marker.indices.allSatisfy({ raw[offset + $0] == marker[$0] }) else {
+        throw malformed("\(what) is missing")
+      }
+      offset += marker.count
+    }
+
+    mutating func string(_ what: @autoclosure () -> String) throws(SnapshotWalkError) -> String {
+      let start = offset
+      let length = Int(try u32("the length of \(what())"))
+      guard length <= left else {
+        throw malformed("\(what()): \(length) bytes announced, \(left) left", at: start)
+      }
+      let utf8 = UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length])
+      guard let string = String(validating: utf8.bindMemory(to: UInt8.self), as: UTF8.self) else {
+        throw malformed("\(what()) is not valid UTF-8", at: start)
+      }
+      offset += length
+      return string
+    }
+
+    mutating func strings(_ what: String) throws(SnapshotWalkError) -> [String] {
+      let count = try count(what, minimumSize: 4)
+      var strings: [String] = []
+      strings.reserveCapacity(count)
+      for index in 0..<count { strings.append(try string("\(what)[\(index)]")) }
+      return strings
+    }
+
+    mutating func graph() throws(SnapshotWalkError) -> ObjectGraph {
+      try expect(GraphTransfer.magic, "the magic number RGTX")
+      let versionStart = offset
+      let version = try u32("the version")
+      guard version == GraphTransfer.version else {
+        throw malformed("version \(version) is not \(GraphTransfer.version)", at: versionStart)
+      }
+      let rootStart = offset
+      let root = Int(try u32("the root"))
+      let flags = try u8("the flags")
+      guard flags <= 1 else { throw malformed("unknown flags \(flags)", at: offset - 1) }
+      let typeNames = try strings("type names")
+      let labels = try strings("labels")
+
+      let nodeCount = try count("nodes", minimumSize: 5)
+      guard nodeCount > 0 else { throw malformed("a graph has at least its root node", at: offset - 4) }
+      guard root < nodeCount else {
+        throw malformed("root: \(root) is not the id of a node (there are \(nodeCount))", at: rootStart)
+      }
+      var nodeTypes: [Int32] = []
+      nodeTypes.reserveCapacity(nodeCount)
+      for node in 0..<nodeCount {
+        nodeTypes.append(Int32(try index("nodes[\(node)].type", below: typeNames.count)))
+      }
+      var nodeKinds: [Node.Kind] = []
+      nodeKinds.reserveCapacity(nodeCount)
+      for node in 0..<nodeCount {
+        let code = try u8("nodes[\(node)].kind")
+        guard let kind = Node.Kind(transferCode: code) else {
+          throw malformed("nodes[\(node)].kind: unknown kind \(code)", at: offset - 1)
+        }
+        nodeKinds.append(kind)
+      }
+
+      let edgeCount = try count("edges", minimumSize: 16)
+      var edges = ChunkedArray<CompactEdge>()
+      for edge in 0..<edgeCount {
+        let from = try index("edges[\(edge)].from", below: nodeCount)
+        let to = try index("edges[\(edge)].to", below: nodeCount)
+        let labelStart = offset
+        let labelWord = try u32("edges[\(edge)].label")
+        let label = Int(labelWord >> 2)
+        guard label < labels.count else {
+          throw malformed(
+            "edges[\(edge)].label: \(label) is out of range 0..<\(labels.count)", at: labelStart)
+        }
+        let indexStart = offset
+        let indexWord = try u32("edges[\(edge)].index")
+        let elementIndex = indexWord == GraphTransfer.noIndex ? -1 : Int32(clamping: indexWord)
+        guard
+          let compact = CompactEdge(
+            from: from, to: to, label: Int32(label), index: elementIndex,
+            ownership: Ownership(code: UInt8(labelWord & 3)))
+        else {
+          throw malformed(
+            "edges[\(edge)]: label \(label) with index \(indexWord) cannot be stored", at: indexStart)
+        }
+        edges.append(compact)
+      }
+
+      let danglingCount = try count("dangling references", minimumSize: 8)
+      var dangling: [DanglingReference] = []
+      for reference in 0..<danglingCount {
+        let holder = try index("dangling[\(reference)].holder", below: nodeCount)
+        dangling.append(DanglingReference(holder: holder, label: try string("dangling[\(reference)].label")))
+      }
+      let notes = try strings("notes")
+      try expect(GraphTransfer.endMarker, "the end marker DONE")
+      guard left == 0 else { throw malformed("\(left) bytes follow the end marker") }
+
+      let storage = GraphStorage(
+        typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels, edges: edges)
+      return ObjectGraph(
+        storage: storage, root: root, isTruncated: flags == 1, danglingReferences: dangling, notes: notes)
+    }
+  }
+}
+
+extension Node.Kind {
+  var transferCode: UInt8 {
+    switch self {
+    case .object: 0
+    case .closure: 1
+    case .value: 2
+    }
+  }
+
+  init?(transferCode: UInt8) {
+    switch transferCode {
+    case 0: self = .object
+    case 1: self = .closure
+    case 2: self = .value
+    default: return nil
+    }
+  }
+}

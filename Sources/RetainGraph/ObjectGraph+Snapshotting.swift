@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
+extension ObjectGraph {
+  /// Walks the graph reachable from `root` in a forked copy of the process, so that other threads
+  /// may keep changing it meanwhile.
+  ///
+  /// ``init(reflecting:options:)`` reads every object's fields while it walks: it requires that
+  /// nothing mutates what it reaches (run it on the actor or queue that owns the graph). When that
+  /// cannot be promised (a debug endpoint of a server whose worker threads keep replacing objects,
+  /// a walk while event loops or tasks run), use this initialiser instead. It `fork`s; the child
+  /// sees a frozen copy-on-write image of the whole heap with a single thread, walks it with the
+  /// same walk as ``init(reflecting:options:)``, sends the graph back through a pipe in a compact
+  /// binary form and exits. The parent checks every byte and computes the cycles itself. The result
+  /// is the graph an in-process walk would have found at the moment of the fork: the same nodes,
+  /// edges, ownership, labels, dangling references, notes and truncation.
+  ///
+  /// ```swift
+  /// let graph = try ObjectGraph(snapshotting: server.sessions, timeout: .seconds(5))
+  /// ```
+  ///
+  /// What it cannot do: objects do not come back from the child (only the description does), so
+  /// leak checks that take weak references to the walked objects (``walk(_:options:)``) stay
+  /// in-process. A child that needs a lock another thread held at the fork (the runtime's metadata
+  /// locks while a type is first used, a `Mutex` a ``GraphReflectable`` type takes) blocks until
+  /// the timeout. On Darwin, `fork` in a multi-threaded process is discouraged (only async-signal-
+  /// safe calls are supported in the child): it compiles there but is unverified.
+  ///
+  /// - Parameters:
+  ///   - root: the object or value to start from.
+  ///   - options: limits and filters, as for ``init(reflecting:options:)``.
+  ///   - timeout: how long the child may take to walk and send the graph; past it the child is
+  ///     killed (`SIGKILL`) and the call throws.
+  /// - Throws: ``SnapshotWalkError`` when the child crashed (the signal), timed out, exited early
+  ///   (the status), sent malformed data (what and where), or `pipe` or `fork` failed. The child is
+  ///   always reaped and no file descriptor is left open.
+  /// - Complexity: the in-process walk's O(*n* + *e*), plus the fork (about the size of the page
+  ///   tables: proportional to the process's resident memory) and the copy-on-write faults of the
+  ///   pages the child touches.
+  public init(
+    snapshotting root: Any, options: GraphOptions = GraphOptions(), timeout: Duration = .seconds(10)
+  ) throws(SnapshotWalkError) {
+    try self.init(snapshotting: root, options: options, timeout: timeout, childFault: nil, trace: nil)
+  }
+
+  /// What a test can make the child do instead of walking, to reach each failure path.
+  package enum SnapshotChildFault: Sendable {
+    /// Raise `SIGSEGV`.
+    case crash
+    /// Trap (`fatalError`, as a Swift runtime error would): `SIGILL` or `SIGTRAP`.
+    case trap
+    /// Sleep for the given time before walking (past a timeout, it is killed).
+    case hang(Duration)
+    /// Exit with this status without writing.
+    case exit(Int32)
+    /// Send these bytes instead of the graph.
+    case bytes([UInt8])
+  }
+
+  /// ``init(snapshotting:options:timeout:)`` with test hooks: a fault the child runs instead of (or
+  /// before) the walk, and the run's child id and pipe inode.
+  package init(
+    snapshotting root: Any,
+    options: GraphOptions = GraphOptions(),
+    timeout: Duration = .seconds(10),
+    childFault: SnapshotChildFault?,
+    trace: ((ForkedChild.Trace) -> Void)?
+  ) throws(SnapshotWalkError) {
+    let bytes = try ForkedChild.run(timeout: timeout, trace: trace) {
+      switch childFault {
+      case .crash?:
+        raise(SIGSEGV)
+      case .trap?:
+        fatalError("SnapshotChildFault.trap")
+      case .hang(let duration)?:
+        let (seconds, attoseconds) = duration.components
+        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var left = timespec()
+        while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
+      case .exit(let status)?:
+        _exit(status)
+      case .bytes(let bytes)?:
+        return bytes
+      case nil:
+        break
+      }
+      return GraphTransfer.encode(ObjectGraph(reflecting: root, options: options))
+    }
+    self = try GraphTransfer.decode(bytes)
+  }
+}

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
+/// Why ``ObjectGraph/init(snapshotting:options:timeout:)`` could not return a graph: the forked child
+/// that walked it crashed, hung, exited early or wrote bytes that are not a graph, or the process
+/// could not fork. Every message names what happened.
+public enum SnapshotWalkError: Error, CustomStringConvertible, Sendable, Equatable {
+  /// The child was ended by a signal: it crashed (`SIGSEGV`, `SIGBUS`, `SIGILL`, `SIGABRT` from a
+  /// Swift runtime trap) or something else killed it.
+  case childCrashed(signal: Int32)
+  /// The child did not send the whole graph within the timeout, and was killed with `SIGKILL`. A
+  /// child can block forever on a lock that another thread held at the moment of the fork.
+  case timedOut(after: Duration)
+  /// The child exited with a non-zero status before sending the whole graph.
+  case childExited(status: Int32)
+  /// The child sent bytes that are not a graph: what is wrong, and where in the stream.
+  case malformedData(String)
+  /// A system call of the parent failed (`pipe`, `fork`, `poll`, `read`, `waitpid`).
+  case systemCallFailed(String, errno: Int32)
+
+  public var description: String {
+    switch self {
+    case .childCrashed(let signal):
+      "snapshot walk failed: the forked child walking the graph was killed by signal \(signal)"
+        + (Self.signalName(signal).map { " (\($0))" } ?? "")
+    case .timedOut(let timeout):
+      "snapshot walk failed: the forked child did not finish within \(timeout) and was killed; it may "
+        + "have blocked on a lock that another thread held when the process forked"
+    case .childExited(let status):
+      "snapshot walk failed: the forked child exited with status \(status) before sending the whole graph"
+        + (status == ForkedChild.writeFailedStatus ? " (it could not write to the pipe)" : "")
+    case .malformedData(let what):
+      "snapshot walk failed: the forked child wrote malformed data: \(what)"
+    case .systemCallFailed(let call, let code):
+      "snapshot walk failed: \(call) failed: \(String(cString: strerror(code))) (errno \(code))"
+    }
+  }
+
+  private static func signalName(_ signal: Int32) -> String? {
+    switch signal {
+    case SIGSEGV: "SIGSEGV"
+    case SIGBUS: "SIGBUS"
+    case SIGILL: "SIGILL"
+    case SIGABRT: "SIGABRT"
+    case SIGFPE: "SIGFPE"
+    case SIGTRAP: "SIGTRAP"
+    case SIGKILL: "SIGKILL"
+    case SIGTERM: "SIGTERM"
+    default: nil
+    }
+  }
+}
