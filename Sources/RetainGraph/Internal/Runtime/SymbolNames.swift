@@ -79,15 +79,21 @@ enum SymbolNames {
   }
 }
 
-/// The function symbols of one ELF image, sorted by address.
+/// The function symbols (or, with `symbolType: 1`, the data symbols) of one ELF image, sorted by
+/// address.
 final class ImageSymbols: @unchecked Sendable {
   private var starts: [UInt] = []
   private var sizes: [UInt] = []
   private var names: [UnsafePointer<CChar>] = []
   /// The image stays mapped for the process: the names point into it.
   private var mapping: UnsafeMutableRawPointer?
+  /// The ELF symbol type kept: 2 (STT_FUNC) or 1 (STT_OBJECT).
+  private let symbolType: UInt8
+  /// The lowest loaded virtual address (page-aligned): offsets given to ``name(at:)`` count from it.
+  private(set) var loadBase: UInt = 0
 
-  init(path: String) {
+  init(path: String, symbolType: UInt8 = 2) {
+    self.symbolType = symbolType
     let descriptor = open(path, O_RDONLY)
     guard descriptor >= 0 else { return }
     defer { close(descriptor) }
@@ -121,6 +127,7 @@ final class ImageSymbols: @unchecked Sendable {
     }
     if loadBase == .max { loadBase = 0 }
     loadBase &= ~UInt(0xFFF)
+    self.loadBase = loadBase
 
     let sections = Int(file.loadUnaligned(fromByteOffset: 0x28, as: UInt64.self))
     let sectionSize = Int(file.loadUnaligned(fromByteOffset: 0x3A, as: UInt16.self))
@@ -144,8 +151,8 @@ final class ImageSymbols: @unchecked Sendable {
         let value = UInt(file.loadUnaligned(fromByteOffset: symbol + 8, as: UInt64.self))
         let symbolSize = UInt(file.loadUnaligned(fromByteOffset: symbol + 16, as: UInt64.self))
         let nameOffset = Int(file.loadUnaligned(fromByteOffset: symbol, as: UInt32.self))
-        // STT_FUNC symbols only.
-        guard info & 0xF == 2, value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }
+        // STT_FUNC (or STT_OBJECT) symbols only.
+        guard info & 0xF == symbolType, value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }
         let name = (file + strings + nameOffset).assumingMemoryBound(to: CChar.self)
         entries.append((value - loadBase, symbolSize, name))
       }

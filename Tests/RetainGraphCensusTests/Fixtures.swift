@@ -1,0 +1,69 @@
+import Foundation
+
+/// A photo held by the image cache.
+final class CensusImage {
+  let name: String
+  init(name: String) { self.name = name }
+}
+
+/// A singleton cache that keeps every image it is given: survivors are named by `shared`.
+final class CensusImageCache: @unchecked Sendable {
+  static let shared = CensusImageCache()
+  private let lock = NSLock()
+  var images: [CensusImage] = []
+
+  func store(_ image: CensusImage) {
+    lock.lock()
+    images.append(image)
+    lock.unlock()
+  }
+
+  func removeAll() {
+    lock.lock()
+    images.removeAll()
+    lock.unlock()
+  }
+}
+
+/// A presenter registered with a global registry.
+final class CensusPresenter {}
+
+/// A registry reached through a global `var`.
+final class CensusRegistry: @unchecked Sendable {
+  var presenters: [CensusPresenter] = []
+}
+
+nonisolated(unsafe) var censusRegistry = CensusRegistry()
+
+/// A scenario that leaks one `CensusLeakyItem` per run into a log nobody clears.
+final class CensusLeakyItem {}
+final class CensusEventLog: @unchecked Sendable {
+  static let shared = CensusEventLog()
+  var items: [CensusLeakyItem] = []
+}
+
+/// A scenario that allocates and releases: nothing grows.
+final class CensusTransient {
+  var next: CensusTransient?
+}
+
+/// An observer registered with `NotificationCenter.default`, never removed.
+final class CensusObserver {
+  var count = 0
+  var token: (any NSObjectProtocol)?
+
+  func observe() {
+    token = NotificationCenter.default.addObserver(
+      forName: Notification.Name("CensusObserverTests.ping"), object: nil, queue: nil
+    ) { [self] _ in count += 1 }
+  }
+}
+
+/// Held only by a detached holder the census cannot see (an unmanaged retain, as C storage would).
+final class CensusHidden {
+  var child = CensusHiddenChild()
+}
+final class CensusHiddenChild {}
+
+/// Counted by assertInstances.
+final class CensusWidget {}
