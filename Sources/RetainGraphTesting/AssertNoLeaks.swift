@@ -60,6 +60,15 @@ struct ProbedGraph {
   var probes: [(id: Node.ID, probe: WeakProbe)]
 
   var survivors: [(id: Node.ID, probe: WeakProbe)] { probes.filter { $0.probe.isAlive } }
+
+  /// With the heap census running: who retains a surviving node's object
+  /// (`Registry.shared.presenters[0]`); nil without the census or when it sees no holder.
+  func censusHolders(_ id: Node.ID) -> String? {
+    guard let census = CensusRegistration.running,
+      let object = probes.first(where: { $0.id == id })?.probe.object
+    else { return nil }
+    return census.retainerLines(of: object).first
+  }
 }
 
 /// Builds the root and probes its graph in a frame of its own, so that the root and the walk's
@@ -83,7 +92,7 @@ private func noLeaksFailure<Root>(
   guard !survivors.isEmpty else { return nil }
   let rootName = probed.graph.nodes[probed.graph.root].shortTypeName
   return LeakFailure(
-    message: SurvivorReport(graph: probed.graph, survivors: survivors).text(
+    message: SurvivorReport(graph: probed.graph, survivors: survivors, holders: probed.censusHolders).text(
       headline: "\(Explanation.count(survivors.count, "object")) reachable from \(rootName) "
         + "\(survivors.count == 1 ? "is" : "are") still alive \(timeout) after \(rootName) was released:"),
     graphs: [("retain-graph-\(rootName)", probed.graph)])
@@ -94,6 +103,8 @@ private func noLeaksFailure<Root>(
 struct SurvivorReport {
   let graph: ObjectGraph
   let survivors: [Node.ID]
+  /// Who holds a survivor that no cycle explains, when the heap census can tell.
+  var holders: (Node.ID) -> String? = { _ in nil }
 
   func text(headline: String) -> String {
     let keptBy = cycleKeeping()
@@ -104,7 +115,11 @@ struct SurvivorReport {
       let name = graph.nodes[id].shortTypeName
       guard let keeper = keptBy[id] else {
         outside.append(id)
-        lines.append("  \(name): retained from outside the graph")
+        if let holder = holders(id) {
+          lines.append("  \(name): retained from outside the graph, by \(holder)")
+        } else {
+          lines.append("  \(name): retained from outside the graph")
+        }
         continue
       }
       let cycle = numbered ? "retain cycle \(keeper.cycle + 1)" : "the retain cycle below"

@@ -48,7 +48,7 @@ final class CensusTransient {
 }
 
 /// An observer registered with `NotificationCenter.default`, never removed.
-final class CensusObserver {
+final class CensusObserver: @unchecked Sendable {
   var count = 0
   var token: (any NSObjectProtocol)?
 

@@ -17,9 +17,11 @@ import Testing
     widgets.removeFirst(3)
     #expect(probe == nil)
     #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 4)
-    let live = HeapCensus.liveObjects(of: CensusWidget.self, since: mark)
-    #expect(live.count == 4)
-    #expect(Set(live.map(ObjectIdentifier.init)) == Set(widgets.map(ObjectIdentifier.init)))
+    do {
+      let live = HeapCensus.liveObjects(of: CensusWidget.self, since: mark)
+      #expect(live.count == 4)
+      #expect(Set(live.map(ObjectIdentifier.init)) == Set(widgets.map(ObjectIdentifier.init)))
+    }
     widgets.removeAll()
     #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 0)
   }
@@ -31,5 +33,40 @@ import Testing
     let widgetCount = counts.first { $0.typeName.hasSuffix(".CensusWidget") }
     #expect(widgetCount?.count == 3)
     withExtendedLifetime(widgets) {}
+  }
+}
+
+@Suite(.serialized, .heapCensus) struct RetainerTests {
+  @Test func singletonSurvivorIsNamedByItsGlobal() throws {
+    CensusImageCache.shared.store(CensusImage(name: "kept"))
+    defer { CensusImageCache.shared.removeAll() }
+    weak let image = CensusImageCache.shared.images.last
+    let report = HeapCensus.retainers(of: try #require(image))
+    print(report)
+    print(report.dot())
+    #expect(report.holderPath == "CensusImageCache.shared.images[0]")
+  }
+
+  @Test func globalVariableHolderIsNamed() {
+    censusRegistry.presenters.append(CensusPresenter())
+    defer { censusRegistry.presenters.removeAll() }
+    let report = HeapCensus.retainers(of: censusRegistry.presenters[0])
+    print(report)
+    #expect(report.holderPath == "censusRegistry.presenters[0]")
+  }
+
+  @Test func observerHeldByNotificationCenter() {
+    let observer = CensusObserver()
+    observer.observe()
+    defer { observer.token.map(NotificationCenter.default.removeObserver) }
+    let report = HeapCensus.retainers(of: observer)
+    print(report)
+  }
+
+  @Test func unseenHolder() {
+    let hidden = Unmanaged.passRetained(CensusHidden())
+    defer { hidden.release() }
+    let report = HeapCensus.retainers(of: hidden.takeUnretainedValue().child)
+    print(report)
   }
 }
