@@ -200,6 +200,11 @@ void rgc_stop(void) {
   if (previous == 1) {
     atomic_store(&running, 0);
     atomic_store(&backtraces, 0);
+    // Forget the dead now; the live stay recorded (for the next start) until a sweep finds them
+    // dead or HeapCensus.reset() forgets them.
+    rgc_lock();
+    sweep();
+    rgc_unlock();
   }
 }
 

@@ -42,8 +42,10 @@ public enum HeapCensus {
     rgc_start(recordingBacktraces ? 1 : 0)
   }
 
-  /// Stops recording once every ``start(recordingBacktraces:)`` has its `stop()`. Objects already
-  /// recorded stay in the census while they live; ``reset()`` forgets them.
+  /// Stops recording once every ``start(recordingBacktraces:)`` has its `stop()`, forgetting the
+  /// records of dead objects. Objects alive then stay recorded (a later start sees them); their
+  /// memory (not their contents) is kept after they die until the census next sweeps, or
+  /// ``reset()``. A stopped census costs one flag check per allocation.
   public static func stop() {
     rgc_stop()
   }

@@ -66,4 +66,24 @@ final class CensusHidden {
 final class CensusHiddenChild {}
 
 /// Counted by assertInstances.
-final class CensusWidget {}
+class CensusWidget {}
+
+protocol CensusSpecial: AnyObject {}
+class CensusBaseWidget {}
+final class CensusSpecialWidget: CensusWidget, CensusSpecial {}
+final class CensusLeakedWidget {}
+nonisolated(unsafe) var censusWidgets: [CensusWidget] = []
+nonisolated(unsafe) var censusLeakedWidgets: [CensusLeakedWidget] = []
+
+final class CensusWeakHolder {
+  weak var watched: CensusImage?
+}
+
+final class CensusNode {
+  var next: CensusNode?
+}
+
+/// A screen whose presenter registers itself globally.
+final class CensusScreen {
+  let presenter = CensusPresenter()
+}

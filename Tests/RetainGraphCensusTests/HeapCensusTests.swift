@@ -1,72 +1,270 @@
 import Foundation
 import RetainGraph
 import RetainGraphCensus
+import RetainGraphTesting
 import Testing
 
-@Suite(.serialized, .heapCensus) struct HeapCensusTests {
-  @Test func isRunningUnderTheTrait() {
-    #expect(HeapCensus.isAvailable)
-    #expect(HeapCensus.isRunning)
+/// Every census test takes its turn: the census is process-wide, and the one test that checks the
+/// message given without a census must run while no other test has it started.
+@Suite(.serialized) struct CensusTests {
+  @Test func rootlessChecksSayHowToStartTheCensus() {
+    #expect(!HeapCensus.isRunning)
+    let expected =
+      "assertNoGrowth without a root counts every live object in the process, which needs the heap census: "
+      + "add `import RetainGraphCensus` to the test target and run the test under the census with the "
+      + "`.heapCensus` trait, `HeapCensus.run { … }`, or `HeapCensus.start()` before the check."
+    #expect(verifyNoGrowth(iterations: 5) {} == expected)
+    #expect(verifyInstances(of: CensusWidget.self, atMost: 0)?.hasPrefix("assertInstances without a root") == true)
   }
 
-  @Test func countsLiveInstancesAndForgetsDeadOnes() {
-    let mark = HeapCensus.mark()
-    var widgets = (0..<7).map { _ in CensusWidget() }
-    #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 7)
-    weak let probe = widgets[0]
-    widgets.removeFirst(3)
-    #expect(probe == nil)
-    #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 4)
-    do {
-      let live = HeapCensus.liveObjects(of: CensusWidget.self, since: mark)
-      #expect(live.count == 4)
-      #expect(Set(live.map(ObjectIdentifier.init)) == Set(widgets.map(ObjectIdentifier.init)))
+  @Suite(.heapCensus) struct Counting {
+    @Test func isRunningUnderTheTrait() {
+      #expect(HeapCensus.isAvailable)
+      #expect(HeapCensus.isRunning)
     }
-    widgets.removeAll()
-    #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 0)
+
+    @Test func countsLiveInstancesAndForgetsDeadOnes() {
+      let mark = HeapCensus.mark()
+      var widgets = (0..<7).map { _ in CensusWidget() }
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 7)
+      weak let probe = widgets[0]
+      widgets.removeFirst(3)
+      #expect(probe == nil)
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 4)
+      do {
+        let live = HeapCensus.liveObjects(of: CensusWidget.self, since: mark)
+        #expect(live.count == 4)
+        #expect(Set(live.map(ObjectIdentifier.init)) == Set(widgets.map(ObjectIdentifier.init)))
+      }
+      widgets.removeAll()
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 0)
+    }
+
+    @Test func countsSubclassesAndProtocols() {
+      let mark = HeapCensus.mark()
+      let objects: [CensusWidget] = [CensusWidget(), CensusSpecialWidget(), CensusSpecialWidget()]
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 3)
+      #expect(HeapCensus.liveCount(of: CensusSpecialWidget.self, since: mark) == 2)
+      #expect(HeapCensus.liveCount(of: (any CensusSpecial).self, since: mark) == 2)
+      #expect(HeapCensus.liveObjects(of: (any CensusSpecial).self, since: mark).count == 2)
+      withExtendedLifetime(objects) {}
+    }
+
+    @Test func countsByType() {
+      let mark = HeapCensus.mark()
+      let widgets = (0..<3).map { _ in CensusWidget() }
+      let counts = HeapCensus.liveCounts(since: mark)
+      #expect(counts.first { $0.typeName == "RetainGraphCensusTests.CensusWidget" }?.count == 3)
+      withExtendedLifetime(widgets) {}
+    }
+
+    @Test func closureContextsAreObjectsOfTheirOwn() {
+      let mark = HeapCensus.mark()
+      let widget = CensusWidget()
+      let other = CensusWidget()
+      let closure = { _ = (widget, other) }
+      #expect(HeapCensus.liveCounts(since: mark).first { $0.typeName == "(closure context)" }?.count == 1)
+      withExtendedLifetime(closure) {}
+    }
   }
 
-  @Test func countsByType() {
-    let mark = HeapCensus.mark()
-    let widgets = (0..<3).map { _ in CensusWidget() }
-    let counts = HeapCensus.liveCounts(since: mark)
-    let widgetCount = counts.first { $0.typeName.hasSuffix(".CensusWidget") }
-    #expect(widgetCount?.count == 3)
-    withExtendedLifetime(widgets) {}
+  @Suite(.heapCensus) struct Retainers {
+    @Test func singletonSurvivorIsNamedByItsGlobal() throws {
+      CensusImageCache.shared.store(CensusImage(name: "kept"))
+      defer { CensusImageCache.shared.removeAll() }
+      let report = HeapCensus.retainers(of: try #require(CensusImageCache.shared.images.last))
+      #expect(report.origin == .global("CensusImageCache.shared"))
+      #expect(report.holderPath == "CensusImageCache.shared.images[0]")
+      #expect(
+        report.description == """
+          CensusImage is referenced by 1 holder:
+            CensusImageCache.images[0]
+          Shortest retainer path, from the global CensusImageCache.shared:
+            CensusImageCache.shared → CensusImageCache
+             ├─ images[0] → CensusImage
+          """)
+      #expect(
+        report.dot() == """
+          digraph retainers {
+            rankdir=LR;
+            node [shape=box, fontname="Helvetica"];
+            n0 [label="CensusImage", style=bold];
+            n1 [label="CensusImageCache.shared", shape=note];
+            n2 [label="CensusImageCache"];
+            n1 -> n2;
+            n2 -> n0 [label="images[0]"];
+          }
+
+          """)
+    }
+
+    @Test func globalVariableIsNamed() {
+      censusRegistry.presenters.append(CensusPresenter())
+      defer { censusRegistry.presenters.removeAll() }
+      let report = HeapCensus.retainers(of: censusRegistry.presenters[0])
+      #expect(
+        report.description == """
+          CensusPresenter is referenced by 1 holder:
+            CensusRegistry.presenters[0]
+          Shortest retainer path, from the global censusRegistry:
+            censusRegistry → CensusRegistry
+             ├─ presenters[0] → CensusPresenter
+          """)
+    }
+
+    @Test func weakReferencesAreListedButDoNotRetain() {
+      let holder = CensusWeakHolder()
+      let image = CensusImage(name: "watched")
+      holder.watched = image
+      CensusImageCache.shared.store(image)
+      defer { CensusImageCache.shared.removeAll() }
+      let report = HeapCensus.retainers(of: image)
+      #expect(
+        report.description == """
+          CensusImage is referenced by 2 holders:
+            CensusImageCache.images[0]
+            CensusWeakHolder.watched (weak)
+          Shortest retainer path, from the global CensusImageCache.shared:
+            CensusImageCache.shared → CensusImageCache
+             ├─ images[0] → CensusImage
+          """)
+      withExtendedLifetime(holder) {}
+    }
+
+    @Test func holderTheCensusCannotSee() {
+      // An unmanaged retain stands for C storage: the census sees the chain below it, not the holder.
+      let hidden = Unmanaged.passRetained(CensusHidden())
+      defer { hidden.release() }
+      let report = HeapCensus.retainers(of: hidden.takeUnretainedValue().child)
+      #expect(report.origin == .unseenHolder)
+      #expect(
+        report.description == """
+          CensusHiddenChild is referenced by 1 holder:
+            CensusHidden.child
+          Shortest retainer path, from a holder the census cannot see (C storage, a task, a thread's stack):
+            CensusHidden
+             ├─ child → CensusHiddenChild
+          """)
+    }
+
+    @Test func retainCycleWithNoOtherHolder() {
+      weak var probe: CensusNode?
+      do {
+        let first = CensusNode()
+        let second = CensusNode()
+        first.next = second
+        second.next = first
+        probe = first
+      }
+      defer { probe?.next = nil }
+      let leaked = HeapCensus.liveObjects(of: CensusNode.self).first { $0 === probe }
+      let report = HeapCensus.retainers(of: try! #require(leaked))
+      #expect(report.origin == .retainCycle)
+      #expect(report.path.map(\.label) == ["next"])
+    }
+
+    @Test func observerHeldByNotificationCenter() {
+      let observer = CensusObserver()
+      observer.observe()
+      defer { observer.token.map(NotificationCenter.default.removeObserver) }
+      let report = HeapCensus.retainers(of: observer)
+      // What the census sees today: the observer block's context captures the observer.
+      #expect(report.retainers.contains { $0.holder == "(closure context)" && $0.label == "capture" })
+      withKnownIssue("Mutex storage not walked yet") {
+        // NotificationCenter keeps its observers in a Synchronization.Mutex, which the walk cannot
+        // read yet: once it can, the path runs from the center's global through the center.
+        #expect(report.origin == .global("_defaultCenter"))
+        #expect(report.holderPath?.hasPrefix("_defaultCenter.") == true)
+      }
+    }
+  }
+
+  @Suite(.heapCensus(recordingBacktraces: true)) struct Backtraces {
+    @Test func allocationBacktraceNamesTheAllocatingFunction() throws {
+      let widget = makeTracedWidget()
+      let frames = try #require(HeapCensus.allocationBacktrace(of: widget))
+      #expect(frames.contains { $0.contains("makeTracedWidget()") })
+    }
+  }
+
+  @Suite(.heapCensus) struct Assertions {
+    @Test func rootlessGrowthLeakIsCaught() throws {
+      defer { CensusEventLog.shared.items.removeAll() }
+      let failure = try #require(
+        verifyNoGrowth(iterations: 5) { CensusEventLog.shared.items.append(CensusLeakyItem()) })
+      let lines = failure.split(separator: "\n").map(String.init)
+      #expect(lines.first?.hasSuffix("over 5 runs of the scenario (runs 2–4 judged; the first and the last are ignored; objects allocated during the runs, as the heap census sees them):") == true)
+      let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
+      #expect(
+        lines[index...].prefix(2).joined(separator: "\n") == """
+            CensusLeakyItem: 1, 2, 3, 4, 5 after each run
+              the newest instance is retained by CensusEventLog.shared.items[4]
+          """)
+    }
+
+    @Test func rootlessScenarioThatCleansUpPasses() {
+      let failure = verifyNoGrowth(iterations: 5) {
+        let first = CensusTransient()
+        first.next = CensusTransient()
+      }
+      // Other tests run in parallel in this process: only this scenario's types are judged here.
+      #expect(failure?.contains("CensusTransient") != true)
+    }
+
+    @Test func allowanceAcceptsBoundedSurvivors() {
+      defer { CensusEventLog.shared.items.removeAll() }
+      let failure = verifyNoGrowth(iterations: 5, allowing: [.type(CensusLeakyItem.self, survivors: 0...5)]) {
+        CensusEventLog.shared.items.append(CensusLeakyItem())
+      }
+      #expect(failure?.contains("CensusLeakyItem") != true)
+    }
+
+    @Test func processWideInstanceLimit() throws {
+      let widgets = (0..<3).map { _ in CensusWidget() }
+      censusWidgets = widgets
+      defer { censusWidgets = [] }
+      #expect(verifyInstances(of: CensusWidget.self, atMost: 3) == nil)
+      let failure = try #require(verifyInstances(of: CensusLeakedWidget.self, atMost: 0, making: 1))
+      #expect(
+        failure == """
+          1 instance of CensusLeakedWidget alive in the process; at most 0 allowed. Retained by:
+            censusLeakedWidgets[0]
+          """)
+    }
+
+    @Test func assertNoLeaksNamesTheOutsideHolder() throws {
+      defer { censusRegistry.presenters.removeAll() }
+      let failure = try #require(
+        verifyNoLeaks(timeout: .milliseconds(20)) { () -> CensusScreen in
+          let screen = CensusScreen()
+          censusRegistry.presenters.append(screen.presenter)
+          return screen
+        })
+      #expect(
+        failure.contains("  CensusPresenter: retained from outside the graph, by censusRegistry.presenters[0]"))
+    }
+
+    @Test func assertDeallocatedNamesTheHolder() throws {
+      defer { censusRegistry.presenters.removeAll() }
+      let failure = try #require(
+        verifyDeallocated(timeout: .milliseconds(20)) { () -> CensusPresenter in
+          let presenter = CensusPresenter()
+          censusRegistry.presenters.append(presenter)
+          return presenter
+        })
+      #expect(
+        failure.contains(
+          "Why: no retain cycle keeps CensusPresenter alive; it is retained by censusRegistry.presenters[0]."))
+    }
   }
 }
 
-@Suite(.serialized, .heapCensus) struct RetainerTests {
-  @Test func singletonSurvivorIsNamedByItsGlobal() throws {
-    CensusImageCache.shared.store(CensusImage(name: "kept"))
-    defer { CensusImageCache.shared.removeAll() }
-    weak let image = CensusImageCache.shared.images.last
-    let report = HeapCensus.retainers(of: try #require(image))
-    print(report)
-    print(report.dot())
-    #expect(report.holderPath == "CensusImageCache.shared.images[0]")
-  }
+@inline(never)
+func makeTracedWidget() -> CensusWidget { CensusWidget() }
 
-  @Test func globalVariableHolderIsNamed() {
-    censusRegistry.presenters.append(CensusPresenter())
-    defer { censusRegistry.presenters.removeAll() }
-    let report = HeapCensus.retainers(of: censusRegistry.presenters[0])
-    print(report)
-    #expect(report.holderPath == "censusRegistry.presenters[0]")
-  }
-
-  @Test func observerHeldByNotificationCenter() {
-    let observer = CensusObserver()
-    observer.observe()
-    defer { observer.token.map(NotificationCenter.default.removeObserver) }
-    let report = HeapCensus.retainers(of: observer)
-    print(report)
-  }
-
-  @Test func unseenHolder() {
-    let hidden = Unmanaged.passRetained(CensusHidden())
-    defer { hidden.release() }
-    let report = HeapCensus.retainers(of: hidden.takeUnretainedValue().child)
-    print(report)
-  }
+/// Makes `count` instances held by a global, then counts them process-wide.
+func verifyInstances<T>(of type: T.Type, atMost limit: Int, making count: Int) -> String? {
+  censusLeakedWidgets = (0..<count).map { _ in CensusLeakedWidget() }
+  defer { censusLeakedWidgets = [] }
+  return verifyInstances(of: type, atMost: limit)
 }

@@ -92,6 +92,11 @@ package enum CensusRuntime {
     return false
   }
 
+  /// Whether a heap object is a closure context (a capture list with a descriptor).
+  package static func isClosureContext(metadata: UnsafeRawPointer) -> Bool {
+    MetadataKind(rawKind: metadata.load(as: UInt.self)) == .heapLocalVariable
+  }
+
   /// `App.ImageCache` → `ImageCache`.
   package static func shortName(_ qualified: String) -> String { TypeNames.short(qualified) }
 
@@ -127,6 +132,62 @@ package enum GlobalReferences {
     return found.sorted { ($0.name, $0.object) < ($1.name, $1.object) }
   }
 
+  /// Global variables whose objects the census may not have seen allocated (made before it
+  /// started): variables of a class type, an optional of one or an array of one, read with their
+  /// type, each with its name. Variables of other types are not read.
+  package static func typedVariables() -> [(name: String, value: Any)] {
+    var found: [(name: String, value: Any)] = []
+    GlobalStorage.variables(GlobalStorage.segments()) { address, symbol in
+      guard let variable = variable(named: symbol), let pointer = UnsafeRawPointer(bitPattern: address)
+      else { return }
+      found.append((variable.name, Existential.load(variable.type, from: pointer)))
+    }
+    return found.sorted { $0.name < $1.name }
+  }
+
+  private static let variables = Mutex<[String: TypedVariable?]>([:])
+
+  private struct TypedVariable: @unchecked Sendable {
+    var name: String
+    var type: any Any.Type
+  }
+
+  /// The name and type of a Swift global variable's storage symbol, when its type is one the
+  /// census reads (a class, an optional of one, an array of one); cached per symbol.
+  private static func variable(named symbol: String) -> TypedVariable? {
+    if let known = variables.withLock({ $0[symbol] }) { return known }
+    var result: TypedVariable?
+    if let demangled = demangle(symbol), let colon = demangled.range(of: " : ") {
+      var name = Substring(demangled[..<colon.lowerBound])
+      if name.hasPrefix("static ") { name = name.dropFirst("static ".count) }
+      let typeText = String(demangled[colon.upperBound...])
+      if let type = readableType(typeText) { result = TypedVariable(name: withoutModule(name), type: type) }
+    }
+    variables.withLock { $0[symbol] = result }
+    return result
+  }
+
+  private static func readableType(_ text: String) -> (any Any.Type)? {
+    func classType(_ name: Substring) -> (any Any.Type)? {
+      guard !name.contains("<"), !name.contains("("), let type = _typeByName(String(name)),
+        Metadata.kind(of: type) == .class
+      else { return nil }
+      return type
+    }
+    func arrayType<T>(_: T.Type) -> any Any.Type { [T].self }
+    func optionalType<T>(_: T.Type) -> any Any.Type { T?.self }
+    // The demangler writes `Swift.Array<T>` and `Swift.Optional<T>` (sugar too, in some forms).
+    for (prefix, suffix) in [("Swift.Array<", ">"), ("[", "]")]
+    where text.hasPrefix(prefix) && text.hasSuffix(suffix) && !text.contains(":") {
+      return classType(text.dropFirst(prefix.count).dropLast(suffix.count)).map { arrayType($0) }
+    }
+    for (prefix, suffix) in [("Swift.Optional<", ">"), ("", "?")]
+    where text.hasPrefix(prefix) && text.hasSuffix(suffix) {
+      return classType(text.dropFirst(prefix.count).dropLast(suffix.count)).map { optionalType($0) }
+    }
+    return classType(Substring(text))
+  }
+
   private static func describe(_ symbol: String?, hit: GlobalStorage.Hit) -> GlobalReference {
     let image = (hit.segment.path as NSString).lastPathComponent
     guard let symbol else {
@@ -156,10 +217,18 @@ package enum GlobalReferences {
       isVerified: canHoldReference)
   }
 
-  /// `App.ImageCache.shared` → `ImageCache.shared`; `App.registry` → `registry`.
+  /// `App.ImageCache.shared` → `ImageCache.shared`; `App.registry` → `registry`; a private
+  /// global, `Foundation.(_defaultCenter in _D7F0…)` → `_defaultCenter`.
   private static func withoutModule(_ name: Substring) -> String {
-    guard let dot = name.firstIndex(of: ".") else { return String(name) }
-    return String(name[name.index(after: dot)...])
+    var name = name
+    if let dot = name.firstIndex(of: ".") { name = name[name.index(after: dot)...] }
+    var text = String(name)
+    while let open = text.range(of: "("), let marker = text.range(of: " in _", range: open.upperBound..<text.endIndex),
+      let close = text.range(of: ")", range: marker.upperBound..<text.endIndex)
+    {
+      text.replaceSubrange(open.lowerBound..<close.upperBound, with: text[open.upperBound..<marker.lowerBound])
+    }
+    return text
   }
 
   private typealias Demangle =

@@ -16,12 +16,19 @@ enum RetainerSearch {
     let targetAddress = UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque())
     // Every live class instance the census saw, held for the search. Closure contexts and boxes are
     // reached through their holders, which the walker reads.
+    // Closure contexts whose memory holds the object's address: a holder to report when the walk
+    // does not reach the closure (its holder is something the walk cannot see into).
+    var capturingContexts = 0
     var objects: [AnyObject] = CensusTable.withLiveRecords(before: before) { records in
       var found: [AnyObject] = []
       found.reserveCapacity(records.count)
       for record in records {
-        guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object),
-          CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object)
+        guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
+        if CensusRuntime.isClosureContext(metadata: metadata) {
+          if contains(targetAddress, record) { capturingContexts += 1 }
+          continue
+        }
+        guard CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object)
         else { continue }
         found.append(object)
       }
@@ -48,6 +55,10 @@ enum RetainerSearch {
         notes.append("\(global.name) holds a word equal to its address (it may be a number, not a reference)")
       }
     }
+    // Globals holding objects made before the census started, read with their declared type.
+    for variable in GlobalReferences.typedVariables() where globalLabels.insert(variable.name).inserted {
+      children.append(.strong(variable.name, variable.value))
+    }
     children += objects.map { .strong(CensusRoots.censusLabel, $0) }
     let (graph, nodeObjects) = ObjectGraph.walk(
       CensusRoots(graphChildren: children), options: GraphOptions(maxNodes: Int(Int32.max)))
@@ -58,11 +69,32 @@ enum RetainerSearch {
         typeName: CensusRuntime.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
         path: [], notes: notes + ["the walk did not reach it"])
     }
-    return analyse(graph, target: targetNode, globalLabels: globalLabels, notes: notes)
+    var report = analyse(graph, target: targetNode, notes: notes)
+    if capturingContexts > 0, !report.retainers.contains(where: { $0.label.hasPrefix("capture") }) {
+      // The walk did not reach these closures: their holder is storage it cannot see into.
+      for _ in 0..<capturingContexts {
+        report.retainers.append(.init(holder: "(closure context)", label: "capture", ownership: .strong, isGlobal: false))
+      }
+      if case .none = report.origin {
+        report.origin = .unseenHolder
+        report.path = [.init(holder: "(closure context)", label: "capture", target: report.typeName)]
+      }
+    }
+    return report
+  }
+
+  /// Whether the words of a recorded object (after its header) include `address`.
+  private static func contains(_ address: UInt, _ record: rgc_record) -> Bool {
+    let words = Int(record.size) / 8
+    guard words > 2 else { return false }
+    for index in 2..<words where record.object.load(fromByteOffset: index * 8, as: UInt.self) == address {
+      return true
+    }
+    return false
   }
 
   private static func analyse(
-    _ graph: ObjectGraph, target: Node.ID, globalLabels: Set<String>, notes: [String]
+    _ graph: ObjectGraph, target: Node.ID, notes: [String]
   ) -> RetainerReport {
     let edges = graph.edges
     // Incoming edges per node, in edge order (compressed rows).
@@ -81,7 +113,7 @@ enum RetainerSearch {
     for position in offsets[target]..<offsets[target + 1] {
       let edge = edges[Int(incoming[position])]
       if edge.from == graph.root {
-        if globalLabels.contains(edge.label) {
+        if edge.label != CensusRoots.censusLabel {
           retainers.append(.init(holder: edge.label, label: "", ownership: .strong, isGlobal: true))
         }
       } else {
@@ -112,7 +144,9 @@ enum RetainerSearch {
         let edge = edges[edgeIndex]
         guard edge.ownership == .strong else { continue }
         if edge.from == graph.root {
-          if globalLabels.contains(edge.label) {
+          // The root's references are globals (labelled by name, `items[0]` for an array's
+          // element) and the census's own list of live objects.
+          if edge.label != CensusRoots.censusLabel {
             origin = .global(edge.label)
             start = node
             break search

@@ -91,12 +91,49 @@ enum GlobalStorage {
 
   /// The mangled name of the data symbol that contains `address`, from its image's symbol table.
   static func symbol(containing address: UInt, in segment: Segment) -> String? {
-    let symbols = dataSymbols.withLock { cache in
+    let symbols = self.symbols(of: segment)
+    return symbols.name(at: address &- segment.bias &- symbols.loadBase)
+  }
+
+  /// Calls `body` with the address and mangled name of each Swift global variable's storage
+  /// (`$s…vp`, `$s…vpZ`) in the writable segments whose first word is not zero (initialised).
+  static func variables(_ segments: [Segment], _ body: (UInt, String) -> Void) {
+    for segment in segments {
+      let symbols = self.symbols(of: segment)
+      let variables = variableEntries.withLock { cache in
+        if let known = cache[segment.path] { return known }
+        let found = symbols.entries(where: isVariableStorage)
+        cache[segment.path] = found
+        return found
+      }
+      let base = segment.bias &+ symbols.loadBase
+      for (offset, name) in variables {
+        let address = base &+ offset
+        guard address >= segment.start, address + 8 <= segment.end, address & 7 == 0,
+          let word = UnsafeRawPointer(bitPattern: address)?.load(as: UInt.self), word != 0
+        else { continue }
+        body(address, name)
+      }
+    }
+  }
+
+  private static let variableEntries = Mutex<[String: [(start: UInt, name: String)]]>([:])
+
+  private static func isVariableStorage(_ name: UnsafePointer<CChar>) -> Bool {
+    guard name[0] == 0x24, name[1] == 0x73 else { return false }  // "$s"
+    let length = strlen(name)
+    guard length > 4 else { return false }
+    let last = name[length - 1]
+    if last == 0x5A { return name[length - 3] == 0x76 && name[length - 2] == 0x70 }  // "vpZ"
+    return name[length - 2] == 0x76 && last == 0x70  // "vp"
+  }
+
+  private static func symbols(of segment: Segment) -> ImageSymbols {
+    dataSymbols.withLock { cache in
       if let known = cache[segment.path] { return known }
       let loaded = ImageSymbols(path: segment.path, symbolType: 1)
       cache[segment.path] = loaded
       return loaded
     }
-    return symbols.name(at: address &- segment.bias &- symbols.loadBase)
   }
 }

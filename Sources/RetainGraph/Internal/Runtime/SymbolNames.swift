@@ -163,6 +163,12 @@ final class ImageSymbols: @unchecked Sendable {
     names = entries.map(\.name)
   }
 
+  /// The symbols whose mangled name `isWanted` accepts (given the C string), with their start
+  /// offsets from the image's base, in address order.
+  func entries(where isWanted: (UnsafePointer<CChar>) -> Bool) -> [(start: UInt, name: String)] {
+    names.indices.compactMap { isWanted(names[$0]) ? (starts[$0], String(cString: names[$0])) : nil }
+  }
+
   /// The symbol whose function contains `offset` (from the image's base).
   func name(at offset: UInt) -> String? {
     var low = 0
