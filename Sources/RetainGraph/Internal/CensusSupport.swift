@@ -92,6 +92,16 @@ package enum CensusRuntime {
     return false
   }
 
+  /// The address of an object's reference-count side table (what native weak references to it
+  /// store), when it has one. RefCount.h: on 64-bit, the inline count word has its top two bits set
+  /// and holds the side table's address shifted right by 3.
+  package static func sideTable(ofObjectAt address: UInt) -> UInt? {
+    guard let object = UnsafeRawPointer(bitPattern: address) else { return nil }
+    let bits = object.load(fromByteOffset: 8, as: UInt.self)
+    guard bits >> 62 == 0b11 else { return nil }
+    return (bits & ~(UInt(0b11) << 62)) << 3
+  }
+
   /// Whether a heap object is a closure context (a capture list with a descriptor).
   package static func isClosureContext(metadata: UnsafeRawPointer) -> Bool {
     MetadataKind(rawKind: metadata.load(as: UInt.self)) == .heapLocalVariable

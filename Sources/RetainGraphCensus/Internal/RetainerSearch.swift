@@ -10,84 +10,131 @@ private struct CensusRoots: GraphReflectable {
 
 /// Finds who retains an object, with the walker's own reading of every reference.
 enum RetainerSearch {
+  /// The census's live objects for one search, held strongly while it runs.
+  private struct Population {
+    /// Every live class instance the census saw (closure contexts and boxes are reached through
+    /// their holders, which the walker reads).
+    var objects: [AnyObject] = []
+    var indexByAddress: [UInt: Int] = [:]
+    /// Objects whose own memory holds the target's address, or an address of one of these (found
+    /// by reading recorded memory only, never following a pointer): the likely holders.
+    var rawAncestors: [Int] = []
+    /// Closure contexts whose captures hold the target's address.
+    var capturingContexts = 0
+  }
+
   static func report(for target: AnyObject) -> RetainerReport {
     let before = CensusTable.nextSequence
     CensusTable.settle()
     let targetAddress = UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque())
-    // Every live class instance the census saw, held for the search. Closure contexts and boxes are
-    // reached through their holders, which the walker reads.
-    // Closure contexts whose memory holds the object's address: a holder to report when the walk
-    // does not reach the closure (its holder is something the walk cannot see into).
-    var capturingContexts = 0
-    var objects: [AnyObject] = CensusTable.withLiveRecords(before: before) { records in
-      var found: [AnyObject] = []
-      found.reserveCapacity(records.count)
-      for record in records {
-        guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
-        if CensusRuntime.isClosureContext(metadata: metadata) {
-          if contains(targetAddress, record) { capturingContexts += 1 }
-          continue
-        }
-        guard CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object)
-        else { continue }
-        found.append(object)
-      }
-      return found
+    var population = collect(before: before, target: targetAddress)
+    let capturingContexts = population.capturingContexts
+    if population.indexByAddress[targetAddress] == nil {
+      population.indexByAddress[targetAddress] = population.objects.count
+      population.objects.append(target)
     }
-    var byAddress: [UInt: Int] = [:]
-    byAddress.reserveCapacity(objects.count + 1)
-    for (index, object) in objects.enumerated() {
-      byAddress[UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())] = index
-    }
-    if byAddress[targetAddress] == nil {
-      byAddress[targetAddress] = objects.count
-      objects.append(target)
-    }
-    let globals = GlobalReferences.find { byAddress[$0] != nil }
-    var children: [GraphChild] = []
-    var globalLabels: Set<String> = []
     var notes: [String] = []
-    for global in globals {
-      guard let index = byAddress[global.object] else { continue }
+    var globals: [GraphChild] = []
+    var globalLabels: Set<String> = []
+    for global in GlobalReferences.find(where: { population.indexByAddress[$0] != nil }) {
+      guard let index = population.indexByAddress[global.object] else { continue }
       if global.isVerified {
-        if globalLabels.insert(global.name).inserted { children.append(.strong(global.name, objects[index])) }
+        if globalLabels.insert(global.name).inserted {
+          globals.append(.strong(global.name, population.objects[index]))
+        }
       } else if global.object == targetAddress {
         notes.append("\(global.name) holds a word equal to its address (it may be a number, not a reference)")
       }
     }
     // Globals holding objects made before the census started, read with their declared type.
     for variable in GlobalReferences.typedVariables() where globalLabels.insert(variable.name).inserted {
-      children.append(.strong(variable.name, variable.value))
+      globals.append(.strong(variable.name, variable.value))
     }
-    children += objects.map { .strong(CensusRoots.censusLabel, $0) }
-    let (graph, nodeObjects) = ObjectGraph.walk(
-      CensusRoots(graphChildren: children), options: GraphOptions(maxNodes: Int(Int32.max)))
-    children = []
-    objects = []
-    guard let targetNode = nodeObjects.firstIndex(where: { $0 === target }) else {
-      return RetainerReport(
+    // First from the globals and the likely holders only, so that objects unrelated to the target
+    // (other tests' objects, changing meanwhile) are not read; then, when no global holds it, from
+    // every live object.
+    let nearby = population.rawAncestors.map {
+      GraphChild.strong(CensusRoots.censusLabel, population.objects[$0])
+    }
+    if var report = search(target, roots: globals + nearby, notes: notes), case .global = report.origin {
+      patch(&report, capturingContexts: capturingContexts)
+      return report
+    }
+    let everything = population.objects.map { GraphChild.strong(CensusRoots.censusLabel, $0) }
+    population = Population()
+    var report =
+      search(target, roots: globals + everything, notes: notes)
+      ?? RetainerReport(
         typeName: CensusRuntime.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
         path: [], notes: notes + ["the walk did not reach it"])
-    }
-    var report = analyse(graph, target: targetNode, notes: notes)
-    if capturingContexts > 0, !report.retainers.contains(where: { $0.label.hasPrefix("capture") }) {
-      // The walk did not reach these closures: their holder is storage it cannot see into.
-      for _ in 0..<capturingContexts {
-        report.retainers.append(.init(holder: "(closure context)", label: "capture", ownership: .strong, isGlobal: false))
-      }
-      if case .none = report.origin {
-        report.origin = .unseenHolder
-        report.path = [.init(holder: "(closure context)", label: "capture", target: report.typeName)]
-      }
-    }
+    patch(&report, capturingContexts: capturingContexts)
     return report
   }
 
-  /// Whether the words of a recorded object (after its header) include `address`.
-  private static func contains(_ address: UInt, _ record: rgc_record) -> Bool {
-    let words = Int(record.size) / 8
-    guard words > 2 else { return false }
-    for index in 2..<words where record.object.load(fromByteOffset: index * 8, as: UInt.self) == address {
+  private static func search(_ target: AnyObject, roots: [GraphChild], notes: [String]) -> RetainerReport? {
+    let (graph, nodeObjects) = ObjectGraph.walk(
+      CensusRoots(graphChildren: roots), options: GraphOptions(maxNodes: Int(Int32.max)))
+    guard let targetNode = nodeObjects.firstIndex(where: { $0 === target }) else { return nil }
+    return analyse(graph, target: targetNode, notes: notes)
+  }
+
+  /// Closures the walk did not reach (their holder is storage it cannot see into) but whose
+  /// captures hold the object.
+  private static func patch(_ report: inout RetainerReport, capturingContexts: Int) {
+    guard capturingContexts > 0, !report.retainers.contains(where: { $0.label.hasPrefix("capture") }) else {
+      return
+    }
+    for _ in 0..<capturingContexts {
+      report.retainers.append(
+        .init(holder: "(closure context)", label: "capture", ownership: .strong, isGlobal: false))
+    }
+    if case .none = report.origin {
+      report.origin = .unseenHolder
+      report.path = [.init(holder: "(closure context)", label: "capture", target: report.typeName)]
+    }
+  }
+
+  private static func collect(before: UInt64, target: UInt) -> Population {
+    CensusTable.withLiveRecords(before: before) { records in
+      var population = Population()
+      population.objects.reserveCapacity(records.count)
+      for record in records {
+        guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
+        if CensusRuntime.isClosureContext(metadata: metadata), words(of: record, contain: { $0 == target }) {
+          population.capturingContexts += 1
+        }
+        guard CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object)
+        else { continue }
+        population.indexByAddress[UInt(bitPattern: record.object)] = population.objects.count
+        population.objects.append(object)
+      }
+      // Holders by their own memory, a few levels up (an array buffer, then its owner). Weak
+      // references hold the target's side table instead of its address.
+      var frontier: Set<UInt> = [target]
+      if let sideTable = CensusRuntime.sideTable(ofObjectAt: target) { frontier.insert(sideTable) }
+      var found: Set<UInt> = [target]
+      for _ in 0..<8 where !frontier.isEmpty && found.count < 10_000 {
+        var next: Set<UInt> = []
+        for record in records where !found.contains(UInt(bitPattern: record.object)) {
+          if words(of: record, contain: { frontier.contains($0) }) {
+            next.insert(UInt(bitPattern: record.object))
+          }
+        }
+        found.formUnion(next)
+        frontier = next
+        for address in next.sorted() {
+          if let index = population.indexByAddress[address] { population.rawAncestors.append(index) }
+        }
+      }
+      return population
+    }
+  }
+
+  /// Whether a word of a recorded object's memory (after its two-word header) satisfies `test`.
+  private static func words(of record: rgc_record, contain test: (UInt) -> Bool) -> Bool {
+    let count = Int(record.size) / 8
+    guard count > 2 else { return false }
+    for index in 2..<count where test(record.object.load(fromByteOffset: index * 8, as: UInt.self)) {
       return true
     }
     return false
