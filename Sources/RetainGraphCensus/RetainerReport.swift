@@ -83,7 +83,8 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable {
     if retainers.isEmpty {
       lines.append("\(typeName) is referenced by nothing the census sees.")
     } else {
-      lines.append("\(typeName) is referenced by \(retainers.count) holder\(retainers.count == 1 ? "" : "s"):")
+      lines.append(
+        "\(typeName) is referenced by \(retainers.count) holder\(retainers.count == 1 ? "" : "s"):")
       for retainer in retainers {
         let place = retainer.isGlobal ? "\(retainer.holder) (global)" : "\(retainer.holder).\(retainer.label)"
         lines.append("  \(place)\(retainer.ownership == .strong ? "" : " (\(retainer.ownership.rawValue))")")

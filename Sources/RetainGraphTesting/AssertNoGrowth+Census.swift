@@ -181,7 +181,8 @@ public func assertInstances<T>(
 
 private func censusInstancesFailure<T>(of type: T.Type, atMost limit: Int) -> LeakFailure? {
   guard let census = CensusRegistration.running else {
-    return LeakFailure(message: CensusRegistration.missingCensusMessage(for: "assertInstances without a root"))
+    return LeakFailure(
+      message: CensusRegistration.missingCensusMessage(for: "assertInstances without a root"))
   }
   return census.exclusively {
     let objects = census.liveObjects(of: type)

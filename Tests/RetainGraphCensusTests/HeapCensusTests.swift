@@ -14,7 +14,8 @@ import Testing
       + "add `import RetainGraphCensus` to the test target and run the test under the census with the "
       + "`.heapCensus` trait, `HeapCensus.run { … }`, or `HeapCensus.start()` before the check."
     #expect(verifyNoGrowth(iterations: 5) {} == expected)
-    #expect(verifyInstances(of: CensusWidget.self, atMost: 0)?.hasPrefix("assertInstances without a root") == true)
+    #expect(
+      verifyInstances(of: CensusWidget.self, atMost: 0)?.hasPrefix("assertInstances without a root") == true)
   }
 
   @Suite(.heapCensus) struct Counting {
@@ -193,7 +194,10 @@ import Testing
       let failure = try #require(
         verifyNoGrowth(iterations: 5) { CensusEventLog.shared.items.append(CensusLeakyItem()) })
       let lines = failure.split(separator: "\n").map(String.init)
-      #expect(lines.first?.hasSuffix("over 5 runs of the scenario (runs 2–4 judged; the first and the last are ignored; objects allocated during the runs, as the heap census sees them):") == true)
+      #expect(
+        lines.first?.hasSuffix(
+          "over 5 runs of the scenario (runs 2–4 judged; the first and the last are ignored; objects allocated during the runs, as the heap census sees them):"
+        ) == true)
       let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
       #expect(
         lines[index...].prefix(2).joined(separator: "\n") == """
@@ -241,7 +245,8 @@ import Testing
           return screen
         })
       #expect(
-        failure.contains("  CensusPresenter: retained from outside the graph, by censusRegistry.presenters[0]"))
+        failure.contains(
+          "  CensusPresenter: retained from outside the graph, by censusRegistry.presenters[0]"))
     }
 
     @Test func assertDeallocatedNamesTheHolder() throws {
@@ -254,7 +259,8 @@ import Testing
         })
       #expect(
         failure.contains(
-          "Why: no retain cycle keeps CensusPresenter alive; it is retained by censusRegistry.presenters[0]."))
+          "Why: no retain cycle keeps CensusPresenter alive; it is retained by censusRegistry.presenters[0].")
+      )
     }
   }
 }

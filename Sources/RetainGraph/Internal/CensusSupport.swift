@@ -233,10 +233,12 @@ package enum GlobalReferences {
     var name = name
     if let dot = name.firstIndex(of: ".") { name = name[name.index(after: dot)...] }
     var text = String(name)
-    while let open = text.range(of: "("), let marker = text.range(of: " in _", range: open.upperBound..<text.endIndex),
+    while let open = text.range(of: "("),
+      let marker = text.range(of: " in _", range: open.upperBound..<text.endIndex),
       let close = text.range(of: ")", range: marker.upperBound..<text.endIndex)
     {
-      text.replaceSubrange(open.lowerBound..<close.upperBound, with: text[open.upperBound..<marker.lowerBound])
+      text.replaceSubrange(
+        open.lowerBound..<close.upperBound, with: text[open.upperBound..<marker.lowerBound])
     }
     return text
   }
