@@ -87,3 +87,11 @@ final class CensusNode {
 final class CensusScreen {
   let presenter = CensusPresenter()
 }
+
+/// A failable initialiser that fails after allocation: the runtime frees a partial instance.
+final class CensusFailing {
+  let widget = CensusWidget()
+  init?(fail: Bool) {
+    if fail { return nil }
+  }
+}

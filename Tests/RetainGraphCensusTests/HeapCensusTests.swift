@@ -59,6 +59,14 @@ import Testing
       withExtendedLifetime(widgets) {}
     }
 
+    @Test func failedInitialisersLeaveNoLiveRecord() {
+      let mark = HeapCensus.mark()
+      let made = (0..<3).map { CensusFailing(fail: $0 != 0) }
+      #expect(made.compactMap(\.self).count == 1)
+      #expect(HeapCensus.liveCount(of: CensusFailing.self, since: mark) == 1)
+      #expect(HeapCensus.liveObjects(of: CensusFailing.self, since: mark).count == 1)
+    }
+
     @Test func closureContextsAreObjectsOfTheirOwn() {
       let mark = HeapCensus.mark()
       let widget = CensusWidget()

@@ -1,0 +1,67 @@
+import Foundation
+import RetainGraphCensus
+
+// The heap census's costs: per allocation with the census running and stopped (compare with
+// `retain-graph-bench --allocations`, which does not link it), and `retainers(of:)` among many live
+// objects.
+
+func seconds(_ body: () -> Void) -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// A cache reached from a global, holding every object of the benchmark.
+final class BenchCache {
+  static let shared = BenchCache()
+  var entries: [BenchEntry] = []
+}
+
+final class BenchEntry {
+  let id: Int
+  var next: BenchEntry?
+  init(id: Int) { self.id = id }
+}
+
+precondition(HeapCensus.isAvailable, "the census's swift_allocObject is not the one this program calls")
+let allocations = 10_000_000
+print("allocations (allocate + free of a small object, best of 5 runs of \(allocations)):")
+print(
+  String(format: "  census stopped:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
+HeapCensus.start()
+print(
+  String(format: "  census running:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
+HeapCensus.start(recordingBacktraces: true)
+print(
+  String(
+    format: "  with backtraces: %.1f ns per allocation", nanosecondsPerAllocation(count: allocations / 10)))
+HeapCensus.stop()
+
+let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+for size in sizes.isEmpty ? [100_000, 1_000_000] : sizes {
+  var entries: [BenchEntry] = []
+  entries.reserveCapacity(size)
+  for id in 0..<size { entries.append(BenchEntry(id: id)) }
+  BenchCache.shared.entries = entries
+  let target = entries[size / 2]
+  entries = []
+  var count = 0
+  let countTime = seconds { count = HeapCensus.liveCount(of: BenchEntry.self) }
+  precondition(count == size)
+  var globalReport: RetainerReport?
+  let globalTime = seconds { globalReport = HeapCensus.retainers(of: target) }
+  precondition(globalReport?.holderPath == "BenchCache.shared.entries[\(size / 2)]", "\(globalReport!)")
+  // No global holds these: the census walks every live object to find the holder.
+  let hidden = Unmanaged.passRetained(BenchEntry(id: -1))
+  hidden.takeUnretainedValue().next = BenchEntry(id: -2)
+  var hiddenReport: RetainerReport?
+  let hiddenTime = seconds { hiddenReport = HeapCensus.retainers(of: hidden.takeUnretainedValue().next!) }
+  precondition(hiddenReport?.origin == .unseenHolder, "\(hiddenReport!)")
+  hidden.release()
+  print(
+    "\(size) live objects: liveCount \(String(format: "%.3f", countTime)) s; retainers(of:) "
+      + "\(String(format: "%.2f", globalTime)) s when a global holds it, "
+      + "\(String(format: "%.2f", hiddenTime)) s when none does")
+  BenchCache.shared.entries = []
+}
+HeapCensus.stop()
