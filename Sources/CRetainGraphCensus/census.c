@@ -177,10 +177,14 @@ static void record(void *object, size_t size) {
 }
 
 void *swift_allocObject(const void *metadata, size_t size, size_t alignMask) {
-  void *object = real()(metadata, size, alignMask);
-  if (__builtin_expect(atomic_load_explicit(&running, memory_order_relaxed), 0) && object) {
-    record(object, size);
+  AllocObject function = atomic_load_explicit(&real_alloc, memory_order_relaxed);
+  if (__builtin_expect(function == NULL, 0)) function = real();
+  // Stopped: one flag check, then a tail call to the runtime's allocator.
+  if (__builtin_expect(!atomic_load_explicit(&running, memory_order_relaxed), 1)) {
+    return function(metadata, size, alignMask);
   }
+  void *object = function(metadata, size, alignMask);
+  if (object) record(object, size);
   return object;
 }
 
@@ -219,8 +223,8 @@ uint64_t rgc_next_sequence(void) { return atomic_load(&next_index); }
 uint64_t rgc_recorded_count(void) { return atomic_load(&next_index); }
 uint64_t rgc_dropped_count(void) { return atomic_load(&dropped); }
 
-size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t capacity) {
-  sweep();
+size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t capacity, int sweep_first) {
+  if (sweep_first) sweep();
   _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
   if (!table) return 0;
   uint64_t end = atomic_load_explicit(&next_index, memory_order_acquire);

@@ -24,6 +24,13 @@ func nanosecondsPerAllocation(count: Int) -> Double {
   return best
 }
 
-/// Keeps the optimiser from removing the allocation.
+/// Where each probe escapes to, so that it is allocated on the heap (not on the stack) and freed
+/// when the next one replaces it.
+nonisolated(unsafe) var sink: AllocationProbe?
+
+/// Keeps the optimiser from removing the allocation or promoting it to the stack.
 @inline(never)
-func blackHole(_ probe: AllocationProbe) -> Int { probe.value }
+func blackHole(_ probe: AllocationProbe) -> Int {
+  sink = probe
+  return probe.value
+}

@@ -12,7 +12,7 @@ func seconds(_ body: () -> Void) -> Double {
 }
 
 /// A cache reached from a global, holding every object of the benchmark.
-final class BenchCache {
+final class BenchCache: @unchecked Sendable {
   static let shared = BenchCache()
   var entries: [BenchEntry] = []
 }
@@ -24,20 +24,24 @@ final class BenchEntry {
 }
 
 precondition(HeapCensus.isAvailable, "the census's swift_allocObject is not the one this program calls")
+let options = CommandLine.arguments.dropFirst()
 let allocations = 10_000_000
-print("allocations (allocate + free of a small object, best of 5 runs of \(allocations)):")
-print(
-  String(format: "  census stopped:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
+if !options.contains("--no-allocations") {
+  print("allocations (allocate + free of a small object, best of 5 runs of \(allocations)):")
+  print(
+    String(format: "  census stopped:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
+  HeapCensus.start()
+  print(
+    String(format: "  census running:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
+  HeapCensus.start(recordingBacktraces: true)
+  print(
+    String(
+      format: "  with backtraces: %.1f ns per allocation", nanosecondsPerAllocation(count: allocations / 10)))
+  HeapCensus.stop()
+}
 HeapCensus.start()
-print(
-  String(format: "  census running:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
-HeapCensus.start(recordingBacktraces: true)
-print(
-  String(
-    format: "  with backtraces: %.1f ns per allocation", nanosecondsPerAllocation(count: allocations / 10)))
-HeapCensus.stop()
 
-let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let sizes = options.compactMap { Int($0) }
 for size in sizes.isEmpty ? [100_000, 1_000_000] : sizes {
   var entries: [BenchEntry] = []
   entries.reserveCapacity(size)

@@ -33,10 +33,11 @@ uint64_t rgc_next_sequence(void);
 void rgc_lock(void);
 void rgc_unlock(void);
 
-/// With the lock held: forgets dead records (releasing their unowned count), then copies up to
-/// `capacity` live records with `since <= sequence < before` into `buffer`. Returns how many live
-/// records there are in the range (which may exceed `capacity`).
-size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *_Nullable buffer, size_t capacity);
+/// With the lock held: forgets dead records first when `sweep_first` (releasing their unowned
+/// count), then copies up to `capacity` live records with `since <= sequence < before` into
+/// `buffer`. Returns how many live records there are in the range (which may exceed `capacity`).
+size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *_Nullable buffer, size_t capacity,
+                   int sweep_first);
 /// With the lock held: forgets every record (live or not).
 void rgc_forget_all(void);
 /// Allocations recorded since the process started; records dropped because the table was full.

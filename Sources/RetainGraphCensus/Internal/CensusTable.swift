@@ -24,12 +24,12 @@ enum CensusTable {
   ) rethrows -> R {
     rgc_lock()
     defer { rgc_unlock() }
-    var capacity = rgc_collect(since, before, nil, 0) + 256
+    var capacity = rgc_collect(since, before, nil, 0, 1) + 256
     while true {
       // `allocate` is malloc, not swift_allocObject: it is not recorded.
       let buffer = UnsafeMutablePointer<rgc_record>.allocate(capacity: capacity)
       defer { buffer.deallocate() }
-      let count = rgc_collect(since, before, buffer, capacity)
+      let count = rgc_collect(since, before, buffer, capacity, 0)
       if count <= capacity {
         return try body(UnsafeBufferPointer(start: buffer, count: count))
       }

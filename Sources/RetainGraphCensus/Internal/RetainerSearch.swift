@@ -98,6 +98,7 @@ enum RetainerSearch {
     CensusTable.withLiveRecords(before: before) { records in
       var population = Population()
       population.objects.reserveCapacity(records.count)
+      population.indexByAddress.reserveCapacity(records.count + 1)
       for record in records {
         guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
         if CensusRuntime.isClosureContext(metadata: metadata), words(of: record, contain: { $0 == target }) {
@@ -115,10 +116,16 @@ enum RetainerSearch {
       var found: Set<UInt> = [target]
       for _ in 0..<8 where !frontier.isEmpty && found.count < 10_000 {
         var next: Set<UInt> = []
+        // Most words are not in a small frontier: test a sorted array first, without hashing.
+        let sorted = frontier.sorted()
+        let low = sorted[0]
+        let high = sorted[sorted.count - 1]
         for record in records where !found.contains(UInt(bitPattern: record.object)) {
-          if words(of: record, contain: { frontier.contains($0) }) {
-            next.insert(UInt(bitPattern: record.object))
+          let holds = words(of: record) { word in
+            word >= low && word <= high
+              && (sorted.count < 32 ? sorted.contains(word) : frontier.contains(word))
           }
+          if holds { next.insert(UInt(bitPattern: record.object)) }
         }
         found.formUnion(next)
         frontier = next
@@ -143,22 +150,24 @@ enum RetainerSearch {
   private static func analyse(
     _ graph: ObjectGraph, target: Node.ID, notes: [String]
   ) -> RetainerReport {
-    let edges = graph.edges
+    let ends = graph.edgeEnds()
+    let edgeCount = ends.from.count
     // Incoming edges per node, in edge order (compressed rows).
     var offsets = [Int](repeating: 0, count: graph.nodeCount + 1)
-    for edge in edges { offsets[edge.to + 1] += 1 }
+    for to in ends.to { offsets[Int(to) + 1] += 1 }
     for index in 0..<graph.nodeCount { offsets[index + 1] += offsets[index] }
     var fill = offsets
-    var incoming = [Int32](repeating: 0, count: edges.count)
-    for (index, edge) in edges.enumerated() {
-      incoming[fill[edge.to]] = Int32(index)
-      fill[edge.to] += 1
+    var incoming = [Int32](repeating: 0, count: edgeCount)
+    for index in 0..<edgeCount {
+      let to = Int(ends.to[index])
+      incoming[fill[to]] = Int32(index)
+      fill[to] += 1
     }
     func name(_ node: Node.ID) -> String { graph.node(node).shortTypeName }
 
     var retainers: [RetainerReport.Retainer] = []
     for position in offsets[target]..<offsets[target + 1] {
-      let edge = edges[Int(incoming[position])]
+      let edge = graph.edge(at: Int(incoming[position]))
       if edge.from == graph.root {
         if edge.label != CensusRoots.censusLabel {
           retainers.append(.init(holder: edge.label, label: "", ownership: .strong, isGlobal: true))
@@ -188,23 +197,24 @@ enum RetainerSearch {
       var heldVisibly = false
       for position in offsets[node]..<offsets[node + 1] {
         let edgeIndex = Int(incoming[position])
-        let edge = edges[edgeIndex]
-        guard edge.ownership == .strong else { continue }
-        if edge.from == graph.root {
+        guard ends.isStrong[edgeIndex] else { continue }
+        let from = Int(ends.from[edgeIndex])
+        if from == graph.root {
           // The root's references are globals (labelled by name, `items[0]` for an array's
           // element) and the census's own list of live objects.
-          if edge.label != CensusRoots.censusLabel {
-            origin = .global(edge.label)
+          let label = graph.edge(at: edgeIndex).label
+          if label != CensusRoots.censusLabel {
+            origin = .global(label)
             start = node
             break search
           }
           continue
         }
         heldVisibly = true
-        if !seen[edge.from] {
-          seen[edge.from] = true
-          towardTarget[edge.from] = Int32(edgeIndex)
-          queue.append(edge.from)
+        if !seen[from] {
+          seen[from] = true
+          towardTarget[from] = Int32(edgeIndex)
+          queue.append(from)
         }
       }
       if !heldVisibly, node != target, firstUnseen == nil { firstUnseen = node }
@@ -224,7 +234,7 @@ enum RetainerSearch {
     var path: [RetainerReport.Step] = []
     var node = start ?? target
     while node != target, towardTarget[node] >= 0 {
-      let edge = edges[Int(towardTarget[node])]
+      let edge = graph.edge(at: Int(towardTarget[node]))
       path.append(.init(holder: name(edge.from), label: edge.label, target: name(edge.to)))
       node = edge.to
     }
