@@ -39,6 +39,8 @@ static _Atomic uint64_t next_index;
 static _Atomic uint64_t dropped;
 static _Atomic(_Atomic(Slot *) *) directory;
 static _Atomic int census_lock;
+// Set while this thread runs a census query: the query's own allocations are not recorded.
+static _Thread_local int paused;
 // Chunks in use when the last sweep ended: the allocation path sweeps once that doubles.
 static _Atomic uint64_t chunks_after_sweep = 1;
 // The first chunk that may still hold records (chunks before it were all forgotten and freed).
@@ -184,9 +186,12 @@ void *swift_allocObject(const void *metadata, size_t size, size_t alignMask) {
     return function(metadata, size, alignMask);
   }
   void *object = function(metadata, size, alignMask);
-  if (object) record(object, size);
+  if (object && !paused) record(object, size);
   return object;
 }
+
+void rgc_pause_this_thread(void) { paused++; }
+void rgc_resume_this_thread(void) { paused--; }
 
 void rgc_start(int with_backtraces) {
   if (with_backtraces) atomic_store(&backtraces, 1);

@@ -115,6 +115,10 @@ public enum HeapCensus {
   /// - Returns: the count.
   /// - Complexity: O(*n*) for *n* recorded objects.
   public static func liveCount<T>(of type: T.Type, since mark: Mark? = nil) -> Int {
+    CensusTable.unrecorded { count(of: type, since: mark) }
+  }
+
+  private static func count<T>(of type: T.Type, since mark: Mark?) -> Int {
     var matcher = TypeMatcher(type)
     return CensusTable.withLiveRecords(since: mark?.sequence ?? 0) { records in
       records.reduce(0) { $0 + (matcher.matches($1.object) ? 1 : 0) }
@@ -128,6 +132,10 @@ public enum HeapCensus {
   ///   - mark: only objects allocated after this mark.
   /// - Returns: the objects.
   public static func liveObjects<T>(of type: T.Type, since mark: Mark? = nil) -> [T] {
+    CensusTable.unrecorded { objects(of: type, since: mark) }
+  }
+
+  private static func objects<T>(of type: T.Type, since mark: Mark?) -> [T] {
     let before = CensusTable.nextSequence
     CensusTable.settle()
     var matcher = TypeMatcher(type)
@@ -144,6 +152,10 @@ public enum HeapCensus {
   /// - Parameter mark: count only objects allocated after this mark.
   /// - Returns: one entry per type with live instances.
   public static func liveCounts(since mark: Mark? = nil) -> [TypeCount] {
+    CensusTable.unrecorded { countsByType(since: mark) }
+  }
+
+  private static func countsByType(since mark: Mark?) -> [TypeCount] {
     var counts: [UnsafeRawPointer: Int] = [:]
     CensusTable.withLiveRecords(since: mark?.sequence ?? 0) { records in
       for record in records {
@@ -180,7 +192,7 @@ public enum HeapCensus {
   /// - Returns: the report; its `description` is the trace and ``RetainerReport/dot()`` draws it.
   /// - Complexity: O(*n* + *e* + *g*) for *n* objects, *e* references and *g* words of global storage.
   public static func retainers(of object: AnyObject) -> RetainerReport {
-    RetainerSearch.report(for: object)
+    CensusTable.unrecorded { RetainerSearch.report(for: object) }
   }
 
   /// Where `object` was allocated: the function names of its allocating call stack, innermost

@@ -29,6 +29,11 @@ int rgc_is_interposed(void);
 /// The number the next recorded allocation will get.
 uint64_t rgc_next_sequence(void);
 
+/// Stops recording this thread's allocations until `rgc_resume_this_thread` (nests): for the
+/// census's own queries.
+void rgc_pause_this_thread(void);
+void rgc_resume_this_thread(void);
+
 /// Takes the census lock (queries, sweeps). Never taken on the allocation path, which only tries it.
 void rgc_lock(void);
 void rgc_unlock(void);

@@ -17,6 +17,10 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   func mark() -> UInt64 { CensusTable.nextSequence }
 
   func liveCounts(allocatedIn windows: [Range<UInt64>]) -> [String: (count: Int, newest: AnyObject?)] {
+    CensusTable.unrecorded { counts(allocatedIn: windows) }
+  }
+
+  private func counts(allocatedIn windows: [Range<UInt64>]) -> [String: (count: Int, newest: AnyObject?)] {
     guard let first = windows.first?.lowerBound, let last = windows.last?.upperBound else { return [:] }
     var counts: [UnsafeRawPointer: (count: Int, newest: UnsafeRawPointer)] = [:]
     var newest: [UnsafeRawPointer: AnyObject] = [:]

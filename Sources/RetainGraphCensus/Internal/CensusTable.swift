@@ -37,6 +37,14 @@ enum CensusTable {
     }
   }
 
+  /// Runs `body` without recording this thread's allocations: a query's own objects (arrays, the
+  /// walk's graph) stay out of the census.
+  static func unrecorded<R>(_ body: () throws -> R) rethrows -> R {
+    rgc_pause_this_thread()
+    defer { rgc_resume_this_thread() }
+    return try body()
+  }
+
   /// Waits a moment so that objects allocated before `rgc_next_sequence()` was read are past their
   /// initialisers before the census reads their fields.
   static func settle() {
