@@ -54,13 +54,16 @@ for size in sizes.isEmpty ? [100_000, 1_000_000] : sizes {
   precondition(count == size)
   var globalReport: RetainerReport?
   let globalTime = seconds { globalReport = HeapCensus.retainers(of: target) }
-  precondition(globalReport?.holderPath == "BenchCache.shared.entries[\(size / 2)]", "\(globalReport!)")
+  precondition(
+    globalReport?.holderPath == "BenchCache.shared.entries[\(size / 2)]",
+    "\(String(describing: globalReport))")
   // No global holds these: the census walks every live object to find the holder.
   let hidden = Unmanaged.passRetained(BenchEntry(id: -1))
-  hidden.takeUnretainedValue().next = BenchEntry(id: -2)
+  let held = BenchEntry(id: -2)
+  hidden.takeUnretainedValue().next = held
   var hiddenReport: RetainerReport?
-  let hiddenTime = seconds { hiddenReport = HeapCensus.retainers(of: hidden.takeUnretainedValue().next!) }
-  precondition(hiddenReport?.origin == .unseenHolder, "\(hiddenReport!)")
+  let hiddenTime = seconds { hiddenReport = HeapCensus.retainers(of: held) }
+  precondition(hiddenReport?.origin == .unseenHolder, "\(String(describing: hiddenReport))")
   hidden.release()
   print(
     "\(size) live objects: liveCount \(String(format: "%.3f", countTime)) s; retainers(of:) "
