@@ -231,6 +231,13 @@ import Testing
       #expect(failure?.contains("CensusLeakyItem") != true)
     }
 
+    @Test func censusChecksNest() {
+      let failure = verifyNoGrowth(iterations: 4) {
+        #expect(verifyInstances(of: CensusXCWidget.self, atMost: 0) == nil)
+      }
+      #expect(failure?.contains("CensusXCWidget") != true)
+    }
+
     @Test func processWideInstanceLimit() throws {
       let widgets = (0..<3).map { _ in CensusWidget() }
       censusWidgets = widgets

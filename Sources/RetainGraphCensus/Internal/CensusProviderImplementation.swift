@@ -9,8 +9,8 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
 
   static func registerOnce() { _ = registration }
 
-  /// Census checks take turns.
-  private let checks = NSLock()
+  /// Census checks take turns (recursive: a scenario may run a census check itself).
+  private let checks = NSRecursiveLock()
 
   var isRunning: Bool { HeapCensus.isRunning }
 
