@@ -225,7 +225,6 @@ int rgc_is_interposed(void) {
 }
 
 uint64_t rgc_next_sequence(void) { return atomic_load(&next_index); }
-uint64_t rgc_recorded_count(void) { return atomic_load(&next_index); }
 uint64_t rgc_dropped_count(void) { return atomic_load(&dropped); }
 
 size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t capacity, int sweep_first) {

@@ -31,6 +31,10 @@ public enum HeapCensus {
   /// records allocations (false where the platform's linker does not interpose it).
   public static var isAvailable: Bool { CensusTable.isInterposed }
 
+  /// How many allocations made while the census ran were not recorded (its table was full, after
+  /// about 17 billion allocations, or memory ran out): when not zero, counts are low.
+  public static var unrecordedAllocations: UInt64 { rgc_dropped_count() }
+
   /// Starts recording every allocation (nests with ``stop()``).
   ///
   /// Objects alive before the call are not in the census; start it before the code under test

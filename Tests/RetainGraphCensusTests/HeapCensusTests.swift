@@ -22,6 +22,7 @@ import Testing
     @Test func isRunningUnderTheTrait() {
       #expect(HeapCensus.isAvailable)
       #expect(HeapCensus.isRunning)
+      #expect(HeapCensus.unrecordedAllocations == 0)
     }
 
     @Test func countsLiveInstancesAndForgetsDeadOnes() {

@@ -45,8 +45,7 @@ size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *_Nullable buffer
                    int sweep_first);
 /// With the lock held: forgets every record (live or not).
 void rgc_forget_all(void);
-/// Allocations recorded since the process started; records dropped because the table was full.
-uint64_t rgc_recorded_count(void);
+/// Allocations not recorded because the table was full or out of memory.
 uint64_t rgc_dropped_count(void);
 
 #endif
