@@ -66,11 +66,11 @@ final class CensusHidden {
 final class CensusHiddenChild {}
 
 /// Counted by assertInstances.
-class CensusWidget {}
+class CensusWidget: @unchecked Sendable {}
 
 protocol CensusSpecial: AnyObject {}
 class CensusBaseWidget {}
-final class CensusSpecialWidget: CensusWidget, CensusSpecial {}
+final class CensusSpecialWidget: CensusWidget, CensusSpecial, @unchecked Sendable {}
 final class CensusLeakedWidget {}
 nonisolated(unsafe) var censusWidgets: [CensusWidget] = []
 nonisolated(unsafe) var censusLeakedWidgets: [CensusLeakedWidget] = []

@@ -18,7 +18,44 @@ import Testing
       verifyInstances(of: CensusWidget.self, atMost: 0)?.hasPrefix("assertInstances without a root") == true)
   }
 
+  @Test func aStoppedCensusRecordsNothing() {
+    #expect(!HeapCensus.isRunning)
+    let mark = HeapCensus.mark()
+    let unseen = (0..<5).map { _ in CensusWidget() }
+    HeapCensus.run {
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 0)
+      let seen = CensusWidget()
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 1)
+      withExtendedLifetime(seen) {}
+    }
+    #expect(!HeapCensus.isRunning)
+    withExtendedLifetime(unseen) {}
+  }
+
   @Suite(.heapCensus) struct Counting {
+    @Test func countsAllocationsFromManyThreadsThroughTableGrowth() async {
+      let mark = HeapCensus.mark()
+      // 8 tasks × 20,000 short-lived objects: the table grows past several chunks and sweeps.
+      let kept = await withTaskGroup(of: [CensusWidget].self) { group in
+        for _ in 0..<8 {
+          group.addTask {
+            var kept: [CensusWidget] = []
+            for index in 0..<20_000 {
+              let widget = CensusWidget()
+              if index % 100 == 0 { kept.append(widget) }
+            }
+            return kept
+          }
+        }
+        var all: [CensusWidget] = []
+        for await part in group { all += part }
+        return all
+      }
+      #expect(kept.count == 1_600)
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 1_600)
+      withExtendedLifetime(kept) {}
+    }
+
     @Test func isRunningUnderTheTrait() {
       #expect(HeapCensus.isAvailable)
       #expect(HeapCensus.isRunning)
