@@ -44,7 +44,7 @@ static _Thread_local int paused;
 // Chunks in use when the last sweep ended: the allocation path sweeps once that doubles.
 static _Atomic uint64_t chunks_after_sweep = 1;
 // The first chunk that may still hold records (chunks before it were all forgotten and freed).
-static uint64_t first_chunk;
+static _Atomic uint64_t first_chunk;
 
 static AllocObject real(void) {
   AllocObject function = atomic_load_explicit(&real_alloc, memory_order_acquire);
@@ -170,7 +170,7 @@ static void record(void *object, size_t size) {
   if (created) {
     // The table grew: sweep when it has doubled since the last sweep (amortised O(1) per
     // allocation), unless a query or another sweep holds the lock (never wait here).
-    uint64_t in_use = chunk + 1 - first_chunk;
+    uint64_t in_use = chunk + 1 - atomic_load_explicit(&first_chunk, memory_order_relaxed);
     if (in_use >= 2 * atomic_load_explicit(&chunks_after_sweep, memory_order_relaxed) && try_lock()) {
       sweep();
       rgc_unlock();
