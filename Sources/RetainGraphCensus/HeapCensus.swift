@@ -196,7 +196,11 @@ public enum HeapCensus {
   /// - Returns: the report; its `description` is the trace and ``RetainerReport/dot()`` draws it.
   /// - Complexity: O(*n* + *e* + *g*) for *n* objects, *e* references and *g* words of global storage.
   public static func retainers(of object: AnyObject) -> RetainerReport {
-    CensusTable.unrecorded { RetainerSearch.report(for: object) }
+    CensusTable.unrecorded {
+      var report = RetainerSearch.report(for: object)
+      report.allocationBacktrace = allocationBacktrace(of: object)
+      return report
+    }
   }
 
   /// Where `object` was allocated: the function names of its allocating call stack, innermost
@@ -212,11 +216,26 @@ public enum HeapCensus {
       return (0..<Int(record.frameCount)).compactMap { frames[$0].map { UnsafeRawPointer($0) } }
     }
     guard let frames else { return nil }
-    // The first frame is the interposer itself.
-    return frames.dropFirst().map { frame in
-      // A return address points just past the call: look up the byte before it.
-      CensusRuntime.functionName(containing: frame - 1) ?? "?"
+    // A return address points just past the call: look up the byte before it.
+    var names = frames.map { CensusRuntime.functionName(containing: $0 - 1).map(withoutSignature) }
+    // The first frames are the census's interposer (C, so no Swift name).
+    while names.count > 1, names.first == .some(nil) { names.removeFirst() }
+    return names.map { $0 ?? "?" }
+  }
+
+  /// `App.makeImage() -> App.Image` → `App.makeImage()`: the name up to its parameter list's end.
+  private static func withoutSignature(_ name: String) -> String {
+    var depth = 0
+    for index in name.indices {
+      switch name[index] {
+      case "(": depth += 1
+      case ")":
+        depth -= 1
+        if depth == 0 { return String(name[...index]) }
+      default: continue
+      }
     }
+    return name
   }
 }
 

@@ -59,6 +59,12 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable {
   /// Notes: globals that only may hold the object (a number equal to its address), and what the
   /// walk could not see.
   public var notes: [String]
+  /// Where the object was allocated (function names, innermost first), when the census ran with
+  /// `recordingBacktraces: true`; nil otherwise.
+  public var allocationBacktrace: [String]? = nil
+
+  /// How many allocation frames ``description`` shows.
+  static let shownFrames = 8
 
   /// The holder as one line: `ImageCache.shared.images[0]`, `Registry.presenters[0] (held from
   /// outside the census)`; nil when nothing holds it.
@@ -108,6 +114,10 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable {
     }
     for step in path { lines.append("   ├─ \(step.label) → \(step.target)") }
     lines += notes.map { "Note: \($0)" }
+    if let frames = allocationBacktrace, !frames.isEmpty {
+      lines.append("Allocated in:")
+      lines += frames.prefix(Self.shownFrames).map { "  \($0)" }
+    }
     return lines.joined(separator: "\n")
   }
 

@@ -124,10 +124,11 @@ private func describeCensusGrowth(
     // Who holds the newest instance now.
     if let newest = census.liveCounts(allocatedIn: windows)[type]?.newest {
       let holders = census.retainerLines(of: newest)
+      let path = holders.first { !$0.hasPrefix("allocated in ") }
       lines.append(
-        holders.isEmpty
-          ? "    the newest instance: no holder the census sees"
-          : "    the newest instance is retained by \(holders.joined(separator: "; "))")
+        path.map { "    the newest instance is retained by \($0)" }
+          ?? "    the newest instance: no holder the census sees")
+      lines += holders.filter { $0.hasPrefix("allocated in ") }.map { "    \($0)" }
     }
   }
   guard failing > 0 else { return nil }
@@ -194,7 +195,7 @@ private func censusInstancesFailure<T>(of type: T.Type, atMost limit: Int) -> Le
     let shown = 5
     for object in objects.prefix(shown) {
       let holders = census.retainerLines(of: object)
-      lines.append("  " + (holders.first ?? "no holder the census sees"))
+      lines.append("  " + (holders.first { !$0.hasPrefix("allocated in ") } ?? "no holder the census sees"))
     }
     if objects.count > shown { lines.append("  … and \(objects.count - shown) more") }
     return LeakFailure(message: lines.joined(separator: "\n"))

@@ -67,7 +67,7 @@ struct ProbedGraph {
     guard let census = CensusRegistration.running,
       let object = probes.first(where: { $0.id == id })?.probe.object
     else { return nil }
-    return census.retainerLines(of: object).first
+    return census.retainerLines(of: object).first { !$0.hasPrefix("allocated in ") }
   }
 }
 

@@ -232,6 +232,17 @@ import Testing
       let frames = try #require(HeapCensus.allocationBacktrace(of: widget))
       #expect(frames.contains { $0.contains("makeTracedWidget()") })
     }
+
+    @Test func growthFailureSaysWhereTheLeakWasMade() throws {
+      defer { CensusEventLog.shared.items.removeAll() }
+      let failure = try #require(
+        verifyNoGrowth(iterations: 4) { CensusEventLog.shared.items.append(makeLeakyItem()) })
+      let lines = failure.split(separator: "\n").map(String.init)
+      let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
+      #expect(lines[index + 1] == "    the newest instance is retained by CensusEventLog.shared.items[3]")
+      #expect(lines[index + 2].hasPrefix("    allocated in "))
+      #expect(lines[index + 2].contains("makeLeakyItem()"))
+    }
   }
 
   @Suite(.heapCensus) struct Assertions {
@@ -320,6 +331,9 @@ import Testing
 
 @inline(never)
 func makeTracedWidget() -> CensusWidget { CensusWidget() }
+
+@inline(never)
+func makeLeakyItem() -> CensusLeakyItem { CensusLeakyItem() }
 
 /// Makes `count` instances held by a global, then counts them process-wide.
 func verifyInstances<T>(of type: T.Type, atMost limit: Int, making count: Int) -> String? {

@@ -15,8 +15,9 @@ package protocol CensusProvider: AnyObject, Sendable {
   func liveCounts(allocatedIn windows: [Range<UInt64>]) -> [String: (count: Int, newest: AnyObject?)]
   /// Every live instance of `type` (subclasses and conforming classes too) the census saw.
   func liveObjects<T>(of type: T.Type) -> [AnyObject]
-  /// The holders of `object`, as one line each: `ImageCache.shared.images[0]`, shortest path first;
-  /// empty when the census finds none.
+  /// Who holds `object`: its shortest retainer path as one line (`ImageCache.shared.images[0]`)
+  /// when the census finds one, then, when allocations' call stacks are recorded, where it was
+  /// allocated (`allocated in makeImage() ← …`).
   func retainerLines(of object: AnyObject) -> [String]
   /// Runs `body` while no other census check runs (census checks of parallel tests take turns).
   func exclusively<R>(_ body: () throws -> R) rethrows -> R

@@ -49,7 +49,11 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
 
   func retainerLines(of object: AnyObject) -> [String] {
     let report = HeapCensus.retainers(of: object)
-    return report.holderPath.map { [$0] } ?? []
+    var lines = report.holderPath.map { [$0] } ?? []
+    if let frames = report.allocationBacktrace, let first = frames.first {
+      lines.append("allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))")
+    }
+    return lines
   }
 
   func exclusively<R>(_ body: () throws -> R) rethrows -> R {
