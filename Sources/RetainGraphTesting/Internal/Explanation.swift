@@ -16,7 +16,9 @@ enum Explanation {
     var text =
       "Why: no retain cycle keeps \(name) alive, so it is retained from outside its graph: "
       + "a global or singleton, a cache, a task or timer still running, or a variable of the test."
-    if let census = CensusRegistration.running, let holder = census.retainerLines(of: object).first(where: { !$0.hasPrefix("allocated in ") }) {
+    if let census = CensusRegistration.running,
+      let holder = census.retainerLines(of: object).first(where: { !$0.hasPrefix("allocated in ") })
+    {
       text = "Why: no retain cycle keeps \(name) alive; it is retained by \(holder)."
     }
     if !report.isEmpty { text += "\nIts graph has other findings:\n\(report)" }
