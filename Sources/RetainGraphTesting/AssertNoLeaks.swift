@@ -115,7 +115,8 @@ struct SurvivorReport {
       let name = graph.nodes[id].shortTypeName
       guard let keeper = keptBy[id] else {
         outside.append(id)
-        if let holder = holders(id) {
+        // Each census lookup walks the process: name the first few holders only.
+        if outside.count <= 5, let holder = holders(id) {
           lines.append("  \(name): retained from outside the graph, by \(holder)")
         } else {
           lines.append("  \(name): retained from outside the graph")
