@@ -210,6 +210,22 @@ import Testing
       #expect(report.path.map(\.label) == ["next"])
     }
 
+    @Test func observerBlockInASingletonIsTracedThroughTheClosure() {
+      let listener = CensusListener()
+      listener.listen()
+      defer { CensusNotifier.shared.blocks.removeAll() }
+      let report = HeapCensus.retainers(of: listener)
+      #expect(report.origin == .global("CensusNotifier.shared"))
+      #expect(
+        report.description == """
+          CensusListener is referenced by 1 holder:
+            CensusNotifier.blocks[0] (closure) → capture 0
+          Shortest retainer path, from the global CensusNotifier.shared:
+            CensusNotifier.shared → CensusNotifier
+             ├─ blocks[0] (closure) → capture 0 → CensusListener
+          """)
+    }
+
     @Test func observerHeldByNotificationCenter() {
       let observer = CensusObserver()
       observer.observe()
