@@ -53,6 +53,8 @@ lint:
 bench:
 	# Manifest caching misses new files in the parent package: turn it off here.
 	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-bench
+	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-bench --allocations
+	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-census-bench
 
 clean:
 	rm -rf .build

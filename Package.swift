@@ -7,6 +7,7 @@ let package = Package(
     .library(name: "RetainGraph", targets: ["RetainGraph"]),
     .library(name: "RetainGraphRendering", targets: ["RetainGraphRendering"]),
     .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
+    .library(name: "RetainGraphCensus", targets: ["RetainGraphCensus"]),
     .executable(name: "retain-graph", targets: ["retain-graph"]),
   ],
   dependencies: [
@@ -28,6 +29,10 @@ let package = Package(
       name: "RetainGraphTesting",
       dependencies: ["RetainGraph"]
     ),
+    // The heap census: only programs that import RetainGraphCensus link the interposer in
+    // CRetainGraphCensus (a `swift_allocObject` of their own).
+    .target(name: "CRetainGraphCensus", path: "Sources/CRetainGraphCensus"),
+    .target(name: "RetainGraphCensus", dependencies: ["RetainGraph", "CRetainGraphCensus"]),
     .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
     .executableTarget(
       name: "retain-graph",
@@ -58,6 +63,10 @@ let package = Package(
       exclude: ["__Snapshots__"]
     ),
     .testTarget(
+      name: "RetainGraphCensusTests",
+      dependencies: ["RetainGraphCensus", "RetainGraphTesting", "RetainGraph"]
+    ),
+    .testTarget(
       name: "RetainGraphRenderingTests",
       dependencies: ["RetainGraphRendering", "RetainGraph", "Samples"]
     ),
@@ -69,7 +78,8 @@ let package = Package(
   ]
 )
 
-for target in package.targets where target.type != .system {
+// C targets take no Swift settings.
+for target in package.targets where target.type != .system && target.name != "CRetainGraphCensus" {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
       .enableUpcomingFeature("ExistentialAny"),

@@ -3,6 +3,8 @@ import PackageDescription
 
 // A separate package so that CI's build stays light: run it with
 //   swift run -c release --package-path Benchmarks retain-graph-bench
+//   swift run -c release --package-path Benchmarks retain-graph-bench --allocations
+//   swift run -c release --package-path Benchmarks retain-graph-census-bench
 let package = Package(
   name: "RetainGraphBenchmarks",
   dependencies: [
@@ -12,6 +14,11 @@ let package = Package(
     .executableTarget(
       name: "retain-graph-bench",
       dependencies: [.product(name: "RetainGraph", package: "RetainGraph")]
-    )
+    ),
+    // Links the heap census (its swift_allocObject); the other benchmark does not.
+    .executableTarget(
+      name: "retain-graph-census-bench",
+      dependencies: [.product(name: "RetainGraphCensus", package: "RetainGraph")]
+    ),
   ]
 )

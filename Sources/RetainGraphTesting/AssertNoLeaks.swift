@@ -63,7 +63,7 @@ private func noLeaksFailure<Root>(
   guard !survivors.isEmpty else { return nil }
   let rootName = probed.graph.nodes[probed.graph.root].shortTypeName
   return LeakFailure(
-    message: SurvivorReport(graph: probed.graph, survivors: survivors).text(
+    message: SurvivorReport(graph: probed.graph, survivors: survivors, holders: probed.censusHolders).text(
       headline: "\(Explanation.count(survivors.count, "object")) reachable from \(rootName) "
         + "\(survivors.count == 1 ? "is" : "are") still alive \(timeout) after \(rootName) was released:"),
     graphs: [("retain-graph-\(rootName)", probed.graph)])

@@ -130,6 +130,16 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--fork" {
   exit(0)
 }
 
+/// `--allocations`: the cost of one allocation in a program that does not link the heap census
+/// (compare with `retain-graph-census-bench`).
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--allocations" {
+  print(
+    String(
+      format: "census not linked: %.1f ns per allocation (allocate + free)",
+      nanosecondsPerAllocation(count: 10_000_000)))
+  exit(0)
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 let sizes = arguments.isEmpty ? [10_000, 100_000, 1_000_000] : arguments.compactMap { Int($0) }
 let mirrorLimit = 100_000  // the naive walk is too slow beyond this; its rate is measured up to here

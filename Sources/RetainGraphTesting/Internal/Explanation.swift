@@ -15,6 +15,11 @@ enum Explanation {
     }
     var text =
       "Why: no retain cycle keeps \(name) alive, so it is retained from outside its graph: \(outsideHolders)."
+    if let census = CensusRegistration.running,
+      let holder = census.retainerLines(of: object).first(where: { !$0.hasPrefix("allocated in ") })
+    {
+      text = "Why: no retain cycle keeps \(name) alive; it is retained by \(holder)."
+    }
     if !report.isEmpty { text += "\nIts graph has other findings:\n\(report)" }
     return (text, graph)
   }

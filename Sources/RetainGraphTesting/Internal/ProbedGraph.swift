@@ -6,6 +6,15 @@ struct ProbedGraph {
   var probes: [(id: Node.ID, probe: WeakProbe)]
 
   var survivors: [(id: Node.ID, probe: WeakProbe)] { probes.filter { $0.probe.isAlive } }
+
+  /// With the heap census running: who retains a surviving node's object
+  /// (`Registry.shared.presenters[0]`); nil without the census or when it sees no holder.
+  func censusHolders(_ id: Node.ID) -> String? {
+    guard let census = CensusRegistration.running,
+      let object = probes.first(where: { $0.id == id })?.probe.object
+    else { return nil }
+    return census.retainerLines(of: object).first { !$0.hasPrefix("allocated in ") }
+  }
 }
 
 /// Builds the root and probes its graph in a frame of its own, so that the root and the walk's

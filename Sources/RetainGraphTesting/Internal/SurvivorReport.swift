@@ -5,6 +5,8 @@ internal import RetainGraph
 struct SurvivorReport {
   let graph: ObjectGraph
   let survivors: [Node.ID]
+  /// Who holds a survivor that no cycle explains, when the heap census can tell.
+  var holders: (Node.ID) -> String? = { _ in nil }
 
   func text(headline: String) -> String {
     let keptBy = cycleKeeping()
@@ -15,7 +17,12 @@ struct SurvivorReport {
       let name = graph.nodes[id].shortTypeName
       guard let keeper = keptBy[id] else {
         outside.append(id)
-        lines.append("  \(name): retained from outside the graph")
+        // Each census lookup walks the process: name the first few holders only.
+        if outside.count <= 5, let holder = holders(id) {
+          lines.append("  \(name): retained from outside the graph, by \(holder)")
+        } else {
+          lines.append("  \(name): retained from outside the graph")
+        }
         continue
       }
       let cycle = numbered ? "retain cycle \(keeper.cycle + 1)" : "the retain cycle below"

@@ -118,7 +118,8 @@ enum SymbolNames {
   }
 }
 
-/// The function symbols of one ELF image, sorted by address.
+/// The function symbols (or, with `symbolType: 1`, the data symbols) of one ELF image, sorted by
+/// address.
 final class ImageSymbols: @unchecked Sendable {
   private var starts: [UInt] = []
   private var sizes: [UInt] = []
@@ -128,8 +129,13 @@ final class ImageSymbols: @unchecked Sendable {
   private(set) var localSymbols: [String: UInt] = [:]
   /// The image stays mapped for the process: the names point into it.
   private var mapping: UnsafeMutableRawPointer?
+  /// The ELF symbol type kept: 2 (STT_FUNC) or 1 (STT_OBJECT).
+  private let symbolType: UInt8
+  /// The lowest loaded virtual address (page-aligned): offsets given to ``name(at:)`` count from it.
+  private(set) var loadBase: UInt = 0
 
-  init(path: String) {
+  init(path: String, symbolType: UInt8 = 2) {
+    self.symbolType = symbolType
     let descriptor = open(path, O_RDONLY)
     guard descriptor >= 0 else { return }
     defer { close(descriptor) }
@@ -163,6 +169,7 @@ final class ImageSymbols: @unchecked Sendable {
     }
     if loadBase == .max { loadBase = 0 }
     loadBase &= ~UInt(0xFFF)
+    self.loadBase = loadBase
 
     let sections = Int(file.loadUnaligned(fromByteOffset: 0x28, as: UInt64.self))
     let sectionSize = Int(file.loadUnaligned(fromByteOffset: 0x3A, as: UInt16.self))
@@ -188,7 +195,7 @@ final class ImageSymbols: @unchecked Sendable {
         let nameOffset = Int(file.loadUnaligned(fromByteOffset: symbol, as: UInt32.self))
         guard value != 0, symbolSize > 0, nameOffset < stringsSize else { continue }
         let name = (file + strings + nameOffset).assumingMemoryBound(to: CChar.self)
-        if name[0] == 0x24, name[1] == 0x73 {  // "$s…"
+        if symbolType == 2, name[0] == 0x24, name[1] == 0x73 {  // "$s…"
           let length = strlen(name)
           if length > 4, name[length - 2] == 0x4D,  // "M"
             [0x44, 0x61, 0x6E].contains(name[length - 1])  // "D", "a", "n"
@@ -196,12 +203,13 @@ final class ImageSymbols: @unchecked Sendable {
             localSymbols[String(cString: name)] = value - loadBase
           }
         }
-        // STT_FUNC symbols, and the STT_OBJECT symbols that name the mangled names of noncopyable
-        // field types (see `Metadata.declaredType(of:)`).
-        guard info & 0xF == 2 || (info & 0xF == 1 && strncmp(name, SymbolNames.hiddenTypePrefix, 18) == 0)
-        else {
-          continue
-        }
+        // The symbol type asked for; with functions (2), also the STT_OBJECT symbols that name the
+        // mangled names of noncopyable field types (see `Metadata.declaredType(of:)`).
+        let type = info & 0xF
+        guard
+          type == symbolType
+            || (symbolType == 2 && type == 1 && strncmp(name, SymbolNames.hiddenTypePrefix, 18) == 0)
+        else { continue }
         entries.append((value - loadBase, symbolSize, name))
       }
     }
@@ -209,6 +217,12 @@ final class ImageSymbols: @unchecked Sendable {
     starts = entries.map(\.start)
     sizes = entries.map(\.size)
     names = entries.map(\.name)
+  }
+
+  /// The symbols whose mangled name `isWanted` accepts (given the C string), with their start
+  /// offsets from the image's base, in address order.
+  func entries(where isWanted: (UnsafePointer<CChar>) -> Bool) -> [(start: UInt, name: String)] {
+    names.indices.compactMap { isWanted(names[$0]) ? (starts[$0], String(cString: names[$0])) : nil }
   }
 
   /// The symbol whose function contains `offset` (from the image's base).

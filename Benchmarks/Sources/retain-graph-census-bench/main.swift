@@ -1,0 +1,74 @@
+import Foundation
+import RetainGraphCensus
+
+// The heap census's costs: per allocation with the census running and stopped (compare with
+// `retain-graph-bench --allocations`, which does not link it), and `retainers(of:)` among many live
+// objects.
+
+func seconds(_ body: () -> Void) -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// A cache reached from a global, holding every object of the benchmark.
+final class BenchCache: @unchecked Sendable {
+  static let shared = BenchCache()
+  var entries: [BenchEntry] = []
+}
+
+final class BenchEntry {
+  let id: Int
+  var next: BenchEntry?
+  init(id: Int) { self.id = id }
+}
+
+precondition(HeapCensus.isAvailable, "the census's swift_allocObject is not the one this program calls")
+let options = CommandLine.arguments.dropFirst()
+let allocations = 10_000_000
+if !options.contains("--no-allocations") {
+  print("allocations (allocate + free of a small object, best of 5 runs of \(allocations)):")
+  print(
+    String(format: "  census stopped:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
+  HeapCensus.start()
+  print(
+    String(format: "  census running:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
+  HeapCensus.start(recordingBacktraces: true)
+  print(
+    String(
+      format: "  with backtraces: %.1f ns per allocation", nanosecondsPerAllocation(count: allocations / 10)))
+  HeapCensus.stop()
+}
+HeapCensus.start()
+
+let sizes = options.compactMap { Int($0) }
+for size in sizes.isEmpty ? [100_000, 1_000_000] : sizes {
+  var entries: [BenchEntry] = []
+  entries.reserveCapacity(size)
+  for id in 0..<size { entries.append(BenchEntry(id: id)) }
+  BenchCache.shared.entries = entries
+  let target = entries[size / 2]
+  entries = []
+  var count = 0
+  let countTime = seconds { count = HeapCensus.liveCount(of: BenchEntry.self) }
+  precondition(count == size)
+  var globalReport: RetainerReport?
+  let globalTime = seconds { globalReport = HeapCensus.retainers(of: target) }
+  precondition(
+    globalReport?.holderPath == "BenchCache.shared.entries[\(size / 2)]",
+    "\(String(describing: globalReport))")
+  // No global holds these: the census walks every live object to find the holder.
+  let hidden = Unmanaged.passRetained(BenchEntry(id: -1))
+  let held = BenchEntry(id: -2)
+  hidden.takeUnretainedValue().next = held
+  var hiddenReport: RetainerReport?
+  let hiddenTime = seconds { hiddenReport = HeapCensus.retainers(of: held) }
+  precondition(hiddenReport?.origin == .unseenHolder, "\(String(describing: hiddenReport))")
+  hidden.release()
+  print(
+    "\(size) live objects: liveCount \(String(format: "%.3f", countTime)) s; retainers(of:) "
+      + "\(String(format: "%.2f", globalTime)) s when a global holds it, "
+      + "\(String(format: "%.2f", hiddenTime)) s when none does")
+  BenchCache.shared.entries = []
+}
+HeapCensus.stop()

@@ -1,0 +1,277 @@
+// The interposed swift_allocObject, and the table of records it writes. Nothing else lives here.
+#define _GNU_SOURCE
+#include "CRetainGraphCensus.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+typedef void *(*AllocObject)(const void *, size_t, size_t);
+
+// Runtime entry points: the test executable links libswiftCore, so these resolve at load time.
+extern void swift_unownedRetain(void *object);
+extern void swift_unownedRelease(void *object);
+extern bool swift_isDeallocating(void *object);
+
+#define CHUNK_BITS 14
+#define CHUNK_SLOTS ((uint64_t)1 << CHUNK_BITS)
+#define DIRECTORY_SIZE ((uint64_t)1 << 20)
+#define MAX_FRAMES 24
+// A slot that was recorded and then forgotten; an unwritten slot is null.
+#define FORGOTTEN ((void *)1)
+
+typedef struct {
+  _Atomic(void *) object;
+  uint64_t size;
+  void **frames;  // malloc'd: [count, frame...] as words; null when not recorded
+} Slot;
+
+static _Atomic(AllocObject) real_alloc;
+static _Atomic int running;
+static _Atomic int start_count;
+static _Atomic int backtraces;
+static _Atomic uint64_t next_index;
+static _Atomic uint64_t dropped;
+static _Atomic(_Atomic(Slot *) *) directory;
+static _Atomic int census_lock;
+// Set while this thread runs a census query: the query's own allocations are not recorded.
+static _Thread_local int paused;
+// Chunks in use when the last sweep ended: the allocation path sweeps once that doubles.
+static _Atomic uint64_t chunks_after_sweep = 1;
+// The first chunk that may still hold records (chunks before it were all forgotten and freed).
+static _Atomic uint64_t first_chunk;
+
+static AllocObject real(void) {
+  AllocObject function = atomic_load_explicit(&real_alloc, memory_order_acquire);
+  if (!function) {
+    function = (AllocObject)dlsym(RTLD_NEXT, "swift_allocObject");
+    atomic_store_explicit(&real_alloc, function, memory_order_release);
+  }
+  return function;
+}
+
+static _Atomic(Slot *) *get_directory(void) {
+  _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
+  if (table) return table;
+  void *fresh = mmap(NULL, DIRECTORY_SIZE * sizeof(void *), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (fresh == MAP_FAILED) return NULL;
+  _Atomic(Slot *) *expected = NULL;
+  if (!atomic_compare_exchange_strong(&directory, &expected, (_Atomic(Slot *) *)fresh)) {
+    munmap(fresh, DIRECTORY_SIZE * sizeof(void *));
+    return expected;
+  }
+  return (_Atomic(Slot *) *)fresh;
+}
+
+static Slot *get_chunk(_Atomic(Slot *) *table, uint64_t chunk, bool *created) {
+  Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+  if (slots) return slots;
+  Slot *fresh = calloc(CHUNK_SLOTS, sizeof(Slot));
+  if (!fresh) return NULL;
+  Slot *expected = NULL;
+  if (!atomic_compare_exchange_strong(&table[chunk], &expected, fresh)) {
+    free(fresh);
+    return expected;
+  }
+  *created = true;
+  return fresh;
+}
+
+static bool try_lock(void) {
+  int expected = 0;
+  return atomic_compare_exchange_strong(&census_lock, &expected, 1);
+}
+
+void rgc_lock(void) {
+  while (!try_lock()) sched_yield();
+}
+
+void rgc_unlock(void) { atomic_store_explicit(&census_lock, 0, memory_order_release); }
+
+static void forget(Slot *slot, void *object) {
+  atomic_store_explicit(&slot->object, FORGOTTEN, memory_order_relaxed);
+  free(slot->frames);
+  slot->frames = NULL;
+  swift_unownedRelease(object);
+}
+
+// With the lock held: forgets dead records; frees chunks whose every slot was forgotten.
+static void sweep(void) {
+  _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
+  if (!table) return;
+  uint64_t end = atomic_load_explicit(&next_index, memory_order_acquire);
+  uint64_t chunks = (end + CHUNK_SLOTS - 1) >> CHUNK_BITS;
+  if (chunks > DIRECTORY_SIZE) chunks = DIRECTORY_SIZE;
+  uint64_t in_use = 0;
+  bool all_freed_so_far = true;
+  for (uint64_t chunk = first_chunk; chunk < chunks; chunk++) {
+    Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+    if (!slots) {
+      // Claimed but not created yet, or already freed.
+      if ((chunk + 1) << CHUNK_BITS > end) all_freed_so_far = false;
+      continue;
+    }
+    bool chunk_done = ((chunk + 1) << CHUNK_BITS) <= end;
+    bool all_forgotten = chunk_done;
+    for (uint64_t index = 0; index < CHUNK_SLOTS; index++) {
+      Slot *slot = &slots[index];
+      void *object = atomic_load_explicit(&slot->object, memory_order_acquire);
+      if (object == FORGOTTEN) continue;
+      if (object == NULL || !swift_isDeallocating(object)) {
+        all_forgotten = false;
+        continue;
+      }
+      forget(slot, object);
+    }
+    if (all_forgotten) {
+      // Every slot of a full chunk is written and forgotten: no writer can touch it again.
+      atomic_store_explicit(&table[chunk], NULL, memory_order_release);
+      free(slots);
+      if (all_freed_so_far) first_chunk = chunk + 1;
+    } else {
+      all_freed_so_far = false;
+      in_use++;
+    }
+  }
+  atomic_store_explicit(&chunks_after_sweep, in_use < 1 ? 1 : in_use, memory_order_relaxed);
+}
+
+static void record(void *object, size_t size) {
+  uint64_t index = atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);
+  uint64_t chunk = index >> CHUNK_BITS;
+  _Atomic(Slot *) *table = get_directory();
+  bool created = false;
+  Slot *slots = (table && chunk < DIRECTORY_SIZE) ? get_chunk(table, chunk, &created) : NULL;
+  if (!slots) {
+    atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+    return;
+  }
+  Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
+  slot->size = size;
+  slot->frames = NULL;
+  if (atomic_load_explicit(&backtraces, memory_order_relaxed)) {
+    void *frames[MAX_FRAMES + 1];
+    int count = backtrace(frames + 1, MAX_FRAMES);
+    void **copy = malloc(sizeof(void *) * (size_t)(count + 1));
+    if (copy) {
+      memcpy(copy + 1, frames + 1, sizeof(void *) * (size_t)count);
+      copy[0] = (void *)(uintptr_t)count;
+      slot->frames = copy;
+    }
+  }
+  swift_unownedRetain(object);
+  atomic_store_explicit(&slot->object, object, memory_order_release);
+  if (created) {
+    // The table grew: sweep when it has doubled since the last sweep (amortised O(1) per
+    // allocation), unless a query or another sweep holds the lock (never wait here).
+    uint64_t in_use = chunk + 1 - atomic_load_explicit(&first_chunk, memory_order_relaxed);
+    if (in_use >= 2 * atomic_load_explicit(&chunks_after_sweep, memory_order_relaxed) && try_lock()) {
+      sweep();
+      rgc_unlock();
+    }
+  }
+}
+
+void *swift_allocObject(const void *metadata, size_t size, size_t alignMask) {
+  AllocObject function = atomic_load_explicit(&real_alloc, memory_order_relaxed);
+  if (__builtin_expect(function == NULL, 0)) function = real();
+  // Stopped: one flag check, then a tail call to the runtime's allocator.
+  if (__builtin_expect(!atomic_load_explicit(&running, memory_order_relaxed), 1)) {
+    return function(metadata, size, alignMask);
+  }
+  void *object = function(metadata, size, alignMask);
+  if (object && !paused) record(object, size);
+  return object;
+}
+
+void rgc_pause_this_thread(void) { paused++; }
+void rgc_resume_this_thread(void) { paused--; }
+
+void rgc_start(int with_backtraces) {
+  if (with_backtraces) atomic_store(&backtraces, 1);
+  if (atomic_fetch_add(&start_count, 1) == 0) {
+    real();
+    get_directory();
+    atomic_store(&running, 1);
+  }
+}
+
+void rgc_stop(void) {
+  int previous = atomic_load(&start_count);
+  while (previous > 0 && !atomic_compare_exchange_weak(&start_count, &previous, previous - 1)) {
+  }
+  if (previous == 1) {
+    atomic_store(&running, 0);
+    atomic_store(&backtraces, 0);
+    // Forget the dead now; the live stay recorded (for the next start) until a sweep finds them
+    // dead or HeapCensus.reset() forgets them.
+    rgc_lock();
+    sweep();
+    rgc_unlock();
+  }
+}
+
+int rgc_is_running(void) { return atomic_load_explicit(&running, memory_order_relaxed); }
+
+int rgc_is_interposed(void) {
+  void *found = dlsym(RTLD_DEFAULT, "swift_allocObject");
+  return found == (void *)&swift_allocObject;
+}
+
+uint64_t rgc_next_sequence(void) { return atomic_load(&next_index); }
+uint64_t rgc_dropped_count(void) { return atomic_load(&dropped); }
+
+size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t capacity, int sweep_first) {
+  if (sweep_first) sweep();
+  _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
+  if (!table) return 0;
+  uint64_t end = atomic_load_explicit(&next_index, memory_order_acquire);
+  if (before < end) end = before;
+  size_t found = 0;
+  uint64_t start_chunk = since >> CHUNK_BITS;
+  if (start_chunk < first_chunk) start_chunk = first_chunk;
+  for (uint64_t chunk = start_chunk; (chunk << CHUNK_BITS) < end && chunk < DIRECTORY_SIZE; chunk++) {
+    Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+    if (!slots) continue;
+    for (uint64_t index = 0; index < CHUNK_SLOTS; index++) {
+      uint64_t sequence = (chunk << CHUNK_BITS) | index;
+      if (sequence < since) continue;
+      if (sequence >= end) break;
+      void *object = atomic_load_explicit(&slots[index].object, memory_order_acquire);
+      if (object == NULL || object == FORGOTTEN) continue;
+      if (found < capacity && buffer) {
+        rgc_record *out = &buffer[found];
+        out->object = object;
+        out->sequence = sequence;
+        out->size = slots[index].size;
+        void **frames = slots[index].frames;
+        out->frames = frames ? (void *const *)(frames + 1) : NULL;
+        out->frameCount = frames ? (int32_t)(uintptr_t)frames[0] : 0;
+      }
+      found++;
+    }
+  }
+  return found;
+}
+
+void rgc_forget_all(void) {
+  _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
+  if (!table) return;
+  uint64_t end = atomic_load_explicit(&next_index, memory_order_acquire);
+  for (uint64_t chunk = first_chunk; (chunk << CHUNK_BITS) < end && chunk < DIRECTORY_SIZE; chunk++) {
+    Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+    if (!slots) continue;
+    for (uint64_t index = 0; index < CHUNK_SLOTS; index++) {
+      void *object = atomic_load_explicit(&slots[index].object, memory_order_acquire);
+      if (object == NULL || object == FORGOTTEN) continue;
+      forget(&slots[index], object);
+    }
+  }
+  sweep();
+}

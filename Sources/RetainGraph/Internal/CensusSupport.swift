@@ -1,0 +1,261 @@
+internal import Foundation
+internal import Synchronization
+
+/// What the heap census (the `RetainGraphCensus` product) offers the rest of the package once it is
+/// started. The testing assertions reach the census only through this hook, so that they never make
+/// a test link the census's interposer.
+package protocol CensusProvider: AnyObject, Sendable {
+  /// Whether allocations are being recorded.
+  var isRunning: Bool { get }
+  /// The allocation number the next recorded allocation gets: a mark for "allocated since".
+  func mark() -> UInt64
+  /// Live objects allocated in one of `windows` (ranges of allocation numbers), counted by
+  /// qualified type name, each with one live instance (the newest) to match allowances against and
+  /// to explain.
+  func liveCounts(allocatedIn windows: [Range<UInt64>]) -> [String: (count: Int, newest: AnyObject?)]
+  /// Every live instance of `type` (subclasses and conforming classes too) the census saw.
+  func liveObjects<T>(of type: T.Type) -> [AnyObject]
+  /// Who holds `object`: its shortest retainer path as one line (`ImageCache.shared.images[0]`)
+  /// when the census finds one, then, when allocations' call stacks are recorded, where it was
+  /// allocated (`allocated in makeImage() ← …`).
+  func retainerLines(of object: AnyObject) -> [String]
+  /// Runs `body` while no other census check runs (census checks of parallel tests take turns).
+  func exclusively<R>(_ body: () throws -> R) rethrows -> R
+}
+
+/// The slot the census fills when it starts.
+package enum CensusRegistration {
+  private static let slot = Mutex<(any CensusProvider)?>(nil)
+
+  /// The running census, or nil when none is linked and started.
+  package static var running: (any CensusProvider)? {
+    guard let provider = slot.withLock({ $0 }), provider.isRunning else { return nil }
+    return provider
+  }
+
+  /// Registers the census (idempotent).
+  package static func register(_ provider: any CensusProvider) {
+    slot.withLock { $0 = provider }
+  }
+
+  /// The failure text for a census-based check made without a census.
+  package static func missingCensusMessage(for check: String) -> String {
+    "\(check) counts every live object in the process, which needs the heap census: add "
+      + "`import RetainGraphCensus` to the test target and run the test under the census with the "
+      + "`.heapCensus` trait, `HeapCensus.run { … }`, or `HeapCensus.start()` before the check."
+  }
+}
+
+/// Runtime reads the census needs, kept with the package's other raw reads.
+package enum CensusRuntime {
+  private typealias TryRetain = @convention(c) (UnsafeRawPointer) -> UnsafeMutableRawPointer?
+  private static let tryRetain = RuntimeSymbols.function("swift_tryRetain", as: TryRetain.self)
+
+  /// The object at `address`, retained, when it has not begun deinitialising; nil otherwise.
+  /// `address` must be a heap object whose memory is still allocated (the census keeps it so).
+  package static func object(at address: UnsafeRawPointer) -> AnyObject? {
+    guard let tryRetain, let retained = tryRetain(address) else { return nil }
+    return Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue()
+  }
+
+  /// The metadata of a heap object: its first word on this platform.
+  package static func metadata(ofObjectAt address: UnsafeRawPointer) -> UnsafeRawPointer? {
+    address.load(as: UnsafeRawPointer?.self)
+  }
+
+  /// Whether a heap object's metadata is a class's (a closure context or box is not).
+  package static func isClass(metadata: UnsafeRawPointer) -> Bool {
+    MetadataKind(rawKind: metadata.load(as: UInt.self)) == .class
+  }
+
+  /// The qualified name of the type of the objects with this metadata: the class's name, or
+  /// `(closure context)` / `(box)` for the runtime's own heap objects.
+  package static func typeName(metadata: UnsafeRawPointer) -> String {
+    switch MetadataKind(rawKind: metadata.load(as: UInt.self)) {
+    case .class: return TypeNames.qualified(Metadata.type(at: metadata))
+    case .heapLocalVariable: return "(closure context)"
+    case .heapGenericLocalVariable: return "(box)"
+    default: return "(heap object)"
+    }
+  }
+
+  /// Whether objects with this metadata are instances of the class `type` or of a subclass of it;
+  /// nil when `type` is not a class (ask the object itself then).
+  package static func isInstance(metadata: UnsafeRawPointer, of type: any Any.Type) -> Bool? {
+    guard Metadata.kind(of: type) == .class else { return nil }
+    guard isClass(metadata: metadata) else { return false }
+    let wanted = Metadata.pointer(of: type)
+    var candidate: (any Any.Type)? = Metadata.type(at: metadata)
+    while let checked = candidate {
+      if Metadata.pointer(of: checked) == wanted { return true }
+      candidate = Metadata.superclass(of: checked)
+    }
+    return false
+  }
+
+  /// The address of an object's reference-count side table (what native weak references to it
+  /// store), when it has one. RefCount.h: on 64-bit, the inline count word has its top two bits set
+  /// and holds the side table's address shifted right by 3.
+  package static func sideTable(ofObjectAt address: UInt) -> UInt? {
+    guard let object = UnsafeRawPointer(bitPattern: address) else { return nil }
+    let bits = object.load(fromByteOffset: 8, as: UInt.self)
+    guard bits >> 62 == 0b11 else { return nil }
+    return (bits & ~(UInt(0b11) << 62)) << 3
+  }
+
+  /// Whether a heap object is a closure context (a capture list with a descriptor).
+  package static func isClosureContext(metadata: UnsafeRawPointer) -> Bool {
+    MetadataKind(rawKind: metadata.load(as: UInt.self)) == .heapLocalVariable
+  }
+
+  /// `App.ImageCache` → `ImageCache`.
+  package static func shortName(_ qualified: String) -> String { TypeNames.short(qualified) }
+
+  /// The name of the function containing `address` (a return address), from the symbol tables.
+  package static func functionName(containing address: UnsafeRawPointer) -> String? {
+    SymbolNames.functionName(at: address)
+  }
+}
+
+/// A word of global storage that equals a live object's address.
+package struct GlobalReference: Sendable, Hashable {
+  /// The object's address.
+  package var object: UInt
+  /// The holder as a person writes it (`ImageCache.shared`, `registry`), or a description of
+  /// where the word is when no symbol names it.
+  package var name: String
+  /// Whether the word is a variable whose type can hold a reference; false when it may merely be
+  /// a number equal to the address.
+  package var isVerified: Bool
+}
+
+/// Finds global holders: scans the writable segments of every loaded image for words equal to
+/// live object addresses and names them from the images' symbol tables.
+package enum GlobalReferences {
+  /// The global words equal to an address `isWanted` accepts, named, sorted by name.
+  package static func find(where isWanted: (UInt) -> Bool) -> [GlobalReference] {
+    let hits = GlobalStorage.scan(GlobalStorage.segments(), isWanted: isWanted)
+    var found: [GlobalReference] = []
+    for hit in hits {
+      let symbol = GlobalStorage.symbol(containing: hit.wordAddress, in: hit.segment)
+      found.append(describe(symbol, hit: hit))
+    }
+    return found.sorted { ($0.name, $0.object) < ($1.name, $1.object) }
+  }
+
+  /// Global variables whose objects the census may not have seen allocated (made before it
+  /// started): variables of a class type, an optional of one or an array of one, read with their
+  /// type, each with its name. Variables of other types are not read.
+  package static func typedVariables() -> [(name: String, value: Any)] {
+    var found: [(name: String, value: Any)] = []
+    GlobalStorage.variables(GlobalStorage.segments()) { address, symbol in
+      guard let variable = variable(named: symbol), let pointer = UnsafeRawPointer(bitPattern: address)
+      else { return }
+      found.append((variable.name, Existential.load(variable.type, from: pointer)))
+    }
+    return found.sorted { $0.name < $1.name }
+  }
+
+  private static let variables = Mutex<[String: TypedVariable?]>([:])
+
+  private struct TypedVariable: @unchecked Sendable {
+    var name: String
+    var type: any Any.Type
+  }
+
+  /// The name and type of a Swift global variable's storage symbol, when its type is one the
+  /// census reads (a class, an optional of one, an array of one); cached per symbol.
+  private static func variable(named symbol: String) -> TypedVariable? {
+    if let known = variables.withLock({ $0[symbol] }) { return known }
+    var result: TypedVariable?
+    if let demangled = demangle(symbol), let colon = demangled.range(of: " : ") {
+      var name = Substring(demangled[..<colon.lowerBound])
+      if name.hasPrefix("static ") { name = name.dropFirst("static ".count) }
+      let typeText = String(demangled[colon.upperBound...])
+      if let type = readableType(typeText) { result = TypedVariable(name: withoutModule(name), type: type) }
+    }
+    variables.withLock { $0[symbol] = result }
+    return result
+  }
+
+  private static func readableType(_ text: String) -> (any Any.Type)? {
+    func classType(_ name: Substring) -> (any Any.Type)? {
+      guard !name.contains("<"), !name.contains("("), let type = _typeByName(String(name)),
+        Metadata.kind(of: type) == .class
+      else { return nil }
+      return type
+    }
+    func arrayType<T>(_: T.Type) -> any Any.Type { [T].self }
+    func optionalType<T>(_: T.Type) -> any Any.Type { T?.self }
+    // The demangler writes `Swift.Array<T>` and `Swift.Optional<T>` (sugar too, in some forms).
+    for (prefix, suffix) in [("Swift.Array<", ">"), ("[", "]")]
+    where text.hasPrefix(prefix) && text.hasSuffix(suffix) && !text.contains(":") {
+      return classType(text.dropFirst(prefix.count).dropLast(suffix.count)).map { arrayType($0) }
+    }
+    for (prefix, suffix) in [("Swift.Optional<", ">"), ("", "?")]
+    where text.hasPrefix(prefix) && text.hasSuffix(suffix) {
+      return classType(text.dropFirst(prefix.count).dropLast(suffix.count)).map { optionalType($0) }
+    }
+    return classType(Substring(text))
+  }
+
+  private static func describe(_ symbol: String?, hit: GlobalStorage.Hit) -> GlobalReference {
+    let image = (hit.segment.path as NSString).lastPathComponent
+    guard let symbol else {
+      return GlobalReference(
+        object: hit.value, name: "a word in \(image)'s writable data (no symbol names it)", isVerified: false)
+    }
+    let demangled = demangle(symbol) ?? symbol
+    // Swift variable storage: `…vp` (global or static stored property), `…vpZ` (static).
+    let isVariable = symbol.hasPrefix("$s") && (symbol.hasSuffix("vp") || symbol.hasSuffix("vpZ"))
+    guard isVariable else {
+      return GlobalReference(object: hit.value, name: "\(demangled) (in \(image))", isVerified: false)
+    }
+    var name = Substring(demangled)
+    var type = ""
+    if let colon = name.range(of: " : ") {
+      type = String(name[colon.upperBound...])
+      name = name[..<colon.lowerBound]
+    }
+    if name.hasPrefix("static ") { name = name.dropFirst("static ".count) }
+    let scalars: Set<String> = [
+      "Swift.Int", "Swift.UInt", "Swift.Int64", "Swift.UInt64", "Swift.Double", "Swift.Float",
+      "Swift.Bool", "Swift.Int32", "Swift.UInt32",
+    ]
+    let canHoldReference = !scalars.contains(type)
+    return GlobalReference(
+      object: hit.value, name: withoutModule(name) + (canHoldReference ? "" : " (a \(type))"),
+      isVerified: canHoldReference)
+  }
+
+  /// `App.ImageCache.shared` → `ImageCache.shared`; `App.registry` → `registry`; a private
+  /// global, `Foundation.(_defaultCenter in _D7F0…)` → `_defaultCenter`.
+  private static func withoutModule(_ name: Substring) -> String {
+    var name = name
+    if let dot = name.firstIndex(of: ".") { name = name[name.index(after: dot)...] }
+    var text = String(name)
+    while let open = text.range(of: "("),
+      let marker = text.range(of: " in _", range: open.upperBound..<text.endIndex),
+      let close = text.range(of: ")", range: marker.upperBound..<text.endIndex)
+    {
+      text.replaceSubrange(
+        open.lowerBound..<close.upperBound, with: text[open.upperBound..<marker.lowerBound])
+    }
+    return text
+  }
+
+  private typealias Demangle =
+    @convention(c) (
+      UnsafePointer<CChar>, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
+    ) -> UnsafeMutablePointer<CChar>?
+  private static let demangler = RuntimeSymbols.function("swift_demangle", as: Demangle.self)
+
+  private static func demangle(_ symbol: String) -> String? {
+    guard let demangler else { return nil }
+    return symbol.withCString { raw in
+      guard let text = demangler(raw, strlen(raw), nil, nil, 0) else { return nil }
+      defer { free(text) }
+      return String(cString: text)
+    }
+  }
+}

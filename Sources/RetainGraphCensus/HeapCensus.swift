@@ -1,0 +1,272 @@
+internal import CRetainGraphCensus
+internal import Foundation
+internal import RetainGraph
+
+/// The heap census: every live Swift object in the process, by type, with what retains each.
+///
+/// ```swift
+/// import RetainGraphCensus
+///
+/// HeapCensus.start()
+/// let feed = Feed(); feed.open(); feed.close()
+/// HeapCensus.liveCount(of: FeedCell.self)            // cells still alive after close
+/// print(HeapCensus.retainers(of: survivor))           // who holds one, from a global
+/// HeapCensus.stop()
+/// ```
+///
+/// While it runs, the census sees every object allocated through `swift_allocObject` from the
+/// program's own code, Foundation and generic specialisations, through a definition of
+/// `swift_allocObject` that this module links into the program (ELF symbol interposition, Linux).
+/// Objects allocated before ``start(recordingBacktraces:)`` and objects libswiftCore allocates
+/// internally are not seen; see the README's "Heap census" section for what that excludes.
+///
+/// Starting and stopping nest: the census records while more ``start(recordingBacktraces:)`` calls
+/// than ``stop()`` calls were made, so tests running in parallel can each start and stop it. The
+/// allocation path takes no lock: recording is an atomic increment and a store into a table.
+public enum HeapCensus {
+  /// Whether allocations are being recorded.
+  public static var isRunning: Bool { CensusTable.isRunning }
+
+  /// Whether this process's `swift_allocObject` is the census's own, so that starting the census
+  /// records allocations (false where the platform's linker does not interpose it).
+  public static var isAvailable: Bool { CensusTable.isInterposed }
+
+  /// How many allocations made while the census ran were not recorded (its table was full, after
+  /// about 17 billion allocations, or memory ran out): when not zero, counts are low.
+  public static var unrecordedAllocations: UInt64 { rgc_dropped_count() }
+
+  /// Starts recording every allocation (nests with ``stop()``).
+  ///
+  /// Objects alive before the call are not in the census; start it before the code under test
+  /// allocates.
+  /// - Parameter recordingBacktraces: also record each allocation's call stack, for
+  ///   ``allocationBacktrace(of:)`` (costs a `backtrace()` call and a small allocation each).
+  public static func start(recordingBacktraces: Bool = false) {
+    CensusProviderImplementation.registerOnce()
+    rgc_start(recordingBacktraces ? 1 : 0)
+  }
+
+  /// Stops recording once every ``start(recordingBacktraces:)`` has its `stop()`, forgetting the
+  /// records of dead objects. Objects alive then stay recorded (a later start sees them); their
+  /// memory (not their contents) is kept after they die until the census next sweeps, or
+  /// ``reset()``. A stopped census costs one flag check per allocation.
+  public static func stop() {
+    rgc_stop()
+  }
+
+  /// Forgets every recorded object (live or not), returning the memory the census kept.
+  public static func reset() {
+    rgc_lock()
+    rgc_forget_all()
+    rgc_unlock()
+  }
+
+  /// Runs `body` with the census started, and stops it afterwards: the XCTest way to run a test
+  /// under the census (`override func invokeTest() { HeapCensus.run { super.invokeTest() } }`).
+  /// - Parameters:
+  ///   - recordingBacktraces: also record each allocation's call stack.
+  ///   - body: the code to run.
+  /// - Returns: what `body` returns.
+  /// - Throws: what `body` throws.
+  public static func run<R>(recordingBacktraces: Bool = false, _ body: () throws -> R) rethrows -> R {
+    start(recordingBacktraces: recordingBacktraces)
+    defer { stop() }
+    return try body()
+  }
+
+  /// The async twin of ``run(recordingBacktraces:_:)``.
+  /// - Parameters:
+  ///   - recordingBacktraces: also record each allocation's call stack.
+  ///   - isolation: the caller's actor, inferred.
+  ///   - body: the code to run.
+  /// - Returns: what `body` returns.
+  /// - Throws: what `body` throws.
+  public static func run<R>(
+    recordingBacktraces: Bool = false, isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws -> R
+  ) async rethrows -> R {
+    start(recordingBacktraces: recordingBacktraces)
+    defer { stop() }
+    return try await body()
+  }
+
+  // MARK: - Marks
+
+  /// A point in the sequence of allocations: "allocated since this mark".
+  public struct Mark: Sendable, Hashable, Comparable {
+    /// The number the next allocation recorded after the mark gets.
+    public let sequence: UInt64
+
+    /// Orders marks by time.
+    /// - Parameters:
+    ///   - lhs: a mark.
+    ///   - rhs: another mark.
+    /// - Returns: whether `lhs` was taken before `rhs`.
+    public static func < (lhs: Mark, rhs: Mark) -> Bool { lhs.sequence < rhs.sequence }
+  }
+
+  /// The current mark: objects allocated after this call are "since" it.
+  /// - Returns: the mark.
+  public static func mark() -> Mark { Mark(sequence: CensusTable.nextSequence) }
+
+  // MARK: - Counting
+
+  /// How many instances of `type` (subclasses and conforming classes too) are alive among the
+  /// objects the census saw allocated (since `mark`, when given).
+  /// - Parameters:
+  ///   - type: a class, or a protocol (`(any Observer).self`).
+  ///   - mark: count only objects allocated after this mark.
+  /// - Returns: the count.
+  /// - Complexity: O(*n*) for *n* recorded objects.
+  public static func liveCount<T>(of type: T.Type, since mark: Mark? = nil) -> Int {
+    CensusTable.unrecorded { count(of: type, since: mark) }
+  }
+
+  private static func count<T>(of type: T.Type, since mark: Mark?) -> Int {
+    var matcher = TypeMatcher(type)
+    return CensusTable.withLiveRecords(since: mark?.sequence ?? 0) { records in
+      records.reduce(0) { $0 + (matcher.matches($1.object) ? 1 : 0) }
+    }
+  }
+
+  /// The live instances of `type` (subclasses and conforming classes too) the census saw
+  /// allocated (since `mark`, when given), oldest first. The array holds them strongly.
+  /// - Parameters:
+  ///   - type: a class, or a protocol.
+  ///   - mark: only objects allocated after this mark.
+  /// - Returns: the objects.
+  public static func liveObjects<T>(of type: T.Type, since mark: Mark? = nil) -> [T] {
+    CensusTable.unrecorded { objects(of: type, since: mark) }
+  }
+
+  private static func objects<T>(of type: T.Type, since mark: Mark?) -> [T] {
+    let before = CensusTable.nextSequence
+    CensusTable.settle()
+    var matcher = TypeMatcher(type)
+    let objects: [AnyObject] = CensusTable.withLiveRecords(since: mark?.sequence ?? 0, before: before) {
+      records in
+      records.compactMap { record in
+        matcher.matches(record.object) ? CensusRuntime.object(at: record.object) : nil
+      }
+    }
+    return objects.compactMap { $0 as? T }
+  }
+
+  /// Live objects counted by type, most numerous first (ties by name).
+  /// - Parameter mark: count only objects allocated after this mark.
+  /// - Returns: one entry per type with live instances.
+  public static func liveCounts(since mark: Mark? = nil) -> [TypeCount] {
+    CensusTable.unrecorded { countsByType(since: mark) }
+  }
+
+  private static func countsByType(since mark: Mark?) -> [TypeCount] {
+    var counts: [UnsafeRawPointer: Int] = [:]
+    CensusTable.withLiveRecords(since: mark?.sequence ?? 0) { records in
+      for record in records {
+        if let metadata = CensusRuntime.metadata(ofObjectAt: record.object) {
+          counts[metadata, default: 0] += 1
+        }
+      }
+    }
+    var byName: [String: Int] = [:]
+    for (metadata, count) in counts {
+      byName[CensusRuntime.typeName(metadata: metadata), default: 0] += count
+    }
+    return byName.map { TypeCount(typeName: $0.key, count: $0.value) }
+      .sorted { ($0.count, $1.typeName) > ($1.count, $0.typeName) }
+  }
+
+  // MARK: - Retainers and backtraces
+
+  /// Who retains `object`: every live object and global that references it (with the ownership
+  /// the walker reads from the runtime), and the shortest path of strong references to it from a
+  /// global, or else from a holder the census cannot see.
+  ///
+  /// ```swift
+  /// print(HeapCensus.retainers(of: image))
+  /// // Image is referenced by 1 holder:
+  /// //   ImageCache.images[0]
+  /// // Shortest retainer path, from the global ImageCache.shared:
+  /// //   ImageCache.shared
+  /// //    ├─ images[0] → Image
+  /// ```
+  /// It walks every live object the census saw and every object reachable from global storage,
+  /// so call it when other threads are not changing the objects it walks.
+  /// - Parameter object: the object to explain.
+  /// - Returns: the report; its `description` is the trace and ``RetainerReport/dot()`` draws it.
+  /// - Complexity: O(*n* + *e* + *g*) for *n* objects, *e* references and *g* words of global storage.
+  public static func retainers(of object: AnyObject) -> RetainerReport {
+    CensusTable.unrecorded {
+      var report = RetainerSearch.report(for: object)
+      report.allocationBacktrace = allocationBacktrace(of: object)
+      return report
+    }
+  }
+
+  /// Where `object` was allocated: the function names of its allocating call stack, innermost
+  /// first, when the census recorded it with `recordingBacktraces: true`; nil otherwise.
+  /// - Parameter object: an object allocated while the census ran.
+  /// - Returns: the function names (`?` where no symbol names a frame), or nil.
+  public static func allocationBacktrace(of object: AnyObject) -> [String]? {
+    let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    let frames: [UnsafeRawPointer]? = CensusTable.withLiveRecords { records in
+      guard let record = records.first(where: { $0.object == address }), let frames = record.frames else {
+        return nil
+      }
+      return (0..<Int(record.frameCount)).compactMap { frames[$0].map { UnsafeRawPointer($0) } }
+    }
+    guard let frames else { return nil }
+    // A return address points just past the call: look up the byte before it.
+    var names = frames.map { CensusRuntime.functionName(containing: $0 - 1).map(withoutSignature) }
+    // The first frames are the census's interposer (C, so no Swift name).
+    while names.count > 1, names.first == .some(nil) { names.removeFirst() }
+    return names.map { $0 ?? "?" }
+  }
+
+  /// `App.makeImage() -> App.Image` → `App.makeImage()`: the name up to its parameter list's end.
+  private static func withoutSignature(_ name: String) -> String {
+    var depth = 0
+    for index in name.indices {
+      switch name[index] {
+      case "(": depth += 1
+      case ")":
+        depth -= 1
+        if depth == 0 { return String(name[...index]) }
+      default: continue
+      }
+    }
+    return name
+  }
+}
+
+/// The number of live instances of one type.
+public struct TypeCount: Sendable, Hashable {
+  /// The type's qualified name (`App.ImageCache`), or `(closure context)` / `(box)`.
+  public var typeName: String
+  /// How many are alive.
+  public var count: Int
+}
+
+/// Decides per metadata (cached) whether objects are instances of `T`.
+struct TypeMatcher<T> {
+  private var known: [UnsafeRawPointer: Bool] = [:]
+
+  init(_ type: T.Type) {}
+
+  mutating func matches(_ address: UnsafeRawPointer) -> Bool {
+    guard let metadata = CensusRuntime.metadata(ofObjectAt: address) else { return false }
+    if let answer = known[metadata] { return answer }
+    let answer: Bool
+    if let isInstance = CensusRuntime.isInstance(metadata: metadata, of: T.self) {
+      answer = isInstance
+    } else if CensusRuntime.isClass(metadata: metadata) {
+      // A protocol: every instance of a class answers the same; ask one that is alive.
+      guard let object = CensusRuntime.object(at: address) else { return false }
+      answer = object is T
+    } else {
+      answer = false
+    }
+    known[metadata] = answer
+    return answer
+  }
+}

@@ -1,0 +1,246 @@
+internal import CRetainGraphCensus
+internal import RetainGraph
+
+/// The root of the census walk: global holders (labelled by name) and every live object the census
+/// saw (so that each one's references are read, whoever holds it).
+private struct CensusRoots: GraphReflectable {
+  static let censusLabel = "(census)"
+  var graphChildren: [GraphChild]
+}
+
+/// Finds who retains an object, with the walker's own reading of every reference.
+enum RetainerSearch {
+  /// The census's live objects for one search, held strongly while it runs.
+  private struct Population {
+    /// Every live class instance the census saw (closure contexts and boxes are reached through
+    /// their holders, which the walker reads).
+    var objects: [AnyObject] = []
+    var indexByAddress: [UInt: Int] = [:]
+    /// Objects whose own memory holds the target's address, or an address of one of these (found
+    /// by reading recorded memory only, never following a pointer): the likely holders.
+    var rawAncestors: [Int] = []
+    /// Closure contexts whose captures hold the target's address.
+    var capturingContexts = 0
+  }
+
+  static func report(for target: AnyObject) -> RetainerReport {
+    let before = CensusTable.nextSequence
+    CensusTable.settle()
+    let targetAddress = UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque())
+    var population = collect(before: before, target: targetAddress)
+    let capturingContexts = population.capturingContexts
+    if population.indexByAddress[targetAddress] == nil {
+      population.indexByAddress[targetAddress] = population.objects.count
+      population.objects.append(target)
+    }
+    var notes: [String] = []
+    var globals: [GraphChild] = []
+    var globalLabels: Set<String> = []
+    for global in GlobalReferences.find(where: { population.indexByAddress[$0] != nil }) {
+      guard let index = population.indexByAddress[global.object] else { continue }
+      if global.isVerified {
+        if globalLabels.insert(global.name).inserted {
+          globals.append(.strong(global.name, population.objects[index]))
+        }
+      } else if global.object == targetAddress {
+        notes.append("\(global.name) holds a word equal to its address (it may be a number, not a reference)")
+      }
+    }
+    // Globals holding objects made before the census started, read with their declared type.
+    for variable in GlobalReferences.typedVariables() where globalLabels.insert(variable.name).inserted {
+      globals.append(.strong(variable.name, variable.value))
+    }
+    // First from the globals and the likely holders only, so that objects unrelated to the target
+    // (other tests' objects, changing meanwhile) are not read; then, when no global holds it, from
+    // every live object.
+    let nearby = population.rawAncestors.map {
+      GraphChild.strong(CensusRoots.censusLabel, population.objects[$0])
+    }
+    if var report = search(target, roots: globals + nearby, notes: notes), case .global = report.origin {
+      patch(&report, capturingContexts: capturingContexts)
+      return report
+    }
+    let everything = population.objects.map { GraphChild.strong(CensusRoots.censusLabel, $0) }
+    population = Population()
+    var report =
+      search(target, roots: globals + everything, notes: notes)
+      ?? RetainerReport(
+        typeName: CensusRuntime.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
+        path: [], notes: notes + ["the walk did not reach it"])
+    patch(&report, capturingContexts: capturingContexts)
+    return report
+  }
+
+  private static func search(_ target: AnyObject, roots: [GraphChild], notes: [String]) -> RetainerReport? {
+    let (graph, nodeObjects) = ObjectGraph.walk(
+      CensusRoots(graphChildren: roots), options: GraphOptions(maxNodes: Int(Int32.max)))
+    guard let targetNode = nodeObjects.firstIndex(where: { $0 === target }) else { return nil }
+    return analyse(graph, target: targetNode, notes: notes)
+  }
+
+  /// Closures the walk did not reach (their holder is storage it cannot see into) but whose
+  /// captures hold the object.
+  private static func patch(_ report: inout RetainerReport, capturingContexts: Int) {
+    guard capturingContexts > 0, !report.retainers.contains(where: { $0.label.hasPrefix("capture") }) else {
+      return
+    }
+    for _ in 0..<capturingContexts {
+      report.retainers.append(
+        .init(holder: "(closure context)", label: "capture", ownership: .strong, isGlobal: false))
+    }
+    if case .none = report.origin {
+      report.origin = .unseenHolder
+      report.path = [.init(holder: "(closure context)", label: "capture", target: report.typeName)]
+    }
+  }
+
+  private static func collect(before: UInt64, target: UInt) -> Population {
+    CensusTable.withLiveRecords(before: before) { records in
+      var population = Population()
+      population.objects.reserveCapacity(records.count)
+      population.indexByAddress.reserveCapacity(records.count + 1)
+      for record in records {
+        guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
+        if CensusRuntime.isClosureContext(metadata: metadata), words(of: record, contain: { $0 == target }) {
+          population.capturingContexts += 1
+        }
+        guard CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object)
+        else { continue }
+        population.indexByAddress[UInt(bitPattern: record.object)] = population.objects.count
+        population.objects.append(object)
+      }
+      // Holders by their own memory, a few levels up (an array buffer, then its owner). Weak
+      // references hold the target's side table instead of its address.
+      var frontier: Set<UInt> = [target]
+      if let sideTable = CensusRuntime.sideTable(ofObjectAt: target) { frontier.insert(sideTable) }
+      var found: Set<UInt> = [target]
+      for _ in 0..<8 where !frontier.isEmpty && found.count < 10_000 {
+        var next: Set<UInt> = []
+        // Most words are not in a small frontier: test a sorted array first, without hashing.
+        let sorted = frontier.sorted()
+        let low = sorted[0]
+        let high = sorted[sorted.count - 1]
+        for record in records where !found.contains(UInt(bitPattern: record.object)) {
+          let holds = words(of: record) { word in
+            word >= low && word <= high
+              && (sorted.count < 32 ? sorted.contains(word) : frontier.contains(word))
+          }
+          if holds { next.insert(UInt(bitPattern: record.object)) }
+        }
+        found.formUnion(next)
+        frontier = next
+        for address in next.sorted() {
+          if let index = population.indexByAddress[address] { population.rawAncestors.append(index) }
+        }
+      }
+      return population
+    }
+  }
+
+  /// Whether a word of a recorded object's memory (after its two-word header) satisfies `test`.
+  private static func words(of record: rgc_record, contain test: (UInt) -> Bool) -> Bool {
+    let count = Int(record.size) / 8
+    guard count > 2 else { return false }
+    for index in 2..<count where test(record.object.load(fromByteOffset: index * 8, as: UInt.self)) {
+      return true
+    }
+    return false
+  }
+
+  private static func analyse(
+    _ graph: ObjectGraph, target: Node.ID, notes: [String]
+  ) -> RetainerReport {
+    let ends = graph.edgeEnds()
+    let edgeCount = ends.from.count
+    // Incoming edges per node, in edge order (compressed rows).
+    var offsets = [Int](repeating: 0, count: graph.nodeCount + 1)
+    for to in ends.to { offsets[Int(to) + 1] += 1 }
+    for index in 0..<graph.nodeCount { offsets[index + 1] += offsets[index] }
+    var fill = offsets
+    var incoming = [Int32](repeating: 0, count: edgeCount)
+    for index in 0..<edgeCount {
+      let to = Int(ends.to[index])
+      incoming[fill[to]] = Int32(index)
+      fill[to] += 1
+    }
+    func name(_ node: Node.ID) -> String { graph.node(node).shortTypeName }
+
+    var retainers: [RetainerReport.Retainer] = []
+    for position in offsets[target]..<offsets[target + 1] {
+      let edge = graph.edge(at: Int(incoming[position]))
+      if edge.from == graph.root {
+        if edge.label != CensusRoots.censusLabel {
+          retainers.append(.init(holder: edge.label, label: "", ownership: .strong, isGlobal: true))
+        }
+      } else {
+        retainers.append(
+          .init(holder: name(edge.from), label: edge.label, ownership: edge.ownership, isGlobal: false))
+      }
+    }
+    retainers.sort { ($1.isGlobal ? 1 : 0, $0.holder, $0.label) < ($0.isGlobal ? 1 : 0, $1.holder, $1.label) }
+    retainers = retainers.reduce(into: []) { unique, retainer in
+      if unique.last != retainer { unique.append(retainer) }
+    }
+
+    // Backwards over strong references, nearest holders first, until a global holds one.
+    var towardTarget = [Int32](repeating: -1, count: graph.nodeCount)
+    var seen = [Bool](repeating: false, count: graph.nodeCount)
+    seen[target] = true
+    var queue = [target]
+    var head = 0
+    var origin: RetainerReport.Origin = .none
+    var start: Node.ID?
+    var firstUnseen: Node.ID?
+    search: while head < queue.count {
+      let node = queue[head]
+      head += 1
+      var heldVisibly = false
+      for position in offsets[node]..<offsets[node + 1] {
+        let edgeIndex = Int(incoming[position])
+        guard ends.isStrong[edgeIndex] else { continue }
+        let from = Int(ends.from[edgeIndex])
+        if from == graph.root {
+          // The root's references are globals (labelled by name, `items[0]` for an array's
+          // element) and the census's own list of live objects.
+          let label = graph.edge(at: edgeIndex).label
+          if label != CensusRoots.censusLabel {
+            origin = .global(label)
+            start = node
+            break search
+          }
+          continue
+        }
+        heldVisibly = true
+        if !seen[from] {
+          seen[from] = true
+          towardTarget[from] = Int32(edgeIndex)
+          queue.append(from)
+        }
+      }
+      if !heldVisibly, node != target, firstUnseen == nil { firstUnseen = node }
+    }
+    if start == nil {
+      if let firstUnseen {
+        origin = .unseenHolder
+        start = firstUnseen
+      } else if queue.count > 1 {
+        let inCycles = Set(graph.cycles.flatMap(\.members))
+        if let member = queue.first(where: { $0 != target && inCycles.contains($0) }) {
+          origin = .retainCycle
+          start = member
+        }
+      }
+    }
+    var path: [RetainerReport.Step] = []
+    var node = start ?? target
+    while node != target, towardTarget[node] >= 0 {
+      let edge = graph.edge(at: Int(towardTarget[node]))
+      path.append(.init(holder: name(edge.from), label: edge.label, target: name(edge.to)))
+      node = edge.to
+    }
+    var allNotes = notes
+    if graph.isTruncated { allNotes.append("the census walk was cut short by its node limit") }
+    return RetainerReport(
+      typeName: name(target), retainers: retainers, origin: origin, path: path, notes: allNotes)
+  }
+}

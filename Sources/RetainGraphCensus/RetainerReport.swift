@@ -1,0 +1,175 @@
+public import RetainGraph
+
+/// Who retains an object, from ``HeapCensus/retainers(of:)``: its direct holders and the shortest
+/// path of strong references to it, as a leak trace.
+///
+/// Its `description` reads like LeakCanary's trace, one step per line, and names no addresses:
+/// ```
+/// Image is referenced by 1 holder:
+///   ImageCache.images[0]
+/// Shortest retainer path, from the global ImageCache.shared:
+///   ImageCache.shared
+///    ├─ images[0] → Image
+/// ```
+public struct RetainerReport: CustomStringConvertible, Sendable, Hashable {
+  /// One reference to the object.
+  public struct Retainer: Sendable, Hashable {
+    /// The holder: an object's short type name, a closure's name, or a global's name.
+    public var holder: String
+    /// The path from the holder to the reference (`images[0]`); empty for a global.
+    public var label: String
+    /// Whether the reference retains.
+    public var ownership: Ownership
+    /// Whether the holder is global storage.
+    public var isGlobal: Bool
+  }
+
+  /// One step of the retainer path: a reference from `holder` through `label` to `target`.
+  public struct Step: Sendable, Hashable {
+    /// The holding object's short type name (or a closure's name).
+    public var holder: String
+    /// The path from the holder to the reference.
+    public var label: String
+    /// The referenced object's short type name.
+    public var target: String
+  }
+
+  /// Where the retainer path starts.
+  public enum Origin: Sendable, Hashable {
+    /// Global storage: `static let shared`, a global `var` (its name).
+    case global(String)
+    /// An object that nothing the census sees retains: it is held from C storage, a task, a
+    /// thread's stack (or the caller's own variable).
+    case unseenHolder
+    /// An object kept by a strong retain cycle that nothing the census sees holds.
+    case retainCycle
+    /// No strong holder at all is seen: only the caller (or something unseen) holds the object.
+    case none
+  }
+
+  /// The object's short type name.
+  public var typeName: String
+  /// Every reference to the object the census found, globals first, then by holder and label.
+  public var retainers: [Retainer]
+  /// Where ``path`` starts.
+  public var origin: Origin
+  /// The shortest path of strong references to the object from ``origin``; empty for ``Origin/none``
+  /// and when a global holds the object directly.
+  public var path: [Step]
+  /// Notes: globals that only may hold the object (a number equal to its address), and what the
+  /// walk could not see.
+  public var notes: [String]
+  /// Where the object was allocated (function names, innermost first), when the census ran with
+  /// `recordingBacktraces: true`; nil otherwise.
+  public var allocationBacktrace: [String]? = nil
+
+  /// How many allocation frames ``description`` shows.
+  static let shownFrames = 8
+
+  /// The holder as one line: `ImageCache.shared.images[0]`, `Registry.presenters[0] (held from
+  /// outside the census)`; nil when nothing holds it.
+  public var holderPath: String? {
+    switch origin {
+    case .global(let name):
+      return ([name] + path.map(\.label)).joined(separator: ".")
+    case .unseenHolder, .retainCycle:
+      guard let first = path.first else { return nil }
+      let chain = ([first.holder] + path.map(\.label)).joined(separator: ".")
+      return chain
+        + (origin == .retainCycle
+          ? " (in a retain cycle nothing else holds)" : " (held by something the census cannot see)")
+    case .none:
+      return nil
+    }
+  }
+
+  /// The trace: the direct holders, then the shortest retainer path, one step per line.
+  public var description: String {
+    var lines: [String] = []
+    if retainers.isEmpty {
+      lines.append("\(typeName) is referenced by nothing the census sees.")
+    } else {
+      lines.append(
+        "\(typeName) is referenced by \(retainers.count) holder\(retainers.count == 1 ? "" : "s"):")
+      for retainer in retainers {
+        let place = retainer.isGlobal ? "\(retainer.holder) (global)" : "\(retainer.holder).\(retainer.label)"
+        lines.append("  \(place)\(retainer.ownership == .strong ? "" : " (\(retainer.ownership.rawValue))")")
+      }
+    }
+    switch origin {
+    case .global(let name):
+      lines.append("Shortest retainer path, from the global \(name):")
+      lines.append("  \(name) → \(path.first?.holder ?? typeName)")
+    case .unseenHolder:
+      lines.append(
+        "Shortest retainer path, from a holder the census cannot see (C storage, a task, a thread's stack):")
+      if let first = path.first { lines.append("  \(first.holder)") }
+    case .retainCycle:
+      lines.append("Shortest retainer path, from a retain cycle that nothing the census sees holds:")
+      if let first = path.first { lines.append("  \(first.holder)") }
+    case .none:
+      lines.append(
+        "No strong holder is seen: only a holder the census cannot see (C storage, a task, a thread's "
+          + "stack, the caller's variable) keeps it.")
+    }
+    for step in path { lines.append("   ├─ \(step.label) → \(step.target)") }
+    lines += notes.map { "Note: \($0)" }
+    if let frames = allocationBacktrace, !frames.isEmpty {
+      lines.append("Allocated in:")
+      lines += frames.prefix(Self.shownFrames).map { "  \($0)" }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// The retainer path and the direct holders as a Graphviz graph: the origin on the left, the
+  /// object (bold) on the right, strong path edges solid, other holders' references dashed.
+  /// - Returns: DOT text, deterministic, without addresses.
+  public func dot() -> String {
+    var lines = ["digraph retainers {", "  rankdir=LR;", "  node [shape=box, fontname=\"Helvetica\"];"]
+    var names: [String] = []
+    func node(_ name: String, attributes: String = "") -> String {
+      let id = "n\(names.count)"
+      names.append(name)
+      lines.append("  \(id) [label=\(quoted(name))\(attributes)];")
+      return id
+    }
+    let target = node(typeName, attributes: ", style=bold")
+    var start: String?
+    switch origin {
+    case .global(let name): start = node(name, attributes: ", shape=note")
+    case .unseenHolder: start = node("a holder the census cannot see", attributes: ", shape=plaintext")
+    case .retainCycle, .none: start = nil
+    }
+    let startStyle = origin == .unseenHolder ? " [style=dotted]" : ""
+    var current: String?
+    for (index, step) in path.enumerated() {
+      let holder = current ?? node(step.holder)
+      if current == nil, let start { lines.append("  \(start) -> \(holder)\(startStyle);") }
+      let next = index == path.count - 1 ? target : node(step.target)
+      lines.append("  \(holder) -> \(next) [label=\(quoted(step.label))];")
+      current = next
+    }
+    if path.isEmpty, let start { lines.append("  \(start) -> \(target)\(startStyle);") }
+    let onPath = path.last.map { "\($0.holder).\($0.label)" }
+    for retainer in retainers where !retainer.isGlobal && "\(retainer.holder).\(retainer.label)" != onPath {
+      let holder = node(retainer.holder)
+      let style = retainer.ownership == .strong ? "dashed" : "dotted"
+      lines.append("  \(holder) -> \(target) [label=\(quoted(retainer.label)), style=\(style)];")
+    }
+    lines.append("}")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private func quoted(_ text: String) -> String {
+    var escaped = "\""
+    for character in text {
+      switch character {
+      case "\"": escaped += "\\\""
+      case "\\": escaped += "\\\\"
+      case "\n": escaped += "\\n"
+      default: escaped.append(character)
+      }
+    }
+    return escaped + "\""
+  }
+}

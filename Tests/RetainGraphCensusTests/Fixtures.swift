@@ -1,0 +1,111 @@
+import Foundation
+
+/// A photo held by the image cache.
+final class CensusImage {
+  let name: String
+  init(name: String) { self.name = name }
+}
+
+/// A singleton cache that keeps every image it is given: survivors are named by `shared`.
+final class CensusImageCache: @unchecked Sendable {
+  static let shared = CensusImageCache()
+  private let lock = NSLock()
+  var images: [CensusImage] = []
+
+  func store(_ image: CensusImage) {
+    lock.lock()
+    images.append(image)
+    lock.unlock()
+  }
+
+  func removeAll() {
+    lock.lock()
+    images.removeAll()
+    lock.unlock()
+  }
+}
+
+/// A presenter registered with a global registry.
+final class CensusPresenter {}
+
+/// A registry reached through a global `var`.
+final class CensusRegistry: @unchecked Sendable {
+  var presenters: [CensusPresenter] = []
+}
+
+nonisolated(unsafe) var censusRegistry = CensusRegistry()
+
+/// A scenario that leaks one `CensusLeakyItem` per run into a log nobody clears.
+final class CensusLeakyItem {}
+final class CensusEventLog: @unchecked Sendable {
+  static let shared = CensusEventLog()
+  var items: [CensusLeakyItem] = []
+}
+
+/// A scenario that allocates and releases: nothing grows.
+final class CensusTransient {
+  var next: CensusTransient?
+}
+
+/// An observer registered with `NotificationCenter.default`, never removed.
+final class CensusObserver: @unchecked Sendable {
+  var count = 0
+  var token: (any NSObjectProtocol)?
+
+  func observe() {
+    token = NotificationCenter.default.addObserver(
+      forName: Notification.Name("CensusObserverTests.ping"), object: nil, queue: nil
+    ) { [self] _ in count += 1 }
+  }
+}
+
+/// Held only by a detached holder the census cannot see (an unmanaged retain, as C storage would).
+final class CensusHidden {
+  var child = CensusHiddenChild()
+}
+final class CensusHiddenChild {}
+
+/// Counted by assertInstances.
+class CensusWidget: @unchecked Sendable {}
+
+protocol CensusSpecial: AnyObject {}
+class CensusBaseWidget {}
+final class CensusSpecialWidget: CensusWidget, CensusSpecial, @unchecked Sendable {}
+final class CensusLeakedWidget {}
+nonisolated(unsafe) var censusWidgets: [CensusWidget] = []
+nonisolated(unsafe) var censusLeakedWidgets: [CensusLeakedWidget] = []
+
+final class CensusWeakHolder {
+  weak var watched: CensusImage?
+}
+
+final class CensusNode {
+  var next: CensusNode?
+}
+
+/// A screen whose presenter registers itself globally.
+final class CensusScreen {
+  let presenter = CensusPresenter()
+}
+
+/// A failable initialiser that fails after allocation: the runtime frees a partial instance.
+final class CensusFailing {
+  let widget = CensusWidget()
+  init?(fail: Bool) {
+    if fail { return nil }
+  }
+}
+
+/// A notification center of our own (no Mutex): observers' blocks in an array.
+final class CensusNotifier: @unchecked Sendable {
+  static let shared = CensusNotifier()
+  var blocks: [() -> Void] = []
+}
+
+/// Registers a block with the notifier that captures it strongly.
+final class CensusListener {
+  var heard = 0
+  func listen() {
+    CensusNotifier.shared.blocks.append { self.heard += 1 }
+  }
+}

@@ -1,0 +1,359 @@
+import Foundation
+import RetainGraph
+import RetainGraphCensus
+import RetainGraphTesting
+import Testing
+
+/// Every census test takes its turn: the census is process-wide, and the one test that checks the
+/// message given without a census must run while no other test has it started.
+@Suite(.serialized) struct CensusTests {
+  @Test func rootlessChecksSayHowToStartTheCensus() {
+    #expect(!HeapCensus.isRunning)
+    let expected =
+      "assertNoGrowth without a root counts every live object in the process, which needs the heap census: "
+      + "add `import RetainGraphCensus` to the test target and run the test under the census with the "
+      + "`.heapCensus` trait, `HeapCensus.run { … }`, or `HeapCensus.start()` before the check."
+    #expect(verifyNoGrowth(iterations: 5) {} == expected)
+    #expect(
+      verifyInstances(of: CensusWidget.self, atMost: 0)?.hasPrefix("assertInstances without a root") == true)
+  }
+
+  @Test func aStoppedCensusRecordsNothing() {
+    #expect(!HeapCensus.isRunning)
+    let mark = HeapCensus.mark()
+    let unseen = (0..<5).map { _ in CensusWidget() }
+    HeapCensus.run {
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 0)
+      let seen = CensusWidget()
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 1)
+      withExtendedLifetime(seen) {}
+    }
+    #expect(!HeapCensus.isRunning)
+    withExtendedLifetime(unseen) {}
+  }
+
+  @Suite(.heapCensus) struct Counting {
+    @Test func countsAllocationsFromManyThreadsThroughTableGrowth() async {
+      let mark = HeapCensus.mark()
+      // 8 tasks × 20,000 short-lived objects: the table grows past several chunks and sweeps.
+      let kept = await withTaskGroup(of: [CensusWidget].self) { group in
+        for _ in 0..<8 {
+          group.addTask {
+            var kept: [CensusWidget] = []
+            for index in 0..<20_000 {
+              let widget = CensusWidget()
+              if index % 100 == 0 { kept.append(widget) }
+            }
+            return kept
+          }
+        }
+        var all: [CensusWidget] = []
+        for await part in group { all += part }
+        return all
+      }
+      #expect(kept.count == 1_600)
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 1_600)
+      withExtendedLifetime(kept) {}
+    }
+
+    @Test func isRunningUnderTheTrait() {
+      #expect(HeapCensus.isAvailable)
+      #expect(HeapCensus.isRunning)
+      #expect(HeapCensus.unrecordedAllocations == 0)
+    }
+
+    @Test func countsLiveInstancesAndForgetsDeadOnes() {
+      let mark = HeapCensus.mark()
+      var widgets = (0..<7).map { _ in CensusWidget() }
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 7)
+      weak let probe = widgets[0]
+      widgets.removeFirst(3)
+      #expect(probe == nil)
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 4)
+      do {
+        let live = HeapCensus.liveObjects(of: CensusWidget.self, since: mark)
+        #expect(live.count == 4)
+        #expect(Set(live.map(ObjectIdentifier.init)) == Set(widgets.map(ObjectIdentifier.init)))
+      }
+      widgets.removeAll()
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 0)
+    }
+
+    @Test func countsSubclassesAndProtocols() {
+      let mark = HeapCensus.mark()
+      let objects: [CensusWidget] = [CensusWidget(), CensusSpecialWidget(), CensusSpecialWidget()]
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 3)
+      #expect(HeapCensus.liveCount(of: CensusSpecialWidget.self, since: mark) == 2)
+      #expect(HeapCensus.liveCount(of: (any CensusSpecial).self, since: mark) == 2)
+      #expect(HeapCensus.liveObjects(of: (any CensusSpecial).self, since: mark).count == 2)
+      withExtendedLifetime(objects) {}
+    }
+
+    @Test func countsByType() {
+      let mark = HeapCensus.mark()
+      let widgets = (0..<3).map { _ in CensusWidget() }
+      let counts = HeapCensus.liveCounts(since: mark)
+      #expect(counts.first { $0.typeName == "RetainGraphCensusTests.CensusWidget" }?.count == 3)
+      withExtendedLifetime(widgets) {}
+    }
+
+    @Test func failedInitialisersLeaveNoLiveRecord() {
+      let mark = HeapCensus.mark()
+      let made = (0..<3).map { CensusFailing(fail: $0 != 0) }
+      #expect(made.compactMap(\.self).count == 1)
+      #expect(HeapCensus.liveCount(of: CensusFailing.self, since: mark) == 1)
+      #expect(HeapCensus.liveObjects(of: CensusFailing.self, since: mark).count == 1)
+    }
+
+    @Test func closureContextsAreObjectsOfTheirOwn() {
+      let mark = HeapCensus.mark()
+      let widget = CensusWidget()
+      let other = CensusWidget()
+      let closure = { _ = (widget, other) }
+      #expect(HeapCensus.liveCounts(since: mark).first { $0.typeName == "(closure context)" }?.count == 1)
+      withExtendedLifetime(closure) {}
+    }
+  }
+
+  @Suite(.heapCensus) struct Retainers {
+    @Test func singletonSurvivorIsNamedByItsGlobal() throws {
+      CensusImageCache.shared.store(CensusImage(name: "kept"))
+      defer { CensusImageCache.shared.removeAll() }
+      let report = HeapCensus.retainers(of: try #require(CensusImageCache.shared.images.last))
+      #expect(report.origin == .global("CensusImageCache.shared"))
+      #expect(report.holderPath == "CensusImageCache.shared.images[0]")
+      #expect(
+        report.description == """
+          CensusImage is referenced by 1 holder:
+            CensusImageCache.images[0]
+          Shortest retainer path, from the global CensusImageCache.shared:
+            CensusImageCache.shared → CensusImageCache
+             ├─ images[0] → CensusImage
+          """)
+      #expect(
+        report.dot() == """
+          digraph retainers {
+            rankdir=LR;
+            node [shape=box, fontname="Helvetica"];
+            n0 [label="CensusImage", style=bold];
+            n1 [label="CensusImageCache.shared", shape=note];
+            n2 [label="CensusImageCache"];
+            n1 -> n2;
+            n2 -> n0 [label="images[0]"];
+          }
+
+          """)
+    }
+
+    @Test func globalVariableIsNamed() {
+      censusRegistry.presenters.append(CensusPresenter())
+      defer { censusRegistry.presenters.removeAll() }
+      let report = HeapCensus.retainers(of: censusRegistry.presenters[0])
+      #expect(
+        report.description == """
+          CensusPresenter is referenced by 1 holder:
+            CensusRegistry.presenters[0]
+          Shortest retainer path, from the global censusRegistry:
+            censusRegistry → CensusRegistry
+             ├─ presenters[0] → CensusPresenter
+          """)
+    }
+
+    @Test func weakReferencesAreListedButDoNotRetain() {
+      let holder = CensusWeakHolder()
+      let image = CensusImage(name: "watched")
+      holder.watched = image
+      CensusImageCache.shared.store(image)
+      defer { CensusImageCache.shared.removeAll() }
+      let report = HeapCensus.retainers(of: image)
+      #expect(
+        report.description == """
+          CensusImage is referenced by 2 holders:
+            CensusImageCache.images[0]
+            CensusWeakHolder.watched (weak)
+          Shortest retainer path, from the global CensusImageCache.shared:
+            CensusImageCache.shared → CensusImageCache
+             ├─ images[0] → CensusImage
+          """)
+      withExtendedLifetime(holder) {}
+    }
+
+    @Test func holderTheCensusCannotSee() {
+      // An unmanaged retain stands for C storage: the census sees the chain below it, not the holder.
+      let hidden = Unmanaged.passRetained(CensusHidden())
+      defer { hidden.release() }
+      let report = HeapCensus.retainers(of: hidden.takeUnretainedValue().child)
+      #expect(report.origin == .unseenHolder)
+      #expect(
+        report.description == """
+          CensusHiddenChild is referenced by 1 holder:
+            CensusHidden.child
+          Shortest retainer path, from a holder the census cannot see (C storage, a task, a thread's stack):
+            CensusHidden
+             ├─ child → CensusHiddenChild
+          """)
+    }
+
+    @Test func retainCycleWithNoOtherHolder() {
+      weak var probe: CensusNode?
+      do {
+        let first = CensusNode()
+        let second = CensusNode()
+        first.next = second
+        second.next = first
+        probe = first
+      }
+      defer { probe?.next = nil }
+      let leaked = HeapCensus.liveObjects(of: CensusNode.self).first { $0 === probe }
+      let report = HeapCensus.retainers(of: try! #require(leaked))
+      #expect(report.origin == .retainCycle)
+      #expect(report.path.map(\.label) == ["next"])
+    }
+
+    @Test func observerBlockInASingletonIsTracedThroughTheClosure() {
+      let listener = CensusListener()
+      listener.listen()
+      defer { CensusNotifier.shared.blocks.removeAll() }
+      let report = HeapCensus.retainers(of: listener)
+      #expect(report.origin == .global("CensusNotifier.shared"))
+      #expect(
+        report.description == """
+          CensusListener is referenced by 1 holder:
+            CensusNotifier.blocks[0] (closure) → capture 0
+          Shortest retainer path, from the global CensusNotifier.shared:
+            CensusNotifier.shared → CensusNotifier
+             ├─ blocks[0] (closure) → capture 0 → CensusListener
+          """)
+    }
+
+    @Test func observerHeldByNotificationCenter() {
+      let observer = CensusObserver()
+      observer.observe()
+      defer { observer.token.map(NotificationCenter.default.removeObserver) }
+      let report = HeapCensus.retainers(of: observer)
+      // What the census sees today: the observer block's context captures the observer.
+      #expect(report.retainers.contains { $0.holder == "(closure context)" && $0.label == "capture" })
+      withKnownIssue("Mutex storage not walked yet") {
+        // NotificationCenter keeps its observers in a Synchronization.Mutex, which the walk cannot
+        // read yet: once it can, the path runs from the center's global through the center.
+        #expect(report.origin == .global("_defaultCenter"))
+        #expect(report.holderPath?.hasPrefix("_defaultCenter.") == true)
+      }
+    }
+  }
+
+  @Suite(.heapCensus(recordingBacktraces: true)) struct Backtraces {
+    @Test func allocationBacktraceNamesTheAllocatingFunction() throws {
+      let widget = makeTracedWidget()
+      let frames = try #require(HeapCensus.allocationBacktrace(of: widget))
+      #expect(frames.contains { $0.contains("makeTracedWidget()") })
+    }
+
+    @Test func growthFailureSaysWhereTheLeakWasMade() throws {
+      defer { CensusEventLog.shared.items.removeAll() }
+      let failure = try #require(
+        verifyNoGrowth(iterations: 4) { CensusEventLog.shared.items.append(makeLeakyItem()) })
+      let lines = failure.split(separator: "\n").map(String.init)
+      let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
+      #expect(lines[index + 1] == "    the newest instance is retained by CensusEventLog.shared.items[3]")
+      #expect(lines[index + 2].hasPrefix("    allocated in "))
+      #expect(lines[index + 2].contains("makeLeakyItem()"))
+    }
+  }
+
+  @Suite(.heapCensus) struct Assertions {
+    @Test func rootlessGrowthLeakIsCaught() throws {
+      defer { CensusEventLog.shared.items.removeAll() }
+      let failure = try #require(
+        verifyNoGrowth(iterations: 5) { CensusEventLog.shared.items.append(CensusLeakyItem()) })
+      let lines = failure.split(separator: "\n").map(String.init)
+      #expect(
+        lines.first?.hasSuffix(
+          "over 5 runs of the scenario (runs 2–4 judged; the first and the last are ignored; objects allocated during the runs, as the heap census sees them):"
+        ) == true)
+      let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
+      #expect(
+        lines[index...].prefix(2).joined(separator: "\n") == """
+            CensusLeakyItem: 1, 2, 3, 4, 5 after each run
+              the newest instance is retained by CensusEventLog.shared.items[4]
+          """)
+    }
+
+    @Test func rootlessScenarioThatCleansUpPasses() {
+      let failure = verifyNoGrowth(iterations: 5) {
+        let first = CensusTransient()
+        first.next = CensusTransient()
+      }
+      // Other tests run in parallel in this process: only this scenario's types are judged here.
+      #expect(failure?.contains("CensusTransient") != true)
+    }
+
+    @Test func allowanceAcceptsBoundedSurvivors() {
+      defer { CensusEventLog.shared.items.removeAll() }
+      let failure = verifyNoGrowth(iterations: 5, allowing: [.type(CensusLeakyItem.self, survivors: 0...5)]) {
+        CensusEventLog.shared.items.append(CensusLeakyItem())
+      }
+      #expect(failure?.contains("CensusLeakyItem") != true)
+    }
+
+    @Test func censusChecksNest() {
+      let failure = verifyNoGrowth(iterations: 4) {
+        #expect(verifyInstances(of: CensusXCWidget.self, atMost: 0) == nil)
+      }
+      #expect(failure?.contains("CensusXCWidget") != true)
+    }
+
+    @Test func processWideInstanceLimit() throws {
+      let widgets = (0..<3).map { _ in CensusWidget() }
+      censusWidgets = widgets
+      defer { censusWidgets = [] }
+      #expect(verifyInstances(of: CensusWidget.self, atMost: 3) == nil)
+      let failure = try #require(verifyInstances(of: CensusLeakedWidget.self, atMost: 0, making: 1))
+      #expect(
+        failure == """
+          1 instance of CensusLeakedWidget alive in the process; at most 0 allowed. Retained by:
+            censusLeakedWidgets[0]
+          """)
+    }
+
+    @Test func assertNoLeaksNamesTheOutsideHolder() throws {
+      defer { censusRegistry.presenters.removeAll() }
+      let failure = try #require(
+        verifyNoLeaks(timeout: .milliseconds(20)) { () -> CensusScreen in
+          let screen = CensusScreen()
+          censusRegistry.presenters.append(screen.presenter)
+          return screen
+        })
+      #expect(
+        failure.contains(
+          "  CensusPresenter: retained from outside the graph, by censusRegistry.presenters[0]"))
+    }
+
+    @Test func assertDeallocatedNamesTheHolder() throws {
+      defer { censusRegistry.presenters.removeAll() }
+      let failure = try #require(
+        verifyDeallocated(timeout: .milliseconds(20)) { () -> CensusPresenter in
+          let presenter = CensusPresenter()
+          censusRegistry.presenters.append(presenter)
+          return presenter
+        })
+      #expect(
+        failure.contains(
+          "Why: no retain cycle keeps CensusPresenter alive; it is retained by censusRegistry.presenters[0].")
+      )
+    }
+  }
+}
+
+@inline(never)
+func makeTracedWidget() -> CensusWidget { CensusWidget() }
+
+@inline(never)
+func makeLeakyItem() -> CensusLeakyItem { CensusLeakyItem() }
+
+/// Makes `count` instances held by a global, then counts them process-wide.
+func verifyInstances<T>(of type: T.Type, atMost limit: Int, making count: Int) -> String? {
+  censusLeakedWidgets = (0..<count).map { _ in CensusLeakedWidget() }
+  defer { censusLeakedWidgets = [] }
+  return verifyInstances(of: type, atMost: limit)
+}
