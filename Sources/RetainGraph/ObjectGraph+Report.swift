@@ -91,6 +91,11 @@ extension ObjectGraph {
       return "capture \(target) weakly ([weak self] or [weak \(Self.lowerFirst(target))]) in the closure "
         + "\(holder.typeName)\(place.map { " stored at \($0)" } ?? "")"
     }
+    if let method = EdgeLabel.method(of: edge.label) {
+      let path = EdgeLabel.storagePath(of: edge.label)
+      return "store `\(MethodReference.weakClosure(for: method))` in \(holder.shortTypeName).\(path) "
+        + "instead of the method reference \(method)"
+    }
     if EdgeLabel.isClosure(edge.label) {
       let path = EdgeLabel.storagePath(of: edge.label)
       return "capture [weak self] (or [unowned self]) in \(holder.shortTypeName).\(path)"

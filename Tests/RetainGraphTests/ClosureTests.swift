@@ -116,7 +116,7 @@ struct ClosureTests {
     // Each report (with its fix) is compared whole with a golden file.
     let expectations: [(String, [String])] = [
       ("lazy-closure", ["greeting (closure) → capture 0"]),
-      ("method-reference", ["service", "completion (closure) → capture 0"]),
+      ("method-reference", ["service", "completion (method UseCase.handleResponse(_:))"]),
       ("observer-token", ["notifier", "observers[0] (closure) → capture 0"]),
     ]
     for (name, labels) in expectations {

@@ -47,6 +47,10 @@ package enum ForkedChild {
     #if canImport(Glibc) || canImport(Darwin)
       let deadline = ContinuousClock.now + timeout
       let (readEnd, writeEnd) = try makePipe()
+      // The walk's process-wide caches are not locked across the fork: Swift's `Mutex` on Linux is
+      // a priority-inheritance futex that records its owner's thread id, and the child's only
+      // thread (another id) cannot release it (the kernel refuses; the runtime traps). A child that
+      // inherits a cache lock another thread held blocks until the timeout instead, a typed error.
       let pid = fork()
       let forkError = errno
       if pid == 0 {

@@ -4,10 +4,13 @@
 /// A label is the path from the holding object to the held one: stored property names joined by
 /// `.` (`state.loading`, `pair.1`), element subscripts (`items[3]`, `handlers["done"]`), and for a
 /// closure, where it is stored followed by ` (closure)` (`greeting (closure)`), with
-/// ` → capture 0` when the closure's only capture is the referenced object itself. The references
+/// ` → capture 0` when the closure's only capture is the referenced object itself; a method
+/// reference (`completion = handleResponse`), where it is stored followed by ` (method ` and the
+/// method's name (`completion (method UseCase.handleResponse(_:))`). The references
 /// a closure context holds are labelled `capture 0`, `capture 1`…
 enum EdgeLabel {
   private static let closureMarker = " (closure)"
+  private static let methodMarker = " (method "
   private static let capturePrefix = "capture "
 
   /// The label of a closure context stored at `path`: `greeting (closure)`.
@@ -15,6 +18,23 @@ enum EdgeLabel {
 
   /// The label of a closure whose context is its only captured object: `greeting (closure) → capture 0`.
   static func singleCapture(storedAt path: String) -> String { path + closureMarker + " → capture 0" }
+
+  /// The label of a method reference stored at `path`, whose context is the method's object:
+  /// `completion (method UseCase.handleResponse(_:))`.
+  static func methodReference(storedAt path: String, method: String) -> String {
+    path + methodMarker + method + ")"
+  }
+
+  /// Whether the reference is a method reference stored at the label's path.
+  static func isMethodReference(_ label: String) -> Bool {
+    label.contains(methodMarker) && label.hasSuffix(")")
+  }
+
+  /// The method a method reference's label names: `UseCase.handleResponse(_:)`.
+  static func method(of label: String) -> String? {
+    guard isMethodReference(label), let range = label.firstRange(of: methodMarker) else { return nil }
+    return String(label[range.upperBound...].dropLast())
+  }
 
   /// The label of a closure context's `index`th capture: `capture 2`.
   static func capture(_ index: Int) -> String { capturePrefix + "\(index)" }
@@ -25,6 +45,9 @@ enum EdgeLabel {
   /// Where in the holder the reference is stored, without the closure suffix:
   /// `greeting (closure) → capture 0` → `greeting`, `items[3]` → `items[3]`.
   static func storagePath(of label: String) -> String {
+    if isMethodReference(label), let range = label.firstRange(of: methodMarker) {
+      return String(label[..<range.lowerBound])
+    }
     guard let range = label.firstRange(of: closureMarker) else { return label }
     return String(label[..<range.lowerBound])
   }
@@ -37,6 +60,74 @@ enum EdgeLabel {
     let property = label.prefix { $0 != "." && $0 != "[" && $0 != " " }
     return property.isEmpty ? nil : String(property)
   }
+}
+
+/// Method references: a stored `object.method` is a closure whose context is the object and whose
+/// function is the compiler's curry thunk (`implicit closure #2 in implicit closure #1 (T) -> …`),
+/// which calls the method.
+enum MethodReference {
+  /// The method a closure named `closureName` refers to on an instance of `objectType` (qualified
+  /// name), as `Type.method(label:_:)`; nil when the closure is not a method reference or the method
+  /// cannot be named. `callees` are the demangled names of the functions the closure calls.
+  static func method(closureName: String, objectType: String, callees: () -> [String]) -> String? {
+    guard closureName.hasPrefix("implicit closure #"), closureName.contains(" in implicit closure #"),
+      closureName.contains("(\(objectType)) -> ")
+    else { return nil }
+    let prefix = objectType + "."
+    for callee in callees() where callee.hasPrefix(prefix) {
+      let rest = callee.dropFirst(prefix.count)
+      guard let open = rest.firstIndex(of: "("), !rest[..<open].contains(" ") else { continue }
+      let name = rest[..<open]
+      guard let parameters = topLevelParameters(rest[open...]) else { continue }
+      let labels = parameters.map { parameter -> String in
+        let label = parameter.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        return !label.isEmpty && parameter.dropFirst(label.count).hasPrefix(": ") ? "\(label):" : "_:"
+      }
+      return "\(TypeNames.short(objectType)).\(name)(\(labels.joined()))"
+    }
+    return nil
+  }
+
+  /// The parameters of `(a: A, B) -> C` at the top level of its first parenthesis: `["a: A", "B"]`.
+  private static func topLevelParameters(_ text: Substring) -> [Substring]? {
+    var depth = 0
+    var parameters: [Substring] = []
+    var start = text.index(after: text.startIndex)
+    for index in text.indices {
+      switch text[index] {
+      case "(", "[", "<": depth += 1
+      case ")", "]", ">":
+        depth -= 1
+        if depth == 0 {
+          let last = text[start..<index].trimmingPrefix(" ")
+          if !last.isEmpty { parameters.append(Substring(last)) }
+          return parameters
+        }
+      case "," where depth == 1:
+        parameters.append(Substring(text[start..<index].trimmingPrefix(" ")))
+        start = text.index(after: index)
+      default: break
+      }
+    }
+    return nil
+  }
+
+  /// The closure to store instead, which calls the method through a weak reference:
+  /// `UseCase.handle(price:_:)` → `{ [weak self] in self?.handle(price: $0, $1) }`.
+  static func weakClosure(for method: String) -> String {
+    guard let dot = method.firstIndex(of: "."), let open = method.firstIndex(of: "("), method.last == ")"
+    else {
+      return "{ [weak self] in … }"
+    }
+    let name = method[method.index(after: dot)..<open]
+    let labels = method[method.index(after: open)..<method.index(before: method.endIndex)]
+      .split(separator: ":", omittingEmptySubsequences: false).dropLast()
+    let arguments = labels.enumerated().map { index, label in
+      label == "_" ? "$\(index)" : "\(label): $\(index)"
+    }
+    return "{ [weak self] in self?.\(name)(\(arguments.joined(separator: ", "))) }"
+  }
+
 }
 
 /// A label on its way to an edge: a path, and an element index appended as `[index]` when ≥ 0.

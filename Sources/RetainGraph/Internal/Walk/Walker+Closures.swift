@@ -9,7 +9,24 @@ extension Walker {
     let path = label.text
     switch Metadata.kind(ofHeapObject: context) {
     case .class:
-      // A closure that captures only one class reference uses that object as its context.
+      // A closure that captures only one class reference uses that object as its context; a
+      // method reference (`completion = handleResponse`) is such a closure.
+      if let name, let function = closure.function,
+        let method = MethodReference.method(
+          closureName: name, objectType: TypeNames.qualified(HeapLayout.dynamicType(ofObject: context)),
+          callees: {
+            SymbolNames.directCallees(ofFunctionAt: function) {
+              $0.hasPrefix("implicit closure #")
+                || $0.hasPrefix("partial apply forwarder for implicit closure #")
+            }
+          })
+      {
+        addReference(
+          .borrowed(contextObject), labelID: nil,
+          label: { PendingLabel(base: EdgeLabel.methodReference(storedAt: path, method: method)) },
+          ownership: .strong)
+        return
+      }
       addReference(
         .borrowed(contextObject), labelID: nil,
         label: { PendingLabel(base: EdgeLabel.singleCapture(storedAt: path)) },
