@@ -22,10 +22,34 @@ enum EdgeLabel {
   /// Whether the reference is held by a closure stored at the label's path.
   static func isClosure(_ label: String) -> Bool { label.contains(closureMarker) }
 
+  /// Whether the label is a closure whose only capture is the referenced object:
+  /// `greeting (closure) → capture 0`.
+  static func isSingleCapture(_ label: String) -> Bool { label.hasSuffix(closureMarker + " → capture 0") }
+
+  /// Whether the label leads to a closure context node: `greeting (closure)`.
+  static func isClosureStorage(_ label: String) -> Bool { label.hasSuffix(closureMarker) }
+
+  private static let methodMarker = " (method "
+
+  /// Whether the label is a stored method reference:
+  /// `completion (method UseCase.handleResponse(_:))`, an edge from the holder to the object whose
+  /// method it is.
+  static func isMethodReference(_ label: String) -> Bool {
+    label.hasSuffix(")") && label.contains(methodMarker)
+  }
+
+  /// The method of a method-reference label, `UseCase.handleResponse(_:)`; nil for other labels.
+  static func method(of label: String) -> String? {
+    guard isMethodReference(label), let range = label.firstRange(of: methodMarker) else { return nil }
+    return String(label[range.upperBound...].dropLast())
+  }
+
   /// Where in the holder the reference is stored, without the closure suffix:
   /// `greeting (closure) → capture 0` → `greeting`, `items[3]` → `items[3]`.
   static func storagePath(of label: String) -> String {
-    guard let range = label.firstRange(of: closureMarker) else { return label }
+    guard let range = label.firstRange(of: closureMarker) ?? label.firstRange(of: methodMarker) else {
+      return label
+    }
     return String(label[..<range.lowerBound])
   }
 
