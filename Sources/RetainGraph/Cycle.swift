@@ -29,7 +29,9 @@ public struct Cycle: Sendable, Hashable {
   public init(members: [Node.ID], path: [Edge], pathFromRoot: [Edge], suggestedBreak: Edge) {
     self.init(
       members: members, path: path, pathFromRoot: pathFromRoot,
-      fixPlan: [Break(edge: suggestedBreak, loop: path, idiom: .structure, fix: "weaken \(suggestedBreak.label)")]
+      fixPlan: [
+        Break(edge: suggestedBreak, loop: path, idiom: .structure, fix: "weaken \(suggestedBreak.label)")
+      ]
     )
   }
 
@@ -41,6 +43,7 @@ public struct Cycle: Sendable, Hashable {
     self.pathFromRoot = pathFromRoot
     self.fixPlan = fixPlan
     self.suggestedBreak =
-      fixPlan.first?.edge ?? path.first ?? Edge(from: members.first ?? 0, to: members.first ?? 0, label: "", ownership: .strong)
+      fixPlan.first?.edge ?? path.first
+      ?? Edge(from: members.first ?? 0, to: members.first ?? 0, label: "", ownership: .strong)
   }
 }

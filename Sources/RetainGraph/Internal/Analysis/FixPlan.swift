@@ -23,8 +23,11 @@ struct FixPlan {
 
   let storage: GraphStorage
 
-  /// The plan for `members` (sorted ids), whose component index in `componentOf` is `component`.
+  /// The plan for one strongly connected component.
   /// - Parameters:
+  ///   - members: the component's node ids, sorted.
+  ///   - component: the component's index in `componentOf`.
+  ///   - componentOf: each node's component index (-1 outside every cyclic component).
   ///   - localIndex: each member's position in `members` (other entries are not read).
   ///   - strong: the strong adjacency of the whole graph.
   /// - Returns: the breaks, the most idiomatic first.
@@ -60,7 +63,9 @@ struct FixPlan {
       for edge in 0..<local.count { reverse[local.pairKey(edge)] = edge }
       var keys = [String](repeating: "", count: local.count)
       for edge in 0..<local.count {
-        let reverseLabel = reverse[local.reversePairKey(edge)].map { storage.label(edges[Int(local.global[$0])]) }
+        let reverseLabel = reverse[local.reversePairKey(edge)].map {
+          storage.label(edges[Int(local.global[$0])])
+        }
         rank[edge] = Self.rank(local.global[edge], reverseLabel: reverseLabel, storage: storage)
         keys[edge] = sortKey(local.global[edge])
       }
@@ -89,11 +94,13 @@ struct FixPlan {
       let global = local.global[edge]
       let edgeRank = ranked ? rank[edge] : Self.rank(global, reverseLabel: nil, storage: storage)
       let loop = path.map { local.global[$0] } + [global]
-      result.append((edgeRank, sortKey(global), Planned(edge: global, loop: loop, idiom: idiom(global, rank: edgeRank))))
+      result.append(
+        (edgeRank, sortKey(global), Planned(edge: global, loop: loop, idiom: idiom(global, rank: edgeRank))))
     }
     for edge in selfLoops {
       let edgeRank = Self.rank(edge, reverseLabel: nil, storage: storage)
-      result.append((edgeRank, sortKey(edge), Planned(edge: edge, loop: [edge], idiom: idiom(edge, rank: edgeRank))))
+      result.append(
+        (edgeRank, sortKey(edge), Planned(edge: edge, loop: [edge], idiom: idiom(edge, rank: edgeRank))))
     }
     result.sort { ($0.rank, $0.key, $0.planned.edge) < ($1.rank, $1.key, $1.planned.edge) }
     return result.map(\.planned)
@@ -107,7 +114,8 @@ struct FixPlan {
   private func idiom(_ edgeIndex: Int32, rank: Int) -> Cycle.Break.Idiom {
     switch rank {
     case 0:
-      EdgeLabel.isMethodReference(storage.label(storage.edges[Int(edgeIndex)])) ? .methodReference : .closureCapture
+      EdgeLabel.isMethodReference(storage.label(storage.edges[Int(edgeIndex)]))
+        ? .methodReference : .closureCapture
     case 1, 2: .backReference
     default: .structure
     }
@@ -115,15 +123,21 @@ struct FixPlan {
 
   /// Property names that are back references by convention (matched case-insensitively anywhere in
   /// the property name: `parentCoordinator`, `weakDelegate`).
-  static let backReferenceNames = ["delegate", "datasource", "parent", "owner", "output", "observer", "listener"]
+  static let backReferenceNames = [
+    "delegate", "datasource", "parent", "owner", "output", "observer", "listener",
+  ]
 
   /// How much a reference is the one to weaken, lower first:
   /// 0 a closure's capture or a stored method reference; 1 a back reference by name; 2 a reference
   /// to the object that holds this one as an element or a child; 3 one of two objects holding each
   /// other; 4 any other property; 5 a collection element; 6 the storage of a closure (weaken its
   /// capture instead).
-  /// - Parameter reverseLabel: the label of a strong reference back from the target to the holder,
-  ///   if there is one.
+  /// - Parameters:
+  ///   - edgeIndex: the reference.
+  ///   - reverseLabel: the label of a strong reference back from the target to the holder, if
+  ///     there is one.
+  ///   - storage: the graph.
+  /// - Returns: the rank, 0 to 6.
   static func rank(_ edgeIndex: Int32, reverseLabel: String?, storage: GraphStorage) -> Int {
     let edge = storage.edges[Int(edgeIndex)]
     let label = storage.label(edge)
@@ -216,7 +230,8 @@ struct LocalGraph {
           let positions = set.map { position[$0] }.sorted()
           let better =
             best.map {
-              rankSum < $0.rankSum || (rankSum == $0.rankSum && positions.lexicographicallyPrecedes($0.positions))
+              rankSum < $0.rankSum
+                || (rankSum == $0.rankSum && positions.lexicographicallyPrecedes($0.positions))
             } ?? true
           if better { best = (rankSum, positions, set) }
         }
@@ -318,7 +333,9 @@ struct LocalGraph {
 
     init(nodeCount: Int) { stamp = [Int32](repeating: 0, count: nodeCount) }
 
-    mutating func reaches(_ graph: LocalGraph, from start: Int32, to goal: Int32, avoiding removed: [Bool]) -> Bool {
+    mutating func reaches(_ graph: LocalGraph, from start: Int32, to goal: Int32, avoiding removed: [Bool])
+      -> Bool
+    {
       current += 1
       stack.removeAll(keepingCapacity: true)
       stack.append(start)

@@ -13,10 +13,12 @@ enum Advice {
       // A closure context captures the object: name the closure, and where it is stored.
       let stored =
         loop.first { Int(storage.edges[Int($0)].to) == holder }
-        ?? storage.edges.indices.first { Int(storage.edges[$0].to) == holder && storage.edges[$0].isStrong }.map(Int32.init)
+        ?? storage.edges.indices.first { Int(storage.edges[$0].to) == holder && storage.edges[$0].isStrong }
+        .map(Int32.init)
       let place = stored.map { index -> String in
         let storing = storage.edges[Int(index)]
-        return "\(storage.shortTypeName(Int(storing.from))).\(EdgeLabel.storagePath(of: storage.label(storing)))"
+        return
+          "\(storage.shortTypeName(Int(storing.from))).\(EdgeLabel.storagePath(of: storage.label(storing)))"
       }
       let symbol = storage.typeName(holder)
       let capture = captureList(closureSymbol: symbol, target: Int(edge.to), in: storage)
@@ -32,7 +34,8 @@ enum Advice {
         + "`{ [weak self] in self?.\(call(of: method)) }` instead"
     }
     if EdgeLabel.isSingleCapture(label) {
-      return "capture `[weak self]` in the closure stored in \(holderName).\(EdgeLabel.storagePath(of: label))"
+      return
+        "capture `[weak self]` in the closure stored in \(holderName).\(EdgeLabel.storagePath(of: label))"
     }
     if EdgeLabel.isClosureStorage(label) {
       return "capture weakly what the closure stored in \(holderName).\(EdgeLabel.storagePath(of: label)) "
@@ -45,11 +48,49 @@ enum Advice {
     return "make \(holderName).\(label) weak"
   }
 
-  /// A closure's function name without its module: `closure #1 in App.CartViewModel.init()` →
-  /// `closure #1 in CartViewModel.init()`.
+  /// A closure's function name as a Swift developer writes it, without the module, the parameter
+  /// types and the return type: `closure #1 in App.CartViewModel.init(store: App.Store) ->
+  /// App.CartViewModel` → `closure #1 in CartViewModel.init(store:)`.
   static func closureName(_ symbol: String) -> String {
     guard let range = symbol.ranges(of: " in ").last else { return symbol }
-    return symbol[..<range.upperBound] + withoutModule(symbol[range.upperBound...])
+    return symbol[..<range.upperBound] + withoutModule(functionName(symbol[range.upperBound...]))
+  }
+
+  /// `Store.update(value: Int, _: String) -> ()` → `Store.update(value:_:)`; a name without a
+  /// parameter list is unchanged.
+  static func functionName(_ function: Substring) -> String {
+    guard let open = function.firstIndex(of: "(") else { return String(function) }
+    var depth = 0
+    var parameters: [Substring] = []
+    var current = function.index(after: open)
+    var close: String.Index?
+    var index = current
+    while index < function.endIndex {
+      let character = function[index]
+      if "(<[".contains(character) {
+        depth += 1
+      } else if ")>]".contains(character) {
+        if depth == 0, character == ")" {
+          close = index
+          break
+        }
+        depth -= 1
+      } else if character == ",", depth == 0 {
+        parameters.append(function[current..<index])
+        current = function.index(after: index)
+      }
+      index = function.index(after: index)
+    }
+    guard let close else { return String(function) }
+    let last = function[current..<close]
+    if !last.allSatisfy(\.isWhitespace) { parameters.append(last) }
+    let labels = parameters.map { parameter -> String in
+      let trimmed = parameter.drop { $0 == " " }
+      let name = trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+      let rest = trimmed.dropFirst(name.count)
+      return !name.isEmpty && rest.hasPrefix(": ") ? "\(name):" : "_:"
+    }
+    return function[..<open] + "(" + labels.joined() + ")"
   }
 
   /// A function name without its module: `App.Store.update(_:)` → `Store.update(_:)`; a name with
@@ -84,8 +125,11 @@ enum Advice {
     guard let open = method.firstIndex(of: "("), let close = method.lastIndex(of: ")"), open < close else {
       return "\(base)($0)"
     }
-    let labels = method[method.index(after: open)..<close].split(separator: ":", omittingEmptySubsequences: true)
-    let arguments = labels.enumerated().map { index, label in label == "_" ? "$\(index)" : "\(label): $\(index)" }
+    let labels = method[method.index(after: open)..<close].split(
+      separator: ":", omittingEmptySubsequences: true)
+    let arguments = labels.enumerated().map { index, label in
+      label == "_" ? "$\(index)" : "\(label): $\(index)"
+    }
     return "\(base)(\(arguments.joined(separator: ", ")))"
   }
 }

@@ -2,7 +2,8 @@ extension ObjectGraph {
   /// How a node is named in a trace and in advice: the short type name, or for a closure its
   /// function without the module (`closure #1 in CartViewModel.init()`).
   func displayName(_ node: Node.ID) -> String {
-    storage.nodeKinds[node] == .closure ? Advice.closureName(storage.typeName(node)) : storage.shortTypeName(node)
+    storage.nodeKinds[node] == .closure
+      ? Advice.closureName(storage.typeName(node)) : storage.shortTypeName(node)
   }
 
   /// One reference of a leak trace, below its holder: `  ↓ label`, with the ownership when it is
