@@ -22,6 +22,8 @@ public struct Sample: Sendable {
   public static let all: [Sample] = [
     retainCycle, delegate, viperModule, viperModuleFixed, greeter, danglingUnowned,
     lazyClosure, lazyClosureFixed, methodReference, methodReferenceFixed, observerToken,
+    coordinatorParent, coordinatorParentFixed, strongDelegate, strongDelegateFixed, storeSubscription,
+    storeSubscriptionFixed, networkCompletion, networkCompletionFixed, finishedCoordinators,
   ]
 
   /// The sample with that name, if there is one.

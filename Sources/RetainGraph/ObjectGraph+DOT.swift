@@ -104,7 +104,7 @@ private struct DOTWriter {
       lines.append("  " + nodeStatement(node))
     }
 
-    let breaks = Set(graph.cycles.map(\.suggestedBreak))
+    let breaks = Set(graph.cycles.flatMap { $0.fixPlan.map(\.edge) })
     for edge in graph.edges where shown[edge.from] && shown[edge.to] {
       lines.append("  " + edgeStatement(edge, isBreak: edge.ownership == .strong && breaks.contains(edge)))
     }

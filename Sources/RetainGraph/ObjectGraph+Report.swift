@@ -1,9 +1,24 @@
 internal import Foundation
 
 extension ObjectGraph {
-  /// The human-readable leak trace: every strong cycle with the path from the root to it, the loop,
-  /// the reference to break (marked `~~~`) and a one-line fix; then dangling `unowned` references,
-  /// notes, and whether a limit truncated the walk (in the first line).
+  /// The human-readable leak trace: for every strong cycle, every reference of its fix plan (the
+  /// fewest references to weaken, chosen by ownership idiom: see ``Cycle/fixPlan``), each with
+  /// the chain from the root around the loop it breaks, the reference marked `← break this`, and
+  /// the fix; then dangling `unowned` references, notes, and whether a limit truncated the walk (in
+  /// the first line).
+  ///
+  /// ```
+  /// 1 retain cycle reachable from ViewController (2 objects); 1 reference to weaken
+  ///
+  /// ViewController
+  ///   ↓ presenter
+  /// Presenter
+  ///   ↓ interactor
+  /// Interactor
+  ///   ↓ output   ← break this
+  /// Presenter (loop closes)
+  /// fix: make Interactor.output weak
+  /// ```
   ///
   /// - Returns: the report, or `""` when there is no cycle, no dangling reference and no truncation.
   public func report() -> String {
@@ -17,10 +32,20 @@ extension ObjectGraph {
     lines.append(summary())
     for (index, cycle) in cycles.enumerated() {
       lines.append("")
+      let fixes = cycle.fixPlan.count
       if cycles.count > 1 {
-        lines.append("cycle \(index + 1) of \(cycles.count) (\(memberSummary(cycle))):")
+        let weaken = fixes > 1 ? "; \(Self.count(fixes, "reference")) to weaken" : ""
+        lines.append("cycle \(index + 1) of \(cycles.count) (\(memberSummary(cycle)))\(weaken):")
+      } else if fixes > 1 {
+        lines.append("\(Self.count(fixes, "reference")) to weaken, one loop each:")
       }
-      lines += trace(of: cycle)
+      for (number, fix) in cycle.fixPlan.enumerated() {
+        if number > 0 { lines.append("") }
+        let (trace, reachable) = traceLines(of: fix)
+        lines += trace
+        if !reachable { lines.append("(not reachable from the root)") }
+        lines.append(fixes > 1 ? "fix \(number + 1) of \(fixes): \(fix.fix)" : "fix: \(fix.fix)")
+      }
     }
     if !danglingReferences.isEmpty {
       lines.append("")
@@ -37,75 +62,27 @@ extension ObjectGraph {
     return lines.joined(separator: "\n")
   }
 
-  /// The report's first line: how many retain cycles the root reaches, and how many objects they
-  /// hold — `1 retain cycle reachable from ViewController (2 objects)`, or
+  /// The report's first line: how many retain cycles the root reaches, how many objects they
+  /// hold, and how many references to weaken to free them all —
+  /// `1 retain cycle reachable from ViewController (2 objects); 1 reference to weaken`, or
   /// `no retain cycle reachable from ViewController`.
   public func summary() -> String {
     let rootName = storage.shortTypeName(root)
     guard !cycles.isEmpty else { return "no retain cycle reachable from \(rootName)" }
     let objects = Set(cycles.flatMap(\.members)).count
     let noun = cycles.count == 1 ? "retain cycle" : "retain cycles"
-    return
-      "\(cycles.count) \(noun) reachable from \(rootName) (\(objects) \(objects == 1 ? "object" : "objects"))"
+    let fixes = cycles.reduce(0) { $0 + $1.fixPlan.count }
+    return "\(cycles.count) \(noun) reachable from \(rootName) (\(Self.count(objects, "object"))); "
+      + "\(Self.count(fixes, "reference")) to weaken"
+  }
+
+  private static func count(_ number: Int, _ noun: String) -> String {
+    "\(number) \(noun)\(number == 1 ? "" : "s")"
   }
 
   private func memberSummary(_ cycle: Cycle) -> String {
-    let names = cycle.members.prefix(4).map { storage.shortTypeName($0) }
+    let names = cycle.members.prefix(4).map { displayName($0) }
     let more = cycle.members.count > 4 ? ", +\(cycle.members.count - 4) more" : ""
     return "\(cycle.members.count) objects: \(names.joined(separator: ", "))\(more)"
-  }
-
-  private func trace(of cycle: Cycle) -> [String] {
-    var lines: [String] = []
-    let start = cycle.pathFromRoot.first?.from ?? cycle.path.first?.from ?? cycle.members[0]
-    if start == root || cycle.pathFromRoot.isEmpty == false {
-      lines.append(storage.shortTypeName(start))
-    } else {
-      lines.append("\(storage.shortTypeName(start))   (not reachable from the root)")
-    }
-    for edge in cycle.pathFromRoot {
-      lines.append(" ├─ \(hop(edge))")
-    }
-    for (index, edge) in cycle.path.enumerated() {
-      var line = " ├─ \(hop(edge))"
-      if index == cycle.path.count - 1 { line += "   (strong; loop closes here)" }
-      lines.append(line)
-      if edge == cycle.suggestedBreak {
-        lines.append(" │  " + String(repeating: "~", count: max(edge.label.count, 1)))
-      }
-    }
-    lines.append(" fix: \(fix(for: cycle))")
-    return lines
-  }
-
-  private func fix(for cycle: Cycle) -> String {
-    let edge = cycle.suggestedBreak
-    let holder = node(edge.from)
-    if holder.kind == .closure {
-      // The closure captures the object strongly: name where the closure is stored.
-      let stored =
-        cycle.path.first { $0.to == edge.from }
-        ?? storage.edges.firstIndex { Int($0.to) == edge.from }.map(storage.edge)
-      let place = stored.map { "\(storage.shortTypeName($0.from)).\(EdgeLabel.storagePath(of: $0.label))" }
-      let target = storage.shortTypeName(edge.to)
-      return "capture \(target) weakly ([weak self] or [weak \(Self.lowerFirst(target))]) in the closure "
-        + "\(holder.typeName)\(place.map { " stored at \($0)" } ?? "")"
-    }
-    if let method = EdgeLabel.method(of: edge.label) {
-      let path = EdgeLabel.storagePath(of: edge.label)
-      return "store `\(MethodReference.weakClosure(for: method))` in \(holder.shortTypeName).\(path) "
-        + "instead of the method reference \(method)"
-    }
-    if EdgeLabel.isClosure(edge.label) {
-      let path = EdgeLabel.storagePath(of: edge.label)
-      return "capture [weak self] (or [unowned self]) in \(holder.shortTypeName).\(path)"
-    }
-    return "make \(holder.shortTypeName).\(edge.label) weak"
-  }
-
-  private static func lowerFirst(_ name: String) -> String {
-    guard let first = name.first else { return name }
-    let base = name.prefix { $0 != "<" }
-    return first.lowercased() + base.dropFirst()
   }
 }

@@ -25,19 +25,22 @@ struct CycleFinder {
       for member in component { componentOf[Int(member)] = Int32(index) }
     }
     var reachedBy = [Int32](repeating: -1, count: nodeCount)
+    var localIndex = [Int32](repeating: -1, count: nodeCount)
+    let planner = FixPlan(storage: storage)
     var result: [Cycle] = []
     for (index, component) in components.enumerated() {
       result.append(
         describe(
           component, index: Int32(index), componentOf: componentOf, strong: strong, search: search,
-          reachedBy: &reachedBy))
+          reachedBy: &reachedBy, planner: planner, localIndex: &localIndex))
     }
     return result.sorted { $0.members[0] < $1.members[0] }
   }
 
   private func describe(
     _ component: [Int32], index: Int32, componentOf: [Int32],
-    strong: (offsets: [Int32], edgeIndices: [Int32]), search: RootDistances, reachedBy: inout [Int32]
+    strong: (offsets: [Int32], edgeIndices: [Int32]), search: RootDistances, reachedBy: inout [Int32],
+    planner: FixPlan, localIndex: inout [Int32]
   ) -> Cycle {
     let edges = storage.edges
     let distance = search.distance
@@ -79,17 +82,22 @@ struct CycleFinder {
 
     let fromRoot = search.pathEdges(to: entry, in: storage) ?? []
 
-    // The edge that points back toward the root; the closing edge always qualifies (its target is
-    // the member nearest the root), but an edge that strictly decreases the distance is preferred.
-    let suggested =
-      loop.first { distance[Int(edges[Int($0)].to)] < distance[Int(edges[Int($0)].from)] } ?? loop.last
-      ?? strong.edgeIndices[Int(strong.offsets[entry])]
     var members = component
     members.sort()
+    for (position, member) in members.enumerated() { localIndex[Int(member)] = Int32(position) }
+    let plan = planner.plan(
+      members: members, component: index, componentOf: componentOf, localIndex: localIndex, strong: strong)
+    let fixPlan = plan.map { planned in
+      Cycle.Break(
+        edge: storage.edge(Int(planned.edge)),
+        loop: planned.loop.map { storage.edge(Int($0)) },
+        idiom: planned.idiom,
+        fix: Advice.fix(breaking: planned.edge, loop: planned.loop, in: storage))
+    }
     return Cycle(
       members: members.map { Int($0) },
       path: loop.map { storage.edge(Int($0)) },
       pathFromRoot: fromRoot.map { storage.edge(Int($0)) },
-      suggestedBreak: storage.edge(Int(suggested)))
+      fixPlan: fixPlan)
   }
 }

@@ -42,6 +42,13 @@ enum EdgeLabel {
   /// Whether the reference is held by a closure stored at the label's path.
   static func isClosure(_ label: String) -> Bool { label.contains(closureMarker) }
 
+  /// Whether the label is a closure whose only capture is the referenced object:
+  /// `greeting (closure) → capture 0`.
+  static func isSingleCapture(_ label: String) -> Bool { label.hasSuffix(closureMarker + " → capture 0") }
+
+  /// Whether the label leads to a closure context node: `greeting (closure)`.
+  static func isClosureStorage(_ label: String) -> Bool { label.hasSuffix(closureMarker) }
+
   /// Where in the holder the reference is stored, without the closure suffix:
   /// `greeting (closure) → capture 0` → `greeting`, `items[3]` → `items[3]`.
   static func storagePath(of label: String) -> String {
@@ -110,22 +117,6 @@ enum MethodReference {
       }
     }
     return nil
-  }
-
-  /// The closure to store instead, which calls the method through a weak reference:
-  /// `UseCase.handle(price:_:)` → `{ [weak self] in self?.handle(price: $0, $1) }`.
-  static func weakClosure(for method: String) -> String {
-    guard let dot = method.firstIndex(of: "."), let open = method.firstIndex(of: "("), method.last == ")"
-    else {
-      return "{ [weak self] in … }"
-    }
-    let name = method[method.index(after: dot)..<open]
-    let labels = method[method.index(after: open)..<method.index(before: method.endIndex)]
-      .split(separator: ":", omittingEmptySubsequences: false).dropLast()
-    let arguments = labels.enumerated().map { index, label in
-      label == "_" ? "$\(index)" : "\(label): $\(index)"
-    }
-    return "{ [weak self] in self?.\(name)(\(arguments.joined(separator: ", "))) }"
   }
 
 }

@@ -1,0 +1,44 @@
+extension Cycle {
+  /// One reference of a cycle's fix plan: the reference to weaken, the loop it breaks, and the fix
+  /// in the words a Swift developer applies it.
+  ///
+  /// The plan of a cycle (``Cycle/fixPlan``) is the smallest set of references whose weakening
+  /// leaves no strong cycle among the cycle's members. Each break's ``loop`` is a loop that only
+  /// this break breaks: weaken the other references of the plan and this loop still retains its
+  /// objects.
+  public struct Break: Sendable, Hashable {
+    /// Why a reference was chosen: the ownership idiom it matches.
+    public enum Idiom: String, Sendable, Hashable, CaseIterable {
+      /// A closure captures the object strongly: capture it `[weak self]` in that closure.
+      case closureCapture
+      /// A method reference (`completion = handleResponse`) is stored: it retains its object; store
+      /// a closure that captures `[weak self]` instead.
+      case methodReference
+      /// A back reference: `delegate`, `dataSource`, `parent`, `owner`, `output`, an observer or
+      /// listener, or the reference from an object to the one that holds it as a child or in a
+      /// collection. Make it `weak`.
+      case backReference
+      /// No idiom applies: the reference was chosen for the structure of the loops alone.
+      case structure
+    }
+
+    /// The reference to weaken.
+    public var edge: Edge
+    /// A loop through ``edge``, starting at the referenced object and ending with ``edge``; it stays
+    /// strong when every other reference of the plan is weakened.
+    public var loop: [Edge]
+    /// The idiom the reference matches.
+    public var idiom: Idiom
+    /// The fix, one sentence: `make Interactor.output weak`,
+    /// ``capture `[weak self]` in closure #1 in CartViewModel.init() (stored in Store.subscribers[0])``.
+    public var fix: String
+
+    /// Creates a break.
+    public init(edge: Edge, loop: [Edge], idiom: Idiom, fix: String) {
+      self.edge = edge
+      self.loop = loop
+      self.idiom = idiom
+      self.fix = fix
+    }
+  }
+}

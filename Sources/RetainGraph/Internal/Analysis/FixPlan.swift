@@ -1,0 +1,356 @@
+/// Which references of one strongly connected component to weaken: the fewest whose weakening
+/// leaves no strong cycle (a minimum feedback arc set), chosen among equals by ownership idiom, and
+/// for each the loop it breaks.
+///
+/// Nothing here depends on the root or on node ids: candidates are ordered by idiom rank, then by
+/// the holder's type name, the label and the target's type name, so the same objects get the same
+/// plan whichever of them a graph was walked from.
+struct FixPlan {
+  /// A chosen reference: its edge index, the loop it breaks (edge indices, starting at the
+  /// reference's target and ending with the reference), and its idiom.
+  struct Planned {
+    var edge: Int32
+    var loop: [Int32]
+    var idiom: Cycle.Break.Idiom
+  }
+
+  /// Components with at most this many strong references between different members are solved
+  /// exactly, by trying every subset of references in increasing size.
+  static let exactLimit = 16
+  /// Components with at most this many references get the greedy plan with pruning (quadratic);
+  /// larger ones the back edges of one depth-first search (linear).
+  static let greedyLimit = 2048
+
+  let storage: GraphStorage
+
+  /// The plan for one strongly connected component.
+  /// - Parameters:
+  ///   - members: the component's node ids, sorted.
+  ///   - component: the component's index in `componentOf`.
+  ///   - componentOf: each node's component index (-1 outside every cyclic component).
+  ///   - localIndex: each member's position in `members` (other entries are not read).
+  ///   - strong: the strong adjacency of the whole graph.
+  /// - Returns: the breaks, the most idiomatic first.
+  /// - Complexity: O(2^*e* · (*n* + *e*)) for *e* ≤ ``exactLimit``; O(*e* · (*n* + *e*)) up to
+  ///   ``greedyLimit``; O(*n* + *e*) above, plus one breadth-first search per break for its loop.
+  func plan(
+    members: [Int32], component: Int32, componentOf: [Int32], localIndex: [Int32],
+    strong: (offsets: [Int32], edgeIndices: [Int32])
+  ) -> [Planned] {
+    let edges = storage.edges
+    var local = LocalGraph(nodeCount: members.count)
+    var selfLoops: [Int32] = []
+    for (position, member) in members.enumerated() {
+      let node = Int(member)
+      for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
+        let edgeIndex = strong.edgeIndices[slot]
+        let target = Int(edges[Int(edgeIndex)].to)
+        guard componentOf[target] == component else { continue }
+        if target == node {
+          selfLoops.append(edgeIndex)
+        } else {
+          local.add(from: Int32(position), to: localIndex[target], global: edgeIndex)
+        }
+      }
+    }
+
+    // Rank every candidate when the component is small enough to choose among them.
+    let ranked = local.count <= Self.greedyLimit
+    var rank = [Int](repeating: 0, count: local.count)
+    var order = Array(0..<local.count)
+    if ranked {
+      var reverse: [Int64: Int] = [:]
+      for edge in 0..<local.count { reverse[local.pairKey(edge)] = edge }
+      var keys = [String](repeating: "", count: local.count)
+      for edge in 0..<local.count {
+        let reverseLabel = reverse[local.reversePairKey(edge)].map {
+          storage.label(edges[Int(local.global[$0])])
+        }
+        rank[edge] = Self.rank(local.global[edge], reverseLabel: reverseLabel, storage: storage)
+        keys[edge] = sortKey(local.global[edge])
+      }
+      order.sort { (rank[$0], keys[$0], local.global[$0]) < (rank[$1], keys[$1], local.global[$1]) }
+    }
+    var position = [Int](repeating: 0, count: local.count)
+    for (index, edge) in order.enumerated() { position[edge] = index }
+    local.sortOutgoing(by: position)
+
+    let chosen: [Int]
+    if local.count <= Self.exactLimit {
+      chosen = local.minimumFeedbackSet(rank: rank, position: position)
+    } else if ranked {
+      chosen = local.greedyFeedbackSet(order: order)
+    } else {
+      chosen = local.backEdges()
+    }
+
+    var removed = [Bool](repeating: false, count: local.count)
+    for edge in chosen { removed[edge] = true }
+    var result: [(rank: Int, key: String, planned: Planned)] = []
+    for edge in chosen {
+      removed[edge] = false
+      let path = local.shortestPath(from: local.to[edge], to: local.from[edge], avoiding: removed) ?? []
+      removed[edge] = true
+      let global = local.global[edge]
+      let edgeRank = ranked ? rank[edge] : Self.rank(global, reverseLabel: nil, storage: storage)
+      let loop = path.map { local.global[$0] } + [global]
+      result.append(
+        (edgeRank, sortKey(global), Planned(edge: global, loop: loop, idiom: idiom(global, rank: edgeRank))))
+    }
+    for edge in selfLoops {
+      let edgeRank = Self.rank(edge, reverseLabel: nil, storage: storage)
+      result.append(
+        (edgeRank, sortKey(edge), Planned(edge: edge, loop: [edge], idiom: idiom(edge, rank: edgeRank))))
+    }
+    result.sort { ($0.rank, $0.key, $0.planned.edge) < ($1.rank, $1.key, $1.planned.edge) }
+    return result.map(\.planned)
+  }
+
+  private func sortKey(_ edgeIndex: Int32) -> String {
+    let edge = storage.edges[Int(edgeIndex)]
+    return "\(storage.typeName(Int(edge.from)))\t\(storage.label(edge))\t\(storage.typeName(Int(edge.to)))"
+  }
+
+  private func idiom(_ edgeIndex: Int32, rank: Int) -> Cycle.Break.Idiom {
+    switch rank {
+    case 0:
+      EdgeLabel.isMethodReference(storage.label(storage.edges[Int(edgeIndex)]))
+        ? .methodReference : .closureCapture
+    case 1, 2: .backReference
+    default: .structure
+    }
+  }
+
+  /// Property names that are back references by convention (matched case-insensitively anywhere in
+  /// the property name: `parentCoordinator`, `weakDelegate`).
+  static let backReferenceNames = [
+    "delegate", "datasource", "parent", "owner", "output", "observer", "listener",
+  ]
+
+  /// How much a reference is the one to weaken, lower first:
+  /// 0 a closure's capture or a stored method reference; 1 a back reference by name; 2 a reference
+  /// to the object that holds this one as an element or a child; 3 one of two objects holding each
+  /// other; 4 any other property; 5 a collection element; 6 the storage of a closure (weaken its
+  /// capture instead).
+  /// - Parameters:
+  ///   - edgeIndex: the reference.
+  ///   - reverseLabel: the label of a strong reference back from the target to the holder, if
+  ///     there is one.
+  ///   - storage: the graph.
+  /// - Returns: the rank, 0 to 6.
+  static func rank(_ edgeIndex: Int32, reverseLabel: String?, storage: GraphStorage) -> Int {
+    let edge = storage.edges[Int(edgeIndex)]
+    let label = storage.label(edge)
+    let targetIsClosure = storage.nodeKinds[Int(edge.to)] == .closure
+    if storage.nodeKinds[Int(edge.from)] == .closure { return targetIsClosure ? 6 : 0 }
+    if EdgeLabel.isMethodReference(label) || EdgeLabel.isSingleCapture(label) { return 0 }
+    if targetIsClosure || EdgeLabel.isClosureStorage(label) { return 6 }
+    let property = (EdgeLabel.property(of: label) ?? label).lowercased()
+    if backReferenceNames.contains(where: { property.contains($0) }) { return 1 }
+    if let reverseLabel {
+      let reverseProperty = (EdgeLabel.property(of: reverseLabel) ?? reverseLabel).lowercased()
+      if reverseLabel.contains("[") || reverseProperty.contains("child") { return 2 }
+      return 3
+    }
+    return label.contains("[") ? 5 : 4
+  }
+}
+
+/// A component's strong references between different members, numbered 0..<count, with the
+/// members numbered 0..<nodeCount.
+struct LocalGraph {
+  let nodeCount: Int
+  private(set) var from: [Int32] = []
+  private(set) var to: [Int32] = []
+  private(set) var global: [Int32] = []
+  /// Outgoing references of each node.
+  private(set) var outgoing: [[Int]]
+
+  init(nodeCount: Int) {
+    self.nodeCount = nodeCount
+    outgoing = Array(repeating: [], count: nodeCount)
+  }
+
+  var count: Int { from.count }
+
+  mutating func add(from: Int32, to: Int32, global: Int32) {
+    outgoing[Int(from)].append(self.from.count)
+    self.from.append(from)
+    self.to.append(to)
+    self.global.append(global)
+  }
+
+  func pairKey(_ edge: Int) -> Int64 { Int64(from[edge]) << 32 | Int64(to[edge]) }
+  func reversePairKey(_ edge: Int) -> Int64 { Int64(to[edge]) << 32 | Int64(from[edge]) }
+
+  mutating func sortOutgoing(by position: [Int]) {
+    for node in 0..<nodeCount { outgoing[node].sort { position[$0] < position[$1] } }
+  }
+
+  /// Whether the references not in `removed` form no cycle (Kahn's algorithm).
+  func isAcyclic(removed: [Bool], indegree: inout [Int32], queue: inout [Int32]) -> Bool {
+    for node in 0..<nodeCount { indegree[node] = 0 }
+    for edge in 0..<count where !removed[edge] { indegree[Int(to[edge])] += 1 }
+    queue.removeAll(keepingCapacity: true)
+    for node in 0..<nodeCount where indegree[node] == 0 { queue.append(Int32(node)) }
+    var head = 0
+    while head < queue.count {
+      let node = Int(queue[head])
+      head += 1
+      for edge in outgoing[node] where !removed[edge] {
+        let target = Int(to[edge])
+        indegree[target] -= 1
+        if indegree[target] == 0 { queue.append(Int32(target)) }
+      }
+    }
+    return queue.count == nodeCount
+  }
+
+  /// The minimum feedback arc set by exhaustive search, subsets in increasing size; among the
+  /// smallest, the lowest total rank, then the one whose references come first in `position`.
+  func minimumFeedbackSet(rank: [Int], position: [Int]) -> [Int] {
+    precondition(count <= 30)
+    var removed = [Bool](repeating: false, count: count)
+    var indegree = [Int32](repeating: 0, count: nodeCount)
+    var queue: [Int32] = []
+    queue.reserveCapacity(nodeCount)
+    for size in 0...count {
+      var best: (rankSum: Int, positions: [Int], set: [Int])?
+      // Every `size`-subset of 0..<count as a bit mask, by Gosper's hack.
+      var mask: UInt32 = size == 0 ? 0 : (UInt32(1) << size) - 1
+      let limit: UInt32 = UInt32(1) << count
+      while mask < limit {
+        var set: [Int] = []
+        for edge in 0..<count {
+          removed[edge] = mask & (1 << edge) != 0
+          if removed[edge] { set.append(edge) }
+        }
+        if isAcyclic(removed: removed, indegree: &indegree, queue: &queue) {
+          let rankSum = set.reduce(0) { $0 + rank[$1] }
+          let positions = set.map { position[$0] }.sorted()
+          let better =
+            best.map {
+              rankSum < $0.rankSum
+                || (rankSum == $0.rankSum && positions.lexicographicallyPrecedes($0.positions))
+            } ?? true
+          if better { best = (rankSum, positions, set) }
+        }
+        if mask == 0 { break }
+        let lowest = mask & (~mask &+ 1)
+        let ripple = mask &+ lowest
+        mask = (((ripple ^ mask) >> 2) / lowest) | ripple
+      }
+      if let best { return best.set }
+    }
+    return Array(0..<count)
+  }
+
+  /// Greedy: weaken each reference in `order` that is on a loop of what is still strong, then keep
+  /// strong again, least preferred first, every weakened reference that closes no loop. The result
+  /// is inclusion-minimal, and at most `count` − `nodeCount` + 1 references (each weakened reference
+  /// is on a cycle, so weakening it keeps the component connected).
+  func greedyFeedbackSet(order: [Int]) -> [Int] {
+    var removed = [Bool](repeating: false, count: count)
+    var chosen: [Int] = []
+    var search = Search(nodeCount: nodeCount)
+    for edge in order where search.reaches(self, from: to[edge], to: from[edge], avoiding: removed) {
+      removed[edge] = true
+      chosen.append(edge)
+    }
+    for edge in chosen.reversed() {
+      removed[edge] = false
+      if search.reaches(self, from: to[edge], to: from[edge], avoiding: removed) { removed[edge] = true }
+    }
+    return chosen.filter { removed[$0] }
+  }
+
+  /// The back edges of an iterative depth-first search: weakening them leaves the search tree and
+  /// the forward and cross edges, which form no cycle. At most `count` − `nodeCount` + 1.
+  func backEdges() -> [Int] {
+    var state = [UInt8](repeating: 0, count: nodeCount)  // 0 new, 1 on the stack, 2 done
+    var chosen: [Int] = []
+    var frames: [(node: Int, next: Int)] = []
+    for start in 0..<nodeCount where state[start] == 0 {
+      state[start] = 1
+      frames.append((start, 0))
+      while let frame = frames.last {
+        if frame.next < outgoing[frame.node].count {
+          frames[frames.count - 1].next += 1
+          let edge = outgoing[frame.node][frame.next]
+          let target = Int(to[edge])
+          switch state[target] {
+          case 0:
+            state[target] = 1
+            frames.append((target, 0))
+          case 1: chosen.append(edge)
+          default: break
+          }
+          continue
+        }
+        state[frame.node] = 2
+        frames.removeLast()
+      }
+    }
+    return chosen
+  }
+
+  /// The shortest path of references not `avoiding` from one node to another, exploring each node's
+  /// references in their sorted order; nil when there is none.
+  func shortestPath(from start: Int32, to goal: Int32, avoiding removed: [Bool]) -> [Int]? {
+    var reachedBy = [Int](repeating: -1, count: nodeCount)
+    var queue: [Int32] = [start]
+    var head = 0
+    var found = start == goal
+    search: while head < queue.count, !found {
+      let node = Int(queue[head])
+      head += 1
+      for edge in outgoing[node] where !removed[edge] {
+        let target = Int(to[edge])
+        guard target != Int(start), reachedBy[target] < 0 else { continue }
+        reachedBy[target] = edge
+        if target == Int(goal) {
+          found = true
+          break search
+        }
+        queue.append(Int32(target))
+      }
+    }
+    guard found else { return nil }
+    var path: [Int] = []
+    var node = Int(goal)
+    while node != Int(start) {
+      path.append(reachedBy[node])
+      node = Int(from[reachedBy[node]])
+    }
+    return path.reversed()
+  }
+
+  /// Reachability with a reused visited stamp.
+  struct Search {
+    private var stamp: [Int32]
+    private var current: Int32 = 0
+    private var stack: [Int32] = []
+
+    init(nodeCount: Int) { stamp = [Int32](repeating: 0, count: nodeCount) }
+
+    mutating func reaches(_ graph: LocalGraph, from start: Int32, to goal: Int32, avoiding removed: [Bool])
+      -> Bool
+    {
+      current += 1
+      stack.removeAll(keepingCapacity: true)
+      stack.append(start)
+      stamp[Int(start)] = current
+      while let node = stack.popLast() {
+        if node == goal { return true }
+        for edge in graph.outgoing[Int(node)] where !removed[edge] {
+          let target = Int(graph.to[edge])
+          if stamp[target] != current {
+            stamp[target] = current
+            stack.append(Int32(target))
+          }
+        }
+      }
+      return false
+    }
+  }
+}

@@ -1,0 +1,135 @@
+/// The fix for one reference of a fix plan, in the words a Swift developer applies it: every
+/// closure named by its function (or where it is stored), every method reference by its method.
+enum Advice {
+  /// The fix for weakening the edge at `edgeIndex`, part of `loop` (edge indices).
+  static func fix(breaking edgeIndex: Int32, loop: [Int32], in storage: GraphStorage) -> String {
+    let edge = storage.edges[Int(edgeIndex)]
+    let label = storage.label(edge)
+    let holder = Int(edge.from)
+    let holderName = storage.shortTypeName(holder)
+    let targetName = storage.shortTypeName(Int(edge.to))
+
+    if storage.nodeKinds[holder] == .closure {
+      // A closure context captures the object: name the closure, and where it is stored.
+      let stored =
+        loop.first { Int(storage.edges[Int($0)].to) == holder }
+        ?? storage.edges.indices.first { Int(storage.edges[$0].to) == holder && storage.edges[$0].isStrong }
+        .map(Int32.init)
+      let place = stored.map { index -> String in
+        let storing = storage.edges[Int(index)]
+        return
+          "\(storage.shortTypeName(Int(storing.from))).\(EdgeLabel.storagePath(of: storage.label(storing)))"
+      }
+      let symbol = storage.typeName(holder)
+      let capture = captureList(closureSymbol: symbol, target: Int(edge.to), in: storage)
+      if symbol.hasPrefix("closure at ") || !symbol.hasPrefix("closure") {
+        return "capture `\(capture)` in the closure stored in \(place ?? closureName(symbol))"
+      }
+      return "capture `\(capture)` in \(closureName(symbol))\(place.map { " (stored in \($0))" } ?? "")"
+    }
+    if let method = EdgeLabel.method(of: label) {
+      let place = "\(holderName).\(EdgeLabel.storagePath(of: label))"
+      let shortMethod = withoutModule(method)
+      return "method reference \(shortMethod) stored in \(place): store "
+        + "`{ [weak self] in self?.\(call(of: method)) }` instead"
+    }
+    if EdgeLabel.isSingleCapture(label) {
+      return
+        "capture `[weak self]` in the closure stored in \(holderName).\(EdgeLabel.storagePath(of: label))"
+    }
+    if EdgeLabel.isClosureStorage(label) {
+      return "capture weakly what the closure stored in \(holderName).\(EdgeLabel.storagePath(of: label)) "
+        + "captures, or remove it when done"
+    }
+    if label.contains("[") {
+      return "hold the \(targetName) in \(holderName).\(label) weakly (a box with a `weak var`), "
+        + "or remove it when done"
+    }
+    return "make \(holderName).\(label) weak"
+  }
+
+  /// A closure's function name as a Swift developer writes it, without the module, the parameter
+  /// types and the return type: `closure #1 in App.CartViewModel.init(store: App.Store) ->
+  /// App.CartViewModel` → `closure #1 in CartViewModel.init(store:)`.
+  static func closureName(_ symbol: String) -> String {
+    guard let range = symbol.ranges(of: " in ").last else { return symbol }
+    return symbol[..<range.upperBound] + withoutModule(functionName(symbol[range.upperBound...]))
+  }
+
+  /// `Store.update(value: Int, _: String) -> ()` → `Store.update(value:_:)`; a name without a
+  /// parameter list is unchanged.
+  static func functionName(_ function: Substring) -> String {
+    guard let open = function.firstIndex(of: "(") else { return String(function) }
+    var depth = 0
+    var parameters: [Substring] = []
+    var current = function.index(after: open)
+    var close: String.Index?
+    var index = current
+    while index < function.endIndex {
+      let character = function[index]
+      if "(<[".contains(character) {
+        depth += 1
+      } else if ")>]".contains(character) {
+        if depth == 0, character == ")" {
+          close = index
+          break
+        }
+        depth -= 1
+      } else if character == ",", depth == 0 {
+        parameters.append(function[current..<index])
+        current = function.index(after: index)
+      }
+      index = function.index(after: index)
+    }
+    guard let close else { return String(function) }
+    let last = function[current..<close]
+    if !last.allSatisfy(\.isWhitespace) { parameters.append(last) }
+    let labels = parameters.map { parameter -> String in
+      let trimmed = parameter.drop { $0 == " " }
+      let name = trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+      let rest = trimmed.dropFirst(name.count)
+      return !name.isEmpty && rest.hasPrefix(": ") ? "\(name):" : "_:"
+    }
+    return function[..<open] + "(" + labels.joined() + ")"
+  }
+
+  /// A function name without its module: `App.Store.update(_:)` → `Store.update(_:)`; a name with
+  /// one qualifier or none is unchanged.
+  static func withoutModule(_ function: some StringProtocol) -> String {
+    let name = function.prefix { $0 != "(" && $0 != "<" }
+    let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count > 2, let first = parts.first, !first.isEmpty,
+      first.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+    else { return String(function) }
+    return String(function.dropFirst(first.count + 1))
+  }
+
+  /// `[weak self]` when the closure is declared in the captured object's type, `[weak store]`
+  /// otherwise.
+  private static func captureList(closureSymbol: String, target: Int, in storage: GraphStorage) -> String {
+    let typeName = storage.typeName(target)
+    if closureSymbol.hasPrefix("closure at ") || closureSymbol.contains(" in \(typeName).")
+      || !closureSymbol.hasPrefix("closure")
+    {
+      return "[weak self]"
+    }
+    let short = storage.shortTypeName(target).prefix { $0 != "<" }
+    return "[weak \(short.prefix(1).lowercased() + short.dropFirst())]"
+  }
+
+  /// The call a method reference stands for: `handlePrices(_:)` → `handlePrices($0)`,
+  /// `update(value:at:)` → `update(value: $0, at: $1)`.
+  static func call(of method: String) -> String {
+    let name = method.prefix { $0 != "(" }
+    let base = name.split(separator: ".").last.map(String.init) ?? String(name)
+    guard let open = method.firstIndex(of: "("), let close = method.lastIndex(of: ")"), open < close else {
+      return "\(base)($0)"
+    }
+    let labels = method[method.index(after: open)..<close].split(
+      separator: ":", omittingEmptySubsequences: true)
+    let arguments = labels.enumerated().map { index, label in
+      label == "_" ? "$\(index)" : "\(label): $\(index)"
+    }
+    return "\(base)(\(arguments.joined(separator: ", ")))"
+  }
+}

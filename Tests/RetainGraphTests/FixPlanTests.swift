@@ -1,0 +1,307 @@
+import PropertyBased
+import RetainGraph
+import Samples
+import Testing
+
+@Suite("Fix plans: idiomatic, minimal, the same from any root")
+struct FixPlanTests {
+  /// Each app-layer sample's fixes, which must be the same whichever of its objects is the root.
+  static let expectedFixes: [String: [String]] = [
+    "coordinator-parent": [
+      "make CheckoutCoordinator.parent weak",
+      "make ProfileCoordinator.parent weak",
+    ],
+    "strong-delegate": ["make PaymentViewController.delegate weak"],
+    "store-subscription": [
+      "capture `[weak self]` in closure #1 in CartViewModel.init(store:) (stored in Store.subscribers[0])"
+    ],
+    "network-completion": [
+      "method reference PriceList.handlePrices(_:) stored in NetworkService.pending[1]: "
+        + "store `{ [weak self] in self?.handlePrices($0) }` instead"
+    ],
+    "viper-module": ["make Interactor.output weak"],
+    "observer-token": ["capture `[weak self]` in the closure stored in Notifier.observers[0]"],
+    "method-reference": [
+      "method reference UseCase.handleResponse(_:) stored in Service.completion: "
+        + "store `{ [weak self] in self?.handleResponse($0) }` instead"
+    ],
+  ]
+
+  @Test(arguments: expectedFixes.keys.sorted())
+  func sameIdiomaticFixFromEveryObject(_ name: String) throws {
+    let sample = try #require(Sample.named(name))
+    let instance = sample.make()
+    defer { instance.breakCycles() }
+    #expect(instance.objects.count >= 2)
+    for object in instance.objects {
+      let graph = ObjectGraph(reflecting: object)
+      let rootName = graph.nodes[graph.root].shortTypeName
+      try #require(graph.cycles.count == 1, "from \(rootName)")
+      #expect(graph.cycles[0].fixPlan.map(\.fix) == Self.expectedFixes[name], "from \(rootName)")
+      #expect(graph.cycles[0].suggestedBreak == graph.cycles[0].fixPlan[0].edge)
+      #expect(graph.report().contains("← break this"))
+    }
+  }
+
+  @Test func idiomsOfTheAppLayerSamples() throws {
+    func idioms(_ name: String) throws -> [Cycle.Break.Idiom] {
+      let instance = try #require(Sample.named(name)).make()
+      defer { instance.breakCycles() }
+      return ObjectGraph(reflecting: instance.root).cycles.flatMap { $0.fixPlan.map(\.idiom) }
+    }
+    #expect(try idioms("coordinator-parent") == [.backReference, .backReference])
+    #expect(try idioms("strong-delegate") == [.backReference])
+    #expect(try idioms("store-subscription") == [.closureCapture])
+    #expect(try idioms("network-completion") == [.methodReference])
+    #expect(try idioms("retain-cycle") == [.structure])
+  }
+
+  /// The fixed twins free everything once released: the fix the plan names is the one that works.
+  @Test(arguments: [
+    "coordinator-parent-fixed", "strong-delegate-fixed", "store-subscription-fixed",
+    "network-completion-fixed",
+  ])
+  func fixedTwinsHaveNoCycleAndAreFreed(_ name: String) throws {
+    var instance: SampleInstance? = try #require(Sample.named(name)).make()
+    let probes = (instance?.objects ?? []).map(WeakProbe.init)
+    #expect(probes.count >= 2)
+    #expect(instance.map { ObjectGraph(reflecting: $0.root).cycles.isEmpty } == true)
+    instance = nil
+    #expect(probes.allSatisfy { $0.object == nil })
+  }
+
+  @Test func methodReferenceAdviceNamesTheMethodAndTheClosureToStore() throws {
+    let graph = try ObjectGraph(
+      nodes: [
+        Node(id: 0, typeName: "App.PriceList", kind: .object),
+        Node(id: 1, typeName: "App.NetworkService", kind: .object),
+      ],
+      edges: [
+        Edge(from: 0, to: 1, label: "network", ownership: .strong),
+        Edge(from: 1, to: 0, label: "pending[1] (method App.PriceList.handlePrices(_:))", ownership: .strong),
+      ])
+    let fix = try #require(graph.cycles.first?.fixPlan.first)
+    #expect(fix.idiom == .methodReference)
+    #expect(
+      fix.fix
+        == "method reference PriceList.handlePrices(_:) stored in NetworkService.pending[1]: store "
+        + "`{ [weak self] in self?.handlePrices($0) }` instead")
+  }
+
+  @Test func closureCapturingAnotherTypeIsNamedByItsVariable() throws {
+    let graph = try ObjectGraph(
+      nodes: [
+        Node(id: 0, typeName: "App.Store", kind: .object),
+        Node(
+          id: 1, typeName: "closure #2 in App.Screen.bind(to: App.Store, animated: Swift.Bool) -> ()",
+          kind: .closure),
+      ],
+      edges: [
+        Edge(from: 0, to: 1, label: "handlers[\"done\"] (closure)", ownership: .strong),
+        Edge(from: 1, to: 0, label: "capture 1", ownership: .strong),
+      ])
+    #expect(
+      graph.cycles.first?.fixPlan.map(\.fix)
+        == [
+          "capture `[weak store]` in closure #2 in Screen.bind(to:animated:) (stored in Store.handlers[\"done\"])"
+        ])
+  }
+
+  /// One component with three loops: a hub and three children holding it back, one through a
+  /// closure; the plan names all three references, the closure's capture first.
+  @Test func everyLoopOfAComponentIsListed() throws {
+    let graph = try ObjectGraph(
+      nodes: [
+        Node(id: 0, typeName: "App.Hub", kind: .object),
+        Node(id: 1, typeName: "App.Left", kind: .object),
+        Node(id: 2, typeName: "App.Right", kind: .object),
+        Node(id: 3, typeName: "closure #1 in App.Hub.init()", kind: .closure),
+      ],
+      edges: [
+        Edge(from: 0, to: 1, label: "items[0]", ownership: .strong),
+        Edge(from: 0, to: 2, label: "items[1]", ownership: .strong),
+        Edge(from: 0, to: 3, label: "onChange (closure)", ownership: .strong),
+        Edge(from: 1, to: 0, label: "owner", ownership: .strong),
+        Edge(from: 2, to: 0, label: "hub", ownership: .strong),
+        Edge(from: 3, to: 0, label: "capture 0", ownership: .strong),
+      ])
+    let plan = try #require(graph.cycles.first?.fixPlan)
+    #expect(
+      plan.map(\.fix) == [
+        "capture `[weak self]` in closure #1 in Hub.init() (stored in Hub.onChange)",
+        "make Left.owner weak", "make Right.hub weak",
+      ])
+    #expect(plan.map(\.idiom) == [.closureCapture, .backReference, .backReference])
+    #expect(graph.summary() == "1 retain cycle reachable from Hub (4 objects); 3 references to weaken")
+  }
+
+  // MARK: - Random graphs against brute force
+
+  @Test func randomPlansBreakEveryLoopAreMinimalAndIgnoreTheRoot() async {
+    let checked = Counter()
+    await propertyCheck(count: 400, input: Gen.int(in: 2...9), Gen.uint64(in: 0...UInt64.max)) {
+      count, seed in
+      Self.checkRandomGraph(
+        count: count, seed: seed, density: 0.25 + Double(seed % 4) * 0.1, counter: checked)
+    }
+    // Enough small components were compared with exhaustive search to mean something.
+    #expect(checked.exact > 150, "\(checked.exact) components checked for minimality")
+    #expect(checked.reroots > 150, "\(checked.reroots) reroots")
+  }
+
+  @Test func largeComponentsGetAValidInclusionMinimalPlan() async {
+    let checked = Counter()
+    await propertyCheck(count: 60, input: Gen.int(in: 12...60), Gen.uint64(in: 0...UInt64.max)) {
+      count, seed in
+      Self.checkRandomGraph(count: count, seed: seed, density: 0.6, counter: checked)
+    }
+    #expect(checked.greedy > 20, "\(checked.greedy) large components checked")
+  }
+
+  final class Counter: @unchecked Sendable {
+    var exact = 0
+    var greedy = 0
+    var reroots = 0
+  }
+
+  static let labels = [
+    "delegate", "parent", "children[0]", "children[1]", "next", "model", "output", "items[2]",
+  ]
+
+  /// A random graph with unique type names and unique labels per holder, some closure nodes.
+  static func randomGraph(count: Int, seed: UInt64, density: Double) -> (nodes: [Node], edges: [Edge]) {
+    var random = SplitMix64(seed: seed)
+    let nodes = (0..<count).map { id in
+      let closure = id > 0 && Double.random(in: 0..<1, using: &random) < 0.2
+      return Node(
+        id: id, typeName: closure ? "closure #1 in App.T\(id).f()" : "App.T\(id)",
+        kind: closure ? .closure : .object)
+    }
+    var edges: [Edge] = []
+    for node in nodes {
+      for (slot, label) in labels.enumerated() where Double.random(in: 0..<1, using: &random) < density / 2 {
+        let target = Int.random(in: 0..<count, using: &random)
+        let ownership: Ownership = Double.random(in: 0..<1, using: &random) < 0.85 ? .strong : .weak
+        let text =
+          node.kind == .closure
+          ? "capture \(slot)" : (nodes[target].kind == .closure ? "\(label) (closure)" : label)
+        edges.append(Edge(from: node.id, to: target, label: text, ownership: ownership))
+      }
+    }
+    return (nodes, edges)
+  }
+
+  static func checkRandomGraph(count: Int, seed: UInt64, density: Double, counter: Counter) {
+    let (nodes, edges) = randomGraph(count: count, seed: seed, density: density)
+    guard let graph = try? ObjectGraph(nodes: nodes, edges: edges) else {
+      Issue.record("seed \(seed): not a graph")
+      return
+    }
+    for cycle in graph.cycles {
+      let members = Set(cycle.members)
+      let inside = graph.edges.filter {
+        $0.ownership == .strong && members.contains($0.from) && members.contains($0.to)
+      }
+      let plan = cycle.fixPlan.map(\.edge)
+      let context = "seed \(seed), count \(count)"
+      #expect(Set(plan).count == plan.count, "\(context)")
+      #expect(plan.allSatisfy { inside.contains($0) }, "\(context)")
+      // Weakening the plan leaves no strong cycle (mutual reachability, independent of the library).
+      #expect(!BruteForce.hasCycle(inside.filter { !plan.contains($0) }), "\(context)")
+      // Each break's loop is a strong loop through it that the other breaks leave.
+      for fix in cycle.fixPlan {
+        #expect(fix.loop.last == fix.edge, "\(context)")
+        #expect(fix.loop.first?.from == fix.edge.to, "\(context)")
+        #expect(zip(fix.loop, fix.loop.dropFirst()).allSatisfy { $0.to == $1.from }, "\(context)")
+        #expect(
+          fix.loop.allSatisfy { inside.contains($0) && ($0 == fix.edge || !plan.contains($0)) }, "\(context)")
+      }
+      let selfLoops = inside.filter { $0.from == $0.to }.count
+      let between = inside.count - selfLoops
+      if between <= 16 {
+        counter.exact += 1
+        let minimum = selfLoops + BruteForce.minimumFeedbackSetSize(inside.filter { $0.from != $0.to })
+        #expect(plan.count == minimum, "\(context)")
+      } else {
+        counter.greedy += 1
+        // Inclusion-minimal: keeping any one reference strong closes a loop again.
+        for edge in plan {
+          #expect(BruteForce.hasCycle(inside.filter { $0 == edge || !plan.contains($0) }), "\(context)")
+        }
+        #expect(plan.count - selfLoops <= between - members.count + 1, "\(context)")
+      }
+      // The same plan, fixes and loops from every member of the cycle as root.
+      for newRoot in cycle.members where newRoot != graph.root {
+        guard let rerooted = reroot(nodes: nodes, edges: edges, at: newRoot) else { continue }
+        let same = rerooted.graph.cycles.first { $0.members.contains(rerooted.newID[cycle.members[0]]) }
+        let mapped = same?.fixPlan.map { fix in
+          (fix.fix, fix.loop.map { rerooted.oldID[$0.from] }, fix.idiom)
+        }
+        let original = cycle.fixPlan.map { ($0.fix, $0.loop.map(\.from), $0.idiom) }
+        #expect(mapped?.map(\.0) == original.map(\.0), "\(context), root \(newRoot)")
+        #expect(mapped?.map(\.1) == original.map(\.1), "\(context), root \(newRoot)")
+        counter.reroots += 1
+      }
+    }
+  }
+
+  /// The same graph with node ids renumbered breadth-first from `root` (as a walk from it would),
+  /// edges in that order; nil when some node is not reachable from it.
+  static func reroot(nodes: [Node], edges: [Edge], at root: Int) -> (
+    graph: ObjectGraph, newID: [Int], oldID: [Int]
+  )? {
+    var order = [root]
+    var newID = [Int](repeating: -1, count: nodes.count)
+    newID[root] = 0
+    var head = 0
+    while head < order.count {
+      let node = order[head]
+      head += 1
+      for edge in edges where edge.from == node && newID[edge.to] < 0 {
+        newID[edge.to] = order.count
+        order.append(edge.to)
+      }
+    }
+    for node in nodes.indices where newID[node] < 0 {
+      newID[node] = order.count
+      order.append(node)
+    }
+    let renumbered = order.enumerated().map {
+      Node(id: $0.offset, typeName: nodes[$0.element].typeName, kind: nodes[$0.element].kind)
+    }
+    let moved = order.flatMap { old in edges.filter { $0.from == old } }.map {
+      Edge(from: newID[$0.from], to: newID[$0.to], label: $0.label, ownership: $0.ownership)
+    }
+    guard let graph = try? ObjectGraph(nodes: renumbered, edges: moved) else { return nil }
+    return (graph, newID, order)
+  }
+}
+
+/// Independent computations to check the library against.
+enum BruteForce {
+  /// Whether the edges contain a cycle: some node reaches itself (depth-first, per node).
+  static func hasCycle(_ edges: [Edge]) -> Bool {
+    var successors: [Int: [Int]] = [:]
+    for edge in edges { successors[edge.from, default: []].append(edge.to) }
+    for start in successors.keys {
+      var seen: Set<Int> = []
+      var stack = successors[start] ?? []
+      while let node = stack.popLast() {
+        if node == start { return true }
+        if seen.insert(node).inserted { stack += successors[node] ?? [] }
+      }
+    }
+    return false
+  }
+
+  /// The size of the smallest set of edges whose removal leaves no cycle, by trying every subset.
+  static func minimumFeedbackSetSize(_ edges: [Edge]) -> Int {
+    let count = edges.count
+    let masks = (0..<(1 << count)).sorted { ($0.nonzeroBitCount, $0) < ($1.nonzeroBitCount, $1) }
+    for mask in masks {
+      let kept = edges.indices.filter { mask & (1 << $0) == 0 }.map { edges[$0] }
+      if !hasCycle(kept) { return mask.nonzeroBitCount }
+    }
+    return count
+  }
+}
