@@ -50,3 +50,31 @@ final class TrackForLeaksXCTests: FailureCapturingTestCase {
     trackForLeaks(sut ?? self, after: { self.sut = nil })
   }
 }
+
+/// A property that `tearDown()` resets still holds the object when the teardown block checks it.
+final class TrackForLeaksHeldByTheTestXCTests: FailureCapturingTestCase {
+  private var harness = SampleHarness()
+  private var sut: AnyObject?
+  private var line = 0
+
+  override func setUp() {
+    super.setUp()
+    capturing = true
+  }
+
+  override func tearDown() {
+    capturing = false
+    XCTAssertEqual(recorded.map(\.line), [line])
+    assertGolden(
+      recorded.map(\.description).joined(separator: "\n-----\n"), named: "tracked-held-by-the-test")
+    sut = nil
+    XCTAssertTrue(harness.breakCyclesAndCheckFreed())
+    super.tearDown()
+  }
+
+  func testTheFailureNamesThePropertyAndTheOrder() {
+    sut = harness.make("greeter")
+    line = #line + 1
+    trackForLeaks(sut ?? self, timeout: .milliseconds(100))
+  }
+}
