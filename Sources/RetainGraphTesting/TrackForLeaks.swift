@@ -62,6 +62,7 @@ extension XCTestCase {
   private func checkAfterTest(
     _ probe: WeakProbe, release: (() -> Void)?, timeout: Duration, options: GraphOptions, site: CallSite
   ) {
+    let testName = name
     addTeardownBlock { [weak self] in
       release?()
       guard !waitUntil(timeout: timeout, { !probe.isAlive }) else { return }
@@ -73,11 +74,12 @@ extension XCTestCase {
           "\(subject) is still alive \(timeout) after \(moment).\n"
           + held.explanation(afterGiven: release != nil)
         if why.hasPrefix("Why: a retain cycle") { text += "\nOnce released, it would still leak. " + why }
-        LeakFailure(message: text, graphs: [("retain-graph-\(probe.typeName)", graph)]).record(at: site)
+        LeakFailure(message: text, graphs: [("retain-graph-\(probe.typeName)", graph)])
+          .record(at: site, testName: testName)
         return
       }
       survivorFailure(probe, timeout: timeout, options: options, subject: subject, after: moment)?
-        .record(at: site)
+        .record(at: site, testName: testName)
     }
   }
 

@@ -1,3 +1,4 @@
+import Foundation
 import RetainGraph
 import RetainGraphTestSupport
 import RetainGraphTesting
@@ -51,11 +52,18 @@ final class TrackForLeaksXCTests: FailureCapturingTestCase {
   }
 }
 
-/// A property that `tearDown()` resets still holds the object when the teardown block checks it.
+/// A property that `tearDown()` resets still holds the object when the teardown block checks it. The
+/// whole test runs with an artifacts folder, so the check's graph is written there, named after the test.
 final class TrackForLeaksHeldByTheTestXCTests: FailureCapturingTestCase {
   private var harness = SampleHarness()
   private var sut: AnyObject?
   private var line = 0
+  private let folder = freshArtifactsFolder()
+
+  override func invokeTest() {
+    GraphArtifacts.withSetting(.folder(folder.path)) { super.invokeTest() }
+    try? FileManager.default.removeItem(at: folder.deletingLastPathComponent())
+  }
 
   override func setUp() {
     super.setUp()
@@ -66,7 +74,11 @@ final class TrackForLeaksHeldByTheTestXCTests: FailureCapturingTestCase {
     capturing = false
     XCTAssertEqual(recorded.map(\.line), [line])
     assertGolden(
-      recorded.map(\.description).joined(separator: "\n-----\n"), named: "tracked-held-by-the-test")
+      normalizingPaths(
+        recorded.map(\.description).joined(separator: "\n-----\n"), [folder.path: "$ARTIFACTS"]),
+      named: "tracked-held-by-the-test")
+    let stem = "TrackForLeaksHeldByTheTestXCTests.testTheFailureNamesThePropertyAndTheOrder-Greeter-1"
+    XCTAssertEqual(filesIn(folder), ["\(stem).dot", "\(stem).json"])
     sut = nil
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())
     super.tearDown()

@@ -16,9 +16,12 @@ enum GraphAttachment {
     var contents: String
   }
 
-  /// The files of each graph, named after `site` and the running test.
-  static func files(for graphs: [(name: String, graph: ObjectGraph)], at site: CallSite?) -> [File] {
-    let test = GraphArtifacts.testName(at: site)
+  /// The files of each graph, named after the running test: `testName` when the caller knows it (an
+  /// XCTest case's `name`), else as ``GraphArtifacts/testName(at:)`` finds it.
+  static func files(
+    for graphs: [(name: String, graph: ObjectGraph)], at site: CallSite?, testName: String? = nil
+  ) -> [File] {
+    let test = testName ?? GraphArtifacts.testName(at: site)
     return graphs.flatMap { graph -> [File] in
       let base = GraphArtifacts.stableName(test: test, subject: graph.name)
       var files = [File(name: "\(base).dot", contents: graph.graph.dot())]

@@ -16,9 +16,9 @@ struct LeakFailure {
   }
 
   /// Reports the failure at `site`: writes the graphs to the artifacts folder when one is set, and
-  /// attaches them in Swift Testing.
-  func record(at site: CallSite, context: String = "") {
-    let files = GraphAttachment.files(for: graphs, at: site)
+  /// attaches them in Swift Testing. `testName` names the files when the caller knows the test.
+  func record(at site: CallSite, context: String = "", testName: String? = nil) {
+    let files = GraphAttachment.files(for: graphs, at: site, testName: testName)
     let hint = GraphAttachment.hint(for: files, attached: isInSwiftTesting)
     let text = hint.isEmpty ? message : message + "\n\n" + hint
     recordIssue(context.isEmpty ? text : "\(context)\n\(text)", attachments: files, at: site)
