@@ -50,6 +50,15 @@ import Testing
   presenter.view = nil
   assertNoCycles(presenter)
 }
+
+// Run with RETAIN_GRAPH_ARTIFACTS set: the failure writes the graph there.
+@Test func aFailingCheckWritesItsGraph() {
+  let presenter = Presenter()
+  presenter.view = View()
+  presenter.view?.presenter = presenter
+  withKnownIssue { assertNoCycles(presenter) }
+  presenter.view = nil
+}
 SWIFT
 
 start=$(date +%s)
@@ -65,5 +74,12 @@ if [ -e "$work/build/checkouts/swift-argument-parser" ] || grep -q "ArgumentPars
   echo "error: the snippet's package fetched or built swift-argument-parser" >&2
   exit 1
 fi
-"$SWIFT" test --skip-build --scratch-path "$work/build" --filter aPresenterAndItsViewFormACycle
+RETAIN_GRAPH_ARTIFACTS="$work/artifacts" "$SWIFT" test --skip-build --scratch-path "$work/build"
+for file in aFailingCheckWritesItsGraph-Presenter-1.dot aFailingCheckWritesItsGraph-Presenter-1.json; do
+  if [ ! -s "$work/artifacts/$file" ]; then
+    echo "error: RETAIN_GRAPH_ARTIFACTS: $work/artifacts/$file was not written" >&2
+    ls -l "$work/artifacts" >&2 || true
+    exit 1
+  fi
+done
 echo "snippet package built and tested in $(( $(date +%s) - start )) s"
