@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test record-golden demo docs-image lint bench clean
+.PHONY: deps build test snippet record-golden demo docs-image lint bench clean
 
 # Graphviz (libgvc) is the only C dependency; install it when pkg-config cannot find it.
 deps:
@@ -25,7 +25,13 @@ build: deps
 
 test: deps
 	$(SWIFT) build --build-tests
+	$(MAKE) snippet
 	$(SWIFT) test --skip-build
+
+# Builds a new package made from the README's Package.swift snippet as written (in .build-snippet/,
+# nothing reused from .build) and runs one test in it.
+snippet:
+	SWIFT="$(SWIFT)" bash Scripts/check-snippet.sh
 
 # Re-records every golden file (Tests/*/__Snapshots__) from the actual texts. Each recorded file is
 # reported as an issue, so this run fails on purpose: review `git diff Tests`, then run `make test`.
@@ -57,4 +63,4 @@ bench:
 	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-census-bench
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-snippet

@@ -10,6 +10,12 @@ let package = Package(
     .library(name: "RetainGraphCensus", targets: ["RetainGraphCensus"]),
     .executable(name: "retain-graph", targets: ["retain-graph"]),
   ],
+  // The command line's dependency is behind a trait, on by default: a package that depends on the
+  // libraries only with `traits: []` neither fetches nor builds swift-argument-parser.
+  traits: [
+    .trait(name: "CommandLine", description: "The retain-graph command line (needs swift-argument-parser)."),
+    .default(enabledTraits: ["CommandLine"]),
+  ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -40,7 +46,8 @@ let package = Package(
         "RetainGraph",
         "RetainGraphRendering",
         "Samples",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(
+          name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
       ]
     ),
     // Golden-file assertions shared by the test targets (not a product).

@@ -1,7 +1,7 @@
 /// How ``ObjectGraph/dot(style:)`` draws a graph.
 ///
 /// ```swift
-/// graph.dot()                                             // everything, short type names, left to right
+/// graph.dot()                                             // everything, short type names, laid out by size
 /// graph.dot(style: DOTStyle(cyclesOnly: true))            // the cycles and the way to them
 /// graph.dot(style: DOTStyle(maxNodes: 50, rankDirection: .topToBottom))
 /// ```
@@ -12,7 +12,15 @@ public struct DOTStyle: Sendable, Hashable {
     case leftToRight = "LR"
     /// Holders at the top, held objects below them (`rankdir=TB`).
     case topToBottom = "TB"
+    /// Left to right for a small drawing (at most ``DOTStyle/automaticLayoutThreshold`` nodes); beyond
+    /// that, whichever direction keeps the picture narrower: top to bottom for a graph deeper than it
+    /// is broad (a long chain), left to right for a broad one (many children per holder).
+    case automatic = "auto"
   }
+
+  /// The most nodes ``RankDirection/automatic`` always draws left to right; larger drawings also get
+  /// tighter spacing between ranks.
+  public static let automaticLayoutThreshold = 12
 
   /// Label nodes with fully qualified type names (`App.Presenter`) instead of short ones (`Presenter`).
   public var qualifiedTypeNames: Bool
@@ -21,7 +29,7 @@ public struct DOTStyle: Sendable, Hashable {
   /// The most nodes to draw; the others are collapsed into one "+N more" node per holder. `nil` draws
   /// every node.
   public var maxNodes: Int?
-  /// The direction of the layout.
+  /// The direction of the layout (default ``RankDirection/automatic``).
   public var rankDirection: RankDirection
   /// Draw each dangling `unowned` reference to a red "dangling" placeholder node.
   public var showsDanglingReferences: Bool
@@ -37,7 +45,7 @@ public struct DOTStyle: Sendable, Hashable {
     qualifiedTypeNames: Bool = false,
     cyclesOnly: Bool = false,
     maxNodes: Int? = nil,
-    rankDirection: RankDirection = .leftToRight,
+    rankDirection: RankDirection = .automatic,
     showsDanglingReferences: Bool = true
   ) {
     self.qualifiedTypeNames = qualifiedTypeNames

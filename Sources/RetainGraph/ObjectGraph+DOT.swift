@@ -79,9 +79,11 @@ private struct DOTWriter {
     var lines: [String] = ["digraph \"retain-graph\" {"]
     // newrank: Graphviz 2.43's classic ranking double-frees on some graphs with clusters and edge
     // labels (found by the random-graph tests); the newer ranking handles them.
+    let isLarge = shown.filter { $0 }.count > DOTStyle.automaticLayoutThreshold
     lines.append(
-      "  graph [rankdir=\(style.rankDirection.rawValue), charset=\"UTF-8\", fontname=\"Helvetica\", "
-        + "fontsize=12, labelloc=t, label=\(DOTText.quoted(title())), nodesep=0.35, ranksep=0.5, newrank=true];"
+      "  graph [rankdir=\(direction().rawValue), charset=\"UTF-8\", fontname=\"Helvetica\", "
+        + "fontsize=12, labelloc=t, label=\(DOTText.quoted(title())), nodesep=\(isLarge ? "0.25" : "0.35"), "
+        + "ranksep=\(isLarge ? "0.3" : "0.5"), newrank=true];"
     )
     lines.append(
       "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f4f6f8\", color=\"#4a5866\", "
@@ -131,6 +133,23 @@ private struct DOTWriter {
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// The layout direction, with ``DOTStyle/RankDirection/automatic`` resolved from the drawn nodes:
+  /// a left-to-right picture is about as wide as the graph is deep, with room for a node and an edge
+  /// label per level (about three node widths); a top-to-bottom one as wide as its broadest level.
+  private func direction() -> DOTStyle.RankDirection {
+    guard style.rankDirection == .automatic else { return style.rankDirection }
+    var perLevel: [Int: Int] = [:]
+    var drawn = 0
+    for id in shown.indices where shown[id] {
+      drawn += 1
+      perLevel[depth[id] ?? -1, default: 0] += 1
+    }
+    guard drawn > DOTStyle.automaticLayoutThreshold else { return .leftToRight }
+    let levels = perLevel.count
+    let broadest = perLevel.values.max() ?? 1
+    return levels * 3 > broadest ? .topToBottom : .leftToRight
+  }
+
   private func title() -> String {
     let root = name(of: graph.nodes[graph.root])
     var title: String
@@ -145,8 +164,12 @@ private struct DOTWriter {
     return title
   }
 
+  /// A node's label: its short (or qualified) type name, a closure's name without its signature,
+  /// wrapped when long; the full name is the node's tooltip.
   private func name(of node: Node) -> String {
-    DOTText.abbreviated(style.qualifiedTypeNames ? node.typeName : node.shortTypeName)
+    if style.qualifiedTypeNames { return DOTText.wrapped(DOTText.abbreviated(node.typeName)) }
+    let name = node.kind == .closure ? DOTText.closureLabel(node.shortTypeName) : node.shortTypeName
+    return DOTText.wrapped(DOTText.abbreviated(name))
   }
 
   private func nodeStatement(_ node: Node) -> String {
@@ -184,7 +207,7 @@ private struct DOTWriter {
       attributes += ["style=dotted", "color=\"#999999\"", "fontcolor=\"#999999\""]
     }
     if isBreak { label += " ✂ break here" }
-    attributes.insert("label=\(DOTText.quoted(label))", at: 0)
+    attributes.insert("label=\(DOTText.quoted(DOTText.wrapped(label)))", at: 0)
     // A reference back toward the root (a weak `view`, the loop-closing `output`) is written
     // reversed with `dir=back`: drawn the same, but it no longer pulls its target after its holder,
     // so the picture reads from the root outwards. (`constraint=false` would do the same, but it

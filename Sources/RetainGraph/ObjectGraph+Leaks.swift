@@ -1,6 +1,21 @@
 extension ObjectGraph {
   /// The nodes that stay alive once the root is released, assuming the root is the only reference
   /// from outside the graph: exactly those strongly reachable from a strong cycle.
+  ///
+  /// ```swift
+  /// for node in graph.predictedLeakedNodes() { print(node.shortTypeName) }
+  /// ```
+  /// - Returns: the nodes, in ascending order of their ids.
+  /// - Complexity: O(*n* + *e*).
+  public func predictedLeakedNodes() -> [Node] {
+    predictedLeaks().map { nodes[$0] }
+  }
+
+  /// The ids of the nodes that stay alive once the root is released, assuming the root is the only
+  /// reference from outside the graph: exactly those strongly reachable from a strong cycle.
+  ///
+  /// These are ids (`Int`), for `graph.nodes[id]` or a set lookup; ``predictedLeakedNodes()`` returns the
+  /// nodes themselves.
   /// - Returns: node ids in ascending order.
   /// - Complexity: O(*n* + *e*).
   public func predictedLeaks() -> [Node.ID] {

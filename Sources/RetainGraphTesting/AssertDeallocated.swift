@@ -118,8 +118,17 @@ private func deallocationFailure<Object: AnyObject>(
 ) rethrows -> LeakFailure? {
   let probe = try probe(make)
   if waitUntil(timeout: timeout, { !probe.isAlive }) { return nil }
-  return survivorFailure(
-    probe, timeout: timeout, options: options, after: "the closure that made it returned")
+  guard
+    var failure = survivorFailure(
+      probe, timeout: timeout, options: options, after: "the closure that made it returned")
+  else { return nil }
+  if isBlockingTheMainQueue, !failure.message.contains("Why: a retain cycle") {
+    failure.message +=
+      "\nThis check ran on the main actor (the main dispatch queue) and blocked it while it waited: a "
+      + "release queued on DispatchQueue.main or on the main actor could not run until it returned. "
+      + "Use `await assertDeallocated { … }`, which suspends while it waits and lets the main queue run."
+  }
+  return failure
 }
 
 private func deallocationFailure<Object: AnyObject>(

@@ -159,6 +159,11 @@ struct GrowthAnalysis {
     var generation = Generation(graph: graph, counts: [:], newInstance: [:], probes: [:])
     for node in graph.nodes where node.kind != .value {
       generation.counts[node.typeName, default: 0] += 1
+      if allowanceOf[node.typeName] == nil,
+        let index = allowances.firstIndex(where: { $0.matches(node, object: objects[node.id]) })
+      {
+        allowanceOf[node.typeName] = index
+      }
       guard let object = objects[node.id] else {
         generation.newInstance[node.typeName] = node.id
         continue
@@ -167,9 +172,6 @@ struct GrowthAnalysis {
       generation.probes[identity] = WeakProbe(object)
       if previous[identity]?.object !== object, generation.newInstance[node.typeName] == nil {
         generation.newInstance[node.typeName] = node.id
-      }
-      if allowanceOf[node.typeName] == nil, let index = allowances.firstIndex(where: { $0.matches(object) }) {
-        allowanceOf[node.typeName] = index
       }
     }
     generations.append(generation)

@@ -52,7 +52,7 @@ open class LeakCheckingTestCase: XCTestCase {
     let stillHeld = Set(heldObjects().filter { $0.ownership == .strong }.map { ObjectIdentifier($0.object) })
     for entry in probes {
       guard let object = entry.probe.object else { continue }
-      let (why, _) = Explanation.ofSurvivor(object, options: GraphOptions())
+      let (why, graph) = Explanation.ofSurvivor(object, options: GraphOptions())
       let named =
         entry.label == entry.property
         ? "`\(entry.property)`" : "`\(entry.label)` (property `\(entry.property)`)"
@@ -71,8 +71,11 @@ open class LeakCheckingTestCase: XCTestCase {
           "\(named) held \(entry.probe.typeName), which is still alive \(leakCheckTimeout) after tearDown(), "
           + "although the test no longer holds it.\n\(why)"
       }
+      let files = GraphAttachment.files(
+        for: [("retain-graph-\(entry.probe.typeName)", graph)], at: nil, testName: name)
       recordFailure(
-        withDescription: message, inFile: String(describing: #filePath), atLine: #line, expected: true)
+        withDescription: message + "\n\n" + GraphAttachment.hint(for: files, attached: false),
+        inFile: String(describing: #filePath), atLine: #line, expected: true)
     }
   }
 

@@ -62,13 +62,62 @@ extension XCTestCase {
   private func checkAfterTest(
     _ probe: WeakProbe, release: (() -> Void)?, timeout: Duration, options: GraphOptions, site: CallSite
   ) {
-    addTeardownBlock {
+    let testName = name
+    addTeardownBlock { [weak self] in
       release?()
       guard !waitUntil(timeout: timeout, { !probe.isAlive }) else { return }
-      survivorFailure(
-        probe, timeout: timeout, options: options, subject: "\(probe.typeName) (tracked for leaks)",
-        after: release == nil ? "the test ended" : "the test ended and `after:` released it"
-      )?.record(at: site)
+      let subject = "\(probe.typeName) (tracked for leaks)"
+      let moment = release == nil ? "the test ended" : "the test ended and `after:` released it"
+      if let self, let object = probe.object, let held = self.heldByTestCase(object, options: options) {
+        let (why, graph) = Explanation.ofSurvivor(object, options: options)
+        var text =
+          "\(subject) is still alive \(timeout) after \(moment).\n"
+          + held.explanation(afterGiven: release != nil)
+        if why.hasPrefix("Why: a retain cycle") { text += "\nOnce released, it would still leak. " + why }
+        LeakFailure(message: text, graphs: [("retain-graph-\(probe.typeName)", graph)])
+          .record(at: site, testName: testName)
+        return
+      }
+      survivorFailure(probe, timeout: timeout, options: options, subject: subject, after: moment)?
+        .record(at: site, testName: testName)
     }
+  }
+
+  /// The path from this test case to `object` when the test case itself still holds it (a stored
+  /// property, directly or through what it holds).
+  private func heldByTestCase(_ object: AnyObject, options: GraphOptions) -> TestCaseHolder? {
+    var walkOptions = options
+    walkOptions.maxNodes = min(options.maxNodes, 10_000)
+    let (graph, objects) = ObjectGraph.walk(self, options: walkOptions)
+    guard let id = objects.firstIndex(where: { $0 === object }), let path = graph.path(to: id),
+      let first = path.first, path.allSatisfy({ $0.ownership == .strong })
+    else { return nil }
+    return TestCaseHolder(graph: graph, path: path, property: first.property ?? first.label)
+  }
+}
+
+/// How a test case holds a tracked object: the references from the test case to it.
+private struct TestCaseHolder {
+  let graph: ObjectGraph
+  let path: [Edge]
+  /// The test case's stored property the path starts with.
+  let property: String
+
+  func explanation(afterGiven: Bool) -> String {
+    let testCase = graph.nodes[graph.root].shortTypeName
+    var lines = ["Why: the test case itself still holds it, through its property `\(property)`:"]
+    lines += Explanation.lines(for: path, in: graph, indent: "  ")
+    if afterGiven {
+      lines.append(
+        "`after:` ran, but \(testCase).\(property) still holds it: release that reference in `after:` "
+          + "too. This is not a leak of the object.")
+    } else {
+      lines.append(
+        "XCTest runs teardown blocks (this check is one) before tearDown(), so a property that tearDown() "
+          + "resets still holds the object when the check runs. This is not a leak of the object. Let the "
+          + "check release it first with trackForLeaks(_:after:): "
+          + "`trackForLeaks(object, after: { self.\(property) = nil })`.")
+    }
+    return lines.joined(separator: "\n")
   }
 }

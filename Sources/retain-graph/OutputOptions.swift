@@ -11,6 +11,19 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
   var isBinary: Bool { self == .png || self == .pdf }
 }
 
+/// `--rank-dir`: the values of `DOTStyle.RankDirection`.
+enum RankDirectionArgument: String, CaseIterable, ExpressibleByArgument {
+  case auto, LR, TB
+
+  var direction: DOTStyle.RankDirection {
+    switch self {
+    case .auto: .automatic
+    case .LR: .leftToRight
+    case .TB: .topToBottom
+    }
+  }
+}
+
 /// The options shared by `sample` and `render`.
 struct OutputOptions: ParsableArguments {
   @Option(
@@ -28,13 +41,37 @@ struct OutputOptions: ParsableArguments {
   @Flag(help: "Draw only the retain cycles and the shortest path from the root to each.")
   var cyclesOnly = false
 
+  @Option(
+    help: ArgumentHelp(
+      "The layout direction: LR (left to right), TB (top to bottom) or auto (LR for a small graph; for a "
+        + "larger one, the direction that keeps the picture narrower).",
+      valueName: "auto|LR|TB"))
+  var rankDir: RankDirectionArgument = .auto
+
+  @Option(
+    help: ArgumentHelp(
+      "The most nodes to draw (at least 1); the others are collapsed into one '+N more' node per holder.",
+      valueName: "count"))
+  var maxNodes: Int?
+
+  @Flag(help: "Label nodes with fully qualified type names (App.Presenter) instead of short ones.")
+  var qualifiedNames = false
+
   func validate() throws {
     if output?.isEmpty == true { throw ValidationError("--output needs a file name (or '-' for stdout)") }
+    if let maxNodes, maxNodes < 1 { throw ValidationError("--max-nodes must be at least 1, got \(maxNodes)") }
+  }
+
+  /// How the graph is drawn.
+  var style: DOTStyle {
+    DOTStyle(
+      qualifiedTypeNames: qualifiedNames, cyclesOnly: cyclesOnly, maxNodes: maxNodes,
+      rankDirection: rankDir.direction)
   }
 
   /// The bytes of `graph` in `format`.
   func data(for graph: ObjectGraph, format: OutputFormat) throws -> Data {
-    let style = DOTStyle(cyclesOnly: cyclesOnly)
+    let style = style
     switch format {
     case .text:
       let report = graph.report()

@@ -4,7 +4,7 @@ import Samples
 struct SamplesCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "samples",
-    abstract: "List the sample scenarios, one per line.",
+    abstract: "List the sample scenarios, one per line: its name, then what it shows.",
     discussion: "Example:\n  retain-graph samples"
   )
 

@@ -227,6 +227,18 @@ import Testing
     #expect(cyclesOnly.status == 0)
     assertGolden(cyclesOnly.text, named: "render-viper-module-cycles-only", pathExtension: "dot")
 
+    let styled = try Self.run(
+      "render", snapshot.path, "--format", "dot", "--rank-dir", "TB", "--max-nodes", "2", "--qualified-names")
+    #expect(styled.status == 0)
+    assertGolden(styled.text, named: "render-viper-module-styled", pathExtension: "dot")
+    let noNodes = try Self.run("render", snapshot.path, "--format", "dot", "--max-nodes", "0")
+    #expect(noNodes.status == 2)
+    #expect(noNodes.stdout.isEmpty)
+    #expect(noNodes.stderr.contains("--max-nodes must be at least 1, got 0"), "\(noNodes.stderr)")
+    let badDirection = try Self.run("render", snapshot.path, "--format", "dot", "--rank-dir", "up")
+    #expect(badDirection.status == 2)
+    #expect(badDirection.stderr.contains("'auto', 'LR' or 'TB'"), "\(badDirection.stderr)")
+
     let text = try Self.run("render", snapshot.path, "--format", "text")
     #expect(text.stdout == (try Self.run("sample", "viper-module").stdout))
 

@@ -130,3 +130,19 @@ func lineDiff(expected: String, actual: String, limit: Int = 20) -> String {
   let more = lines.count > limit ? "\n… and \(lines.count - limit) more differing lines" : ""
   return header + "\n" + shown + more
 }
+
+/// The one place where a text under test loses what depends on the machine before it is compared with
+/// a golden file: every occurrence of each `path` (a temporary folder, an artifacts folder) becomes its
+/// placeholder, longest path first, so that `/tmp/x/artifacts` never leaves `/tmp/x` half-replaced.
+///
+/// - Parameters:
+///   - text: The text under test.
+///   - paths: Each machine-dependent path and the placeholder that stands for it (`$ARTIFACTS`).
+/// - Returns: The text with every path replaced.
+package func normalizingPaths(_ text: String, _ paths: [String: String]) -> String {
+  var result = text
+  for (path, placeholder) in paths.sorted(by: { $0.key.count > $1.key.count }) where !path.isEmpty {
+    result = result.replacingOccurrences(of: path, with: placeholder)
+  }
+  return result
+}

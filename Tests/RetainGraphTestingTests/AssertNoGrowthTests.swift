@@ -51,6 +51,27 @@ struct AssertNoGrowthSwiftTestingTests {
     assertGolden(text, named: "verify-cache-outside-allowance")
   }
 
+  @Test func closuresKeptOnPurposeNeedAClosureAllowance() throws {
+    // Each run keeps a closure (capturing a Box and an Int), up to three.
+    let boxes = GrowthAllowance.type(BoundedHandlers.Box.self, survivors: 0...3)
+    let unallowed = try #require(
+      verifyNoGrowth(iterations: 4, of: BoundedHandlers(), allowing: [boxes]) { $0.run() })
+    #expect(
+      unallowed.contains(
+        "closure #1 in RetainGraphTestingTests.BoundedHandlers.run() -> (): 1, 2, 3, 3 after each run"))
+    let otherClosures = verifyNoGrowth(
+      iterations: 4, of: BoundedHandlers(),
+      allowing: [boxes, .closures(named: "Unrelated", survivors: 0...3)]
+    ) { $0.run() }
+    #expect(otherClosures != nil)
+    let handlers = BoundedHandlers()
+    assertNoGrowth(
+      iterations: 4, of: handlers,
+      allowing: [boxes, .closures(named: "BoundedHandlers.run", survivors: 0...3)]
+    ) { $0.run() }
+    #expect(handlers.handlers.count == 3)
+  }
+
   @Test func fewerThanFourIterationsIsAnIssue() {
     let dashboard = Dashboard(removesObservers: false)
     let seen = SeenIssues()

@@ -196,3 +196,25 @@ let leakingSamples = ["retain-cycle", "lazy-closure", "method-reference", "obser
 let cleanSamples = [
   "viper-module-fixed", "lazy-closure-fixed", "method-reference-fixed", "delegate", "greeter",
 ]
+
+// MARK: - Closures kept on purpose
+
+/// Keeps the handler of each of its last three runs: closure contexts that grow up to a bound.
+final class BoundedHandlers {
+  var handlers: [() -> Int] = []
+  private var runs = 0
+
+  func run() {
+    runs += 1
+    let run = runs
+    let box = Box(runs)
+    handlers.append { run + box.value }
+    if handlers.count > 3 { handlers.removeFirst() }
+  }
+
+  /// What a handler captures with an `Int` (two captures: each closure has a context of its own).
+  final class Box {
+    let value: Int
+    init(_ value: Int) { self.value = value }
+  }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import RetainGraph
 import RetainGraphTestSupport
 import RetainGraphTesting
@@ -48,5 +49,44 @@ final class TrackForLeaksXCTests: FailureCapturingTestCase {
     }
     sut = harness.make("viper-module-fixed")
     trackForLeaks(sut ?? self, after: { self.sut = nil })
+  }
+}
+
+/// A property that `tearDown()` resets still holds the object when the teardown block checks it. The
+/// whole test runs with an artifacts folder, so the check's graph is written there, named after the test.
+final class TrackForLeaksHeldByTheTestXCTests: FailureCapturingTestCase {
+  private var harness = SampleHarness()
+  private var sut: AnyObject?
+  private var line = 0
+  private let folder = freshArtifactsFolder()
+
+  override func invokeTest() {
+    GraphArtifacts.withSetting(.folder(folder.path)) { super.invokeTest() }
+    try? FileManager.default.removeItem(at: folder.deletingLastPathComponent())
+  }
+
+  override func setUp() {
+    super.setUp()
+    capturing = true
+  }
+
+  override func tearDown() {
+    capturing = false
+    XCTAssertEqual(recorded.map(\.line), [line])
+    assertGolden(
+      normalizingPaths(
+        recorded.map(\.description).joined(separator: "\n-----\n"), [folder.path: "$ARTIFACTS"]),
+      named: "tracked-held-by-the-test")
+    let stem = "TrackForLeaksHeldByTheTestXCTests.testTheFailureNamesThePropertyAndTheOrder-Greeter-1"
+    XCTAssertEqual(filesIn(folder), ["\(stem).dot", "\(stem).json"])
+    sut = nil
+    XCTAssertTrue(harness.breakCyclesAndCheckFreed())
+    super.tearDown()
+  }
+
+  func testTheFailureNamesThePropertyAndTheOrder() {
+    sut = harness.make("greeter")
+    line = #line + 1
+    trackForLeaks(sut ?? self, timeout: .milliseconds(100))
   }
 }

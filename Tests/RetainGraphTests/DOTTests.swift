@@ -11,6 +11,34 @@ import Testing
     return ObjectGraph(reflecting: instance.root)
   }
 
+  @Test func theAutomaticLayoutIsLeftToRightWhenSmallAndTopToBottomForALongChain() throws {
+    #expect(try Self.viperGraph().dot().contains("rankdir=LR"))
+    let chain = ObjectGraph(reflecting: ListNode.make(count: 30))
+    #expect(chain.dot().contains("rankdir=TB"))
+    #expect(chain.dot(style: DOTStyle(rankDirection: .leftToRight)).contains("rankdir=LR"))
+    #expect(chain.dot(style: DOTStyle(maxNodes: 12)).contains("rankdir=LR"))
+  }
+
+  @Test func longNamesAreWrappedAndClosureNamesShortened() throws {
+    let holder = ClosureHolder()
+    let extra = 1
+    holder.plain = { [holder] in _ = (holder.tag, extra) }
+    defer { holder.clear() }
+    let graph = ObjectGraph(reflecting: holder)
+    let closure = try #require(graph.nodes.first { $0.kind == .closure })
+    let dot = graph.dot()
+    // The label has neither the signature nor the module; the full name stays in the tooltip.
+    #expect(closure.typeName.contains(" -> "))
+    #expect(dot.contains("tooltip=\"\(closure.typeName.replacingOccurrences(of: ">", with: "\\>"))\""))
+    #expect(
+      dot.contains(
+        "\"n\(closure.id)\" [label=\"closure #1 in DOTTests.\\nlongNamesAreWrappedAnd\\nClosureNamesShortened()\""
+      ))
+    let long = ObjectGraph(reflecting: GenericBox(GenericBox(GenericBox(Leaf()))))
+    let root = try #require(long.dot().split(separator: "\n").first { $0.contains("\"n0\" [") })
+    #expect(root.contains("label=\"GenericBox\\<GenericBox\\<\\nGenericBox\\<Leaf\\>\\>\\>\""), "\(root)")
+  }
+
   @Test func sameGraphGivesSameBytes() throws {
     for sample in Sample.all {
       let first = sample.make()

@@ -63,6 +63,8 @@ struct SampleTests {
         fix: make Interactor.output weak
         """)
     #expect(graph.predictedLeaks() == [1, 2])
+    #expect(graph.predictedLeakedNodes().map(\.shortTypeName) == ["Presenter", "Interactor"])
+    #expect(graph.predictedLeakedNodes().map(\.id) == graph.predictedLeaks())
   }
 
   @Test func viperModuleFixedAndDelegate() throws {

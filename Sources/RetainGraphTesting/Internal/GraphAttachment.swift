@@ -1,7 +1,14 @@
+internal import Foundation
 internal import RetainGraph
+internal import Synchronization
+internal import Testing
 
-/// What a failure attaches for a graph, and how its message says to draw it: the graph's DOT text
-/// (`NAME.dot`) and its JSON snapshot (`NAME.json`), which `retain-graph render` draws.
+/// What a failure does with its graphs, and how its message says where they are and how to draw them.
+///
+/// Each graph becomes its DOT text (`NAME.dot`) and its JSON snapshot (`NAME.json`, which
+/// `retain-graph render` draws). `NAME` is stable: the test, the graph's subject and a counter
+/// (`ProfileTests.moduleIsReleased-Presenter-1`). When ``GraphArtifacts/variable`` names a folder, both
+/// files are written there (both frameworks); in Swift Testing they are attached to the issue as well.
 enum GraphAttachment {
   /// An attachment's file name and text.
   struct File {
@@ -9,19 +16,161 @@ enum GraphAttachment {
     var contents: String
   }
 
-  static func make(_ graph: ObjectGraph, named base: String) -> [File] {
-    var files = [File(name: "\(base).dot", contents: graph.dot())]
-    if let json = try? graph.jsonData() {
-      files.append(File(name: "\(base).json", contents: String(decoding: json, as: UTF8.self)))
+  /// The files of each graph, named after the running test: `testName` when the caller knows it (an
+  /// XCTest case's `name`), else as ``GraphArtifacts/testName(at:)`` finds it.
+  static func files(
+    for graphs: [(name: String, graph: ObjectGraph)], at site: CallSite?, testName: String? = nil
+  ) -> [File] {
+    let test = testName ?? GraphArtifacts.testName(at: site)
+    return graphs.flatMap { graph -> [File] in
+      let base = GraphArtifacts.stableName(test: test, subject: graph.name)
+      var files = [File(name: "\(base).dot", contents: graph.graph.dot())]
+      if let json = try? graph.graph.jsonData() {
+        files.append(File(name: "\(base).json", contents: String(decoding: json, as: UTF8.self)))
+      }
+      return files
     }
-    return files
   }
 
-  /// Where the graphs are and how to draw one.
-  static func hint(for names: [String]) -> String {
-    let files = names.map { "`\($0).dot`" }.joined(separator: ", ")
-    let snapshot = names.first.map { "\($0).json" } ?? "snapshot.json"
-    return "Graph: attached to this issue as \(files), with a JSON snapshot of each (Swift Testing). "
-      + "To draw it, save the snapshot and run: retain-graph render \(snapshot) --format svg --output graph.svg"
+  /// Where the graphs went and how to draw one: written to the artifacts folder, attached (Swift
+  /// Testing), or how to get them (`attached: false` for the text a `verify…` function returns).
+  static func hint(for files: [File], attached: Bool) -> String {
+    guard !files.isEmpty else { return "" }
+    let variable = GraphArtifacts.variable
+    switch GraphArtifacts.write(files) {
+    case .written(let folder):
+      let snapshot = folder.appendingPathComponent(files.first { $0.name.hasSuffix(".json") }?.name ?? "")
+      let picture = snapshot.deletingPathExtension().appendingPathExtension("svg")
+      let names = files.map(\.name).joined(separator: ", ")
+      return "Graph: written to \(folder.path)/ (\(names)). To draw it, run:\n"
+        + "  retain-graph render \(shellQuoted(snapshot.path)) --format svg --output \(shellQuoted(picture.path))"
+    case .failed(let folder, let reason):
+      return "Graph: could not be written to \(folder.path) (\(variable)): \(reason)"
+    case .off:
+      let names = files.map { "`\($0.name)`" }.joined(separator: ", ")
+      if attached {
+        return "Graph: attached to this issue as \(names). Swift Testing saves attachments only with "
+          + "`swift test --attachments-path DIR` (DIR must exist); or set \(variable)=DIR to have them "
+          + "written there with the command that draws them."
+      }
+      return "Graph: not saved. Set \(variable)=DIR (a folder; it is created) to have failing checks "
+        + "write their graphs there as DOT and JSON snapshots, with the command that draws them."
+    }
+  }
+
+  /// `path` as one shell word.
+  static func shellQuoted(_ path: String) -> String {
+    let plain = path.unicodeScalars.allSatisfy {
+      CharacterSet.alphanumerics.contains($0) || "/._-+=:,@%".unicodeScalars.contains($0)
+    }
+    return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+}
+
+/// The folder that failing checks write their graphs to: `RETAIN_GRAPH_ARTIFACTS`.
+package enum GraphArtifacts {
+  /// The environment variable that names the folder.
+  package static let variable = "RETAIN_GRAPH_ARTIFACTS"
+
+  /// What the folder is, for the code that runs inside ``withSetting(_:_:)``.
+  package enum Setting: Sendable {
+    /// Read ``variable`` from the environment (the default).
+    case environment
+    /// Write to this folder, whatever the environment says.
+    case folder(String)
+    /// Write nothing, whatever the environment says.
+    case off
+  }
+
+  /// A test hook: `setenv` would race with tests running in parallel, so the package's own tests set
+  /// the folder for the code they run (a task-local value; it applies synchronously too).
+  @TaskLocal package static var setting: Setting = .environment
+
+  /// Runs `body` with the graphs written according to `setting`.
+  package static func withSetting<Result>(_ setting: Setting, _ body: () throws -> Result) rethrows -> Result
+  {
+    try $setting.withValue(setting, operation: body)
+  }
+
+  /// The async twin of ``withSetting(_:_:)``.
+  package static func withSetting<Result>(
+    _ setting: Setting, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+  ) async rethrows -> Result {
+    try await $setting.withValue(setting, operation: body, isolation: isolation)
+  }
+
+  enum Outcome {
+    case written(URL)
+    case failed(URL, String)
+    case off
+  }
+
+  /// The folder, absolute (a relative one is relative to the current directory), or nil when off.
+  static var folder: URL? {
+    let path: String?
+    switch setting {
+    case .environment: path = ProcessInfo.processInfo.environment[variable]
+    case .folder(let folder): path = folder
+    case .off: path = nil
+    }
+    guard let path, !path.isEmpty else { return nil }
+    return URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+  }
+
+  /// Writes each file into the folder (creating it), each atomically: a reader never sees half a file.
+  static func write(_ files: [GraphAttachment.File]) -> Outcome {
+    guard let folder else { return .off }
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      for file in files {
+        try Data(file.contents.utf8).write(to: folder.appendingPathComponent(file.name), options: .atomic)
+      }
+      return .written(folder)
+    } catch {
+      return .failed(folder, (error as NSError).localizedDescription)
+    }
+  }
+
+  /// The running test's name: Swift Testing's suite and function (`ProfileTests.moduleIsReleased`);
+  /// in XCTest, which does not tell, the calling file and line (`ProfileTests-line42`).
+  static func testName(at site: CallSite?) -> String {
+    if let test = Test.current {
+      return test.id.nameComponents.map { component in
+        component.firstIndex(of: "(").map { String(component[..<$0]) } ?? component
+      }.joined(separator: ".")
+    }
+    guard let site else { return "check" }
+    let file = String(describing: site.fileID).split(separator: "/").last.map(String.init) ?? "test"
+    let stem = file.hasSuffix(".swift") ? String(file.dropLast(6)) : file
+    return "\(stem)-line\(site.line)"
+  }
+
+  private static let counters = Mutex<[String: Int]>([:])
+
+  /// `test-subject-N`, made of file-name-safe characters, N counting from 1 per test and subject.
+  static func stableName(test: String, subject: String) -> String {
+    let subject = subject.hasPrefix("retain-graph-") ? String(subject.dropFirst(13)) : subject
+    let key = sanitized("\(test)-\(subject)")
+    let number = counters.withLock { counters in
+      counters[key, default: 0] += 1
+      return counters[key, default: 1]
+    }
+    return "\(key)-\(number)"
+  }
+
+  /// Letters, digits, `.`, `_` and `-`; anything else becomes `-` (never two in a row).
+  static func sanitized(_ text: String) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars {
+      let safe =
+        scalar.isASCII
+        && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+      if safe {
+        result.unicodeScalars.append(scalar)
+      } else if !result.hasSuffix("-") {
+        result += "-"
+      }
+    }
+    return result
   }
 }

@@ -1,22 +1,26 @@
 internal import RetainGraph
 
-/// A failed check: the text to report and the graphs that explain it, attached to the issue.
+/// A failed check: the text to report and the graphs that explain it, saved or attached with the issue.
 struct LeakFailure {
   /// What failed and why (cycles, paths, fixes), without the rendering hint.
   var message: String
-  /// Graphs to attach, each with a name that says whose graph it is.
+  /// Graphs to save, each with a name that says whose graph it is.
   var graphs: [(name: String, graph: ObjectGraph)] = []
 
-  /// The message, followed by where the graphs are and how to draw them.
+  /// The message, followed by where the graphs are and how to draw them: the text a `verify…`
+  /// function returns (it writes the graphs to the artifacts folder when one is set, and attaches
+  /// nothing).
   var fullText: String {
-    guard !graphs.isEmpty else { return message }
-    return message + "\n\n" + GraphAttachment.hint(for: graphs.map(\.name))
+    let hint = GraphAttachment.hint(for: GraphAttachment.files(for: graphs, at: nil), attached: false)
+    return hint.isEmpty ? message : message + "\n\n" + hint
   }
 
-  /// Reports the failure at `site`, attaching the graphs in Swift Testing.
-  func record(at site: CallSite, context: String = "") {
-    let text = context.isEmpty ? fullText : "\(context)\n\(fullText)"
-    recordIssue(
-      text, attachments: graphs.flatMap { GraphAttachment.make($0.graph, named: $0.name) }, at: site)
+  /// Reports the failure at `site`: writes the graphs to the artifacts folder when one is set, and
+  /// attaches them in Swift Testing. `testName` names the files when the caller knows the test.
+  func record(at site: CallSite, context: String = "", testName: String? = nil) {
+    let files = GraphAttachment.files(for: graphs, at: site, testName: testName)
+    let hint = GraphAttachment.hint(for: files, attached: isInSwiftTesting)
+    let text = hint.isEmpty ? message : message + "\n\n" + hint
+    recordIssue(context.isEmpty ? text : "\(context)\n\(text)", attachments: files, at: site)
   }
 }

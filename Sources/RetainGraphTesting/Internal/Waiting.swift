@@ -1,3 +1,4 @@
+internal import Dispatch
 internal import Foundation
 
 /// Waits until `isDone()` is true or `timeout` has passed, and tells which happened.
@@ -45,4 +46,26 @@ func waitUntil(
     try? await Task.sleep(for: min(pause, now.duration(to: deadline)))
     pause = min(pause * 2, .milliseconds(50))
   }
+}
+
+/// Whether the caller is a block running on the main dispatch queue (the main actor's executor) on a
+/// thread whose run loop cannot drain that queue: then a synchronous wait blocks every block queued
+/// on `DispatchQueue.main` and every main-actor job until it returns.
+///
+/// On Linux the main queue is drained by whichever thread `dispatchMain()` hands it to, not by the
+/// main thread's run loop, and a serial queue never runs a second block while one runs; so neither
+/// spinning the run loop nor anything else lets the queue run from inside one of its blocks.
+var isBlockingTheMainQueue: Bool {
+  MainQueueMarker.isCurrent && !Thread.isMainThread
+}
+
+/// A value set on the main queue, read back to tell whether the current block runs on it.
+private enum MainQueueMarker {
+  static let key: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+  }()
+
+  static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
 }
