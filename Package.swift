@@ -21,6 +21,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // Test-only: a real reactive library whose operators hide their downstream behind custom mirrors.
+    .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
   ],
   targets: [
     .target(name: "RetainGraph", exclude: ["Internal/Runtime/README.md"]),
@@ -61,6 +63,7 @@ let package = Package(
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "PropertyBased", package: "swift-property-based"),
+        .product(name: "OpenCombine", package: "OpenCombine"),
       ],
       exclude: ["__Snapshots__"]
     ),

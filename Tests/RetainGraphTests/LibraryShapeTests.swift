@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import RetainGraph
@@ -60,5 +61,20 @@ struct ValueShapeCoverageTests {
         #expect(reached && graph.notes.isEmpty, "\(holder.name): not reached; notes: \(graph.notes)")
       }
     }
+  }
+}
+
+@Suite("Foundation's NotificationCenter")
+struct NotificationCenterTests {
+  /// Its observers live in a `Mutex` of private Foundation types, which the runtime will not name:
+  /// the walk cannot read them and says so in a note naming the field and the type, instead of
+  /// showing one node in silence.
+  @Test func theRegistrarItCannotReadIsNoted() {
+    let graph = ObjectGraph(reflecting: NotificationCenter.default)
+    #expect(
+      graph.notes.contains {
+        $0.hasPrefix(
+          "FoundationEssentials.NotificationCenter.registrar: a value of type Synchronization.Mutex<")
+      }, "\(graph.notes)")
   }
 }

@@ -118,7 +118,7 @@ extension Optional: ElementTypedCollection {
 }
 
 enum TypePlans {
-  private static let cache = Mutex<[ObjectIdentifier: TypePlan]>([:])
+  private static let cache = ForkSafeMutex<[ObjectIdentifier: TypePlan]>([:])
 
   /// The plan for `type`, computed on first use.
   static func plan(for type: any Any.Type) -> TypePlan {

@@ -47,10 +47,9 @@ package enum ForkedChild {
     #if canImport(Glibc) || canImport(Darwin)
       let deadline = ContinuousClock.now + timeout
       let (readEnd, writeEnd) = try makePipe()
-      // The walk's process-wide caches are not locked across the fork: Swift's `Mutex` on Linux is
-      // a priority-inheritance futex that records its owner's thread id, and the child's only
-      // thread (another id) cannot release it (the kernel refuses; the runtime traps). A child that
-      // inherits a cache lock another thread held blocks until the timeout instead, a typed error.
+      // The walk's process-wide caches are `ForkSafeMutex`es: held across the fork, made anew in
+      // the child. Other locks a thread held at the fork (the runtime's, a user's) can still block
+      // the child until the timeout, a typed error.
       let pid = fork()
       let forkError = errno
       if pid == 0 {

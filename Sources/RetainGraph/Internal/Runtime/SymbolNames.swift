@@ -32,7 +32,7 @@ enum SymbolNames {
     RuntimeSymbols.function("dladdr", as: SymbolLookup.self)
   private static let demangle: Demangle? =
     RuntimeSymbols.function("swift_demangle", as: Demangle.self)
-  private static let images = Mutex<[String: ImageSymbols]>([:])
+  private static let images = ForkSafeMutex<[String: ImageSymbols]>([:])
 
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
   /// has it.
