@@ -1,6 +1,6 @@
 internal import CRetainGraphCensus
 internal import Foundation
-internal import RetainGraph
+public import RetainGraph
 
 /// The heap census: every live Swift object in the process, by type, with what retains each.
 ///
@@ -200,6 +200,30 @@ public enum HeapCensus {
       var report = RetainerSearch.report(for: object)
       report.allocationBacktrace = allocationBacktrace(of: object)
       return report
+    }
+  }
+
+  /// The same report as ``retainers(of:)``, searched in a forked copy of the process: the search
+  /// reads every live object's fields, which other threads (event loops, queues, tasks, parallel
+  /// tests) may be changing; the child sees a frozen copy-on-write image with one thread, so the
+  /// search cannot crash this process. The report comes back encoded; nothing else does.
+  /// - Parameters:
+  ///   - object: an object allocated while the census ran.
+  ///   - timeout: how long the child may take (it may block on a lock another thread held at the
+  ///     fork; it is killed then).
+  /// - Returns: the report.
+  /// - Throws: `SnapshotWalkError` when the child crashed, timed out or sent something unreadable.
+  public static func retainers(
+    isolating object: AnyObject, timeout: Duration = .seconds(30)
+  ) throws(SnapshotWalkError) -> RetainerReport {
+    let bytes = try ForkedChild.run(timeout: timeout) {
+      let report = retainers(of: object)
+      return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
+    }
+    do {
+      return try JSONDecoder().decode(RetainerReport.self, from: Data(bytes))
+    } catch {
+      throw .malformedData("the retainer report (\(bytes.count) bytes) could not be decoded: \(error)")
     }
   }
 

@@ -11,9 +11,9 @@ public import RetainGraph
 ///   ImageCache.shared
 ///    ├─ images[0] → Image
 /// ```
-public struct RetainerReport: CustomStringConvertible, Sendable, Hashable {
+public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codable {
   /// One reference to the object.
-  public struct Retainer: Sendable, Hashable {
+  public struct Retainer: Sendable, Hashable, Codable {
     /// The holder: an object's short type name, a closure's name, or a global's name.
     public var holder: String
     /// The path from the holder to the reference (`images[0]`); empty for a global.
@@ -25,7 +25,7 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable {
   }
 
   /// One step of the retainer path: a reference from `holder` through `label` to `target`.
-  public struct Step: Sendable, Hashable {
+  public struct Step: Sendable, Hashable, Codable {
     /// The holding object's short type name (or a closure's name).
     public var holder: String
     /// The path from the holder to the reference.
@@ -35,7 +35,7 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable {
   }
 
   /// Where the retainer path starts.
-  public enum Origin: Sendable, Hashable {
+  public enum Origin: Sendable, Hashable, Codable {
     /// Global storage: `static let shared`, a global `var` (its name).
     case global(String)
     /// An object that nothing the census sees retains: it is held from C storage, a task, a

@@ -118,6 +118,17 @@ import Testing
   }
 
   @Suite(.heapCensus) struct Retainers {
+    /// The heap-wide search in a forked child gives the same report as in this process.
+    @Test func forkedSearchGivesTheSameReport() throws {
+      CensusImageCache.shared.store(CensusImage(name: "isolated"))
+      defer { CensusImageCache.shared.removeAll() }
+      let image = try #require(CensusImageCache.shared.images.last)
+      let inProcess = HeapCensus.retainers(of: image)
+      let isolated = try HeapCensus.retainers(isolating: image)
+      #expect(isolated == inProcess)
+      #expect(isolated.holderPath == "CensusImageCache.shared.images[0]")
+    }
+
     @Test func singletonSurvivorIsNamedByItsGlobal() throws {
       CensusImageCache.shared.store(CensusImage(name: "kept"))
       defer { CensusImageCache.shared.removeAll() }
