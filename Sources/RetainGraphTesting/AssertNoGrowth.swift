@@ -256,7 +256,8 @@ struct GrowthAnalysis {
       let graph = generations[run].graph
       lines.append(
         "  \(short(type, in: graph)): \(list(counts)) after each run; "
-          + "\(counts[run]) after run \(run + 1) is outside its allowance of \(allowance.survivors) survivors")
+          + "\(counts[run]) after run \(run + 1) is outside its allowance of \(allowance.survivors) survivors"
+      )
       lines += newInstanceLines(generations[run].newInstance[type], run: run)
     }
     for (index, counts, run) in overProperty {
@@ -300,14 +301,16 @@ struct GrowthAnalysis {
         }
         guard let edge = graph.parentEdge(of: top) else { continue }
         let name = "\(graph.displayName(edge.from)).\(edge.property ?? edge.label)"
-        var holder = holders[name] ?? Holder(name: name, counts: Array(repeating: 0, count: generations.count))
+        var holder =
+          holders[name] ?? Holder(name: name, counts: Array(repeating: 0, count: generations.count))
         let shown = graph.displayName(node.id)
         if top == node.id {
           holder.counts[run] += 1
           holder.types.insert(shown)
-          // The first new one, or the first one when none is new.
-          if run == last,
-            holder.instance.map({ !generation.isNew[$0] && generation.isNew[node.id] }) ?? true
+          // The first new object, or the last closure context (they cannot be told apart), or the
+          // first one when none is new.
+          if run == last, generation.isNew[node.id] || holder.instance == nil,
+            holder.instance.map({ !generation.isNew[$0] || node.kind == .closure }) ?? true
           {
             holder.instance = node.id
           }
@@ -324,7 +327,7 @@ struct GrowthAnalysis {
   private func describe(_ holder: Holder) -> [String] {
     let types = holder.types.sorted().joined(separator: ", ")
     var lines = [
-      "  \(holder.name) grows \(perRun(holder.counts)): \(types) (\(list(holder.counts)) after each run)"
+      "  \(holder.name) grows by \(perRun(holder.counts)): \(types) (\(list(holder.counts)) after each run)"
     ]
     if !holder.folded.isEmpty {
       let folded = holder.folded.sorted { $0.key < $1.key }.map { "\($0.key) (\(perRun($0.value)))" }
@@ -334,12 +337,12 @@ struct GrowthAnalysis {
     return lines
   }
 
-  /// `by 1 per run`, or `by 0 to 2 per run` when the judged runs differ.
+  /// `1 per run`, or `0 to 2 per run` when the judged runs differ.
   private func perRun(_ counts: [Int]) -> String {
     let steps = (1..<(counts.count - 1)).map { counts[$0] - counts[$0 - 1] }
     let low = steps.min() ?? 0
     let high = steps.max() ?? 0
-    return low == high ? "by \(low) per run" : "by \(low) to \(high) per run"
+    return low == high ? "\(low) per run" : "\(low) to \(high) per run"
   }
 
   private func list(_ counts: [Int]) -> String { counts.map(String.init).joined(separator: ", ") }
