@@ -48,4 +48,16 @@ extension ObjectGraph {
     guard node >= 0, node < nodeCount else { return nil }
     return storage.distances(from: root).pathEdges(to: node, in: storage)?.map { storage.edge(Int($0)) }
   }
+
+  /// The reference that first reached `node` in the breadth-first search from the root: the last
+  /// edge of ``path(to:)``; nil for the root and for nodes the root does not reach.
+  package func parentEdge(of node: Node.ID) -> Edge? {
+    guard node >= 0, node < nodeCount else { return nil }
+    let index = storage.distances(from: root).parentEdge[node]
+    return index < 0 ? nil : storage.edge(Int(index))
+  }
+
+  /// The nodes the root reaches, in the order of the breadth-first search from it (the root first):
+  /// every node comes after the holder of its ``parentEdge(of:)``.
+  package var searchOrder: [Node.ID] { storage.distances(from: root).order.map { Int($0) } }
 }

@@ -1,7 +1,7 @@
 public import RetainGraph
 
-/// Runs `scenario` on `root` several times and returns which types of objects reachable from the
-/// root kept growing, with their counts per run and the path to a new instance of each.
+/// Runs `scenario` on `root` several times and returns which holders' properties reachable from the
+/// root kept collecting objects, with their counts per run and the path to a new instance of each.
 ///
 /// This is generational analysis: after each run the graph reachable from the root is walked and
 /// its objects (and closure contexts) counted per type. The first run (warm-up) and the last (work
@@ -10,7 +10,8 @@ public import RetainGraph
 /// - Parameters:
 ///   - iterations: how many times to run the scenario; at least 4 (default 5).
 ///   - root: what the scenario runs on, and where the walk starts.
-///   - allowances: types that may keep a number of survivors, e.g. `.type(ImageCache.self, survivors: 0...3)`.
+///   - allowances: types or holders' properties that may keep a number of survivors, e.g.
+///     `.type(ImageCache.self, survivors: 0...3)`, `.property("AppCoordinator.children", survivors: 0...10)`.
 ///   - options: limits and filters for the walks.
 ///   - scenario: one run of the scenario; it should return `root` to its starting state.
 /// - Returns: the failure text, or nil when nothing grew.
@@ -38,14 +39,19 @@ public func verifyNoGrowth<Root>(
 ///   feed.open(); feed.close()
 /// }
 /// ```
-/// The failure lists each growing type with its count after every run and the path from the root
-/// to one new instance, like objgraph's `show_growth` and memlab's retainer traces.
+/// The failure names, first and sorted by name, each holder whose stored property collects the
+/// growing instances ("EventBus.observers grows by 1 per run: Observer (1, 2, 3, 4, 5 after each
+/// run)") with the path from the root to one new instance, like memlab's retainer traces; what those
+/// instances hold and grows with them (their closures, objects they own) is folded into that line
+/// ("with them: closure #1 in Observer.init() (1 per run)"). Types and properties outside their
+/// allowance follow.
 /// Fewer than 4 iterations is itself a recorded issue: with the first and the last run ignored,
 /// growth must show in at least two runs.
 /// - Parameters:
 ///   - iterations: how many times to run the scenario; at least 4 (default 5).
 ///   - root: what the scenario runs on, and where the walk starts.
-///   - allowances: types that may keep a number of survivors, e.g. `.type(ImageCache.self, survivors: 0...3)`.
+///   - allowances: types or holders' properties that may keep a number of survivors, e.g.
+///     `.type(ImageCache.self, survivors: 0...3)`, `.property("AppCoordinator.children", survivors: 0...10)`.
 ///   - options: limits and filters for the walks.
 ///   - message: more context for the failure message.
 ///   - fileID: the caller's file ID.
@@ -119,16 +125,33 @@ public func assertNoGrowth<Root>(
   analysis.failure()?.record(at: site, context: message())
 }
 
-/// Counts per type after each run of a scenario, and what is new in each run.
+/// Counts per type after each run of a scenario, and what is new in each run; a failure names the
+/// holders whose stored properties grow.
+///
+/// Each node is attributed to the reference that first reached it from the root (the last step of
+/// its path). A growing type's instances are grouped by that reference's holder type and stored
+/// property (`EventBus.observers`). An instance first reached from another instance of a growing type
+/// (a closure stored in a new coordinator, an object it owns, what a new closure captures) is folded
+/// into that instance's holder line ("with them: …") instead of getting a line of its own.
 struct GrowthAnalysis {
   /// One snapshot: the graph after a run and its counts.
   private struct Generation {
     var graph: ObjectGraph
+    /// Per type, its nodes not covered by a property allowance.
     var counts: [String: Int]
     /// Per type, a node of that type that was not there after the run before (or the last one
     /// found, for closure contexts, which cannot be told apart).
     var newInstance: [String: Node.ID]
     var probes: [ObjectIdentifier: WeakProbe]
+    /// Whether each node was not there after the run before (every closure context counts as new).
+    var isNew: [Bool]
+    /// The property allowance each node is covered by (first reached through its property, or
+    /// through a node so covered), nil for none.
+    var coveredBy: [Int?]
+    /// Per property allowance, how many nodes its property holds directly.
+    var propertyCounts: [Int: Int]
+    /// Per property allowance, a node its property holds directly, new when there is one.
+    var propertyInstance: [Int: Node.ID]
   }
 
   let iterations: Int
@@ -156,25 +179,55 @@ struct GrowthAnalysis {
   mutating func snapshot<Root>(_ root: Root) {
     let (graph, objects) = ObjectGraph.walk(root, options: options)
     let previous = generations.last?.probes ?? [:]
-    var generation = Generation(graph: graph, counts: [:], newInstance: [:], probes: [:])
+    var generation = Generation(
+      graph: graph, counts: [:], newInstance: [:], probes: [:],
+      isNew: Array(repeating: true, count: graph.nodeCount),
+      coveredBy: Array(repeating: nil, count: graph.nodeCount), propertyCounts: [:], propertyInstance: [:])
+    cover(&generation)
     for node in graph.nodes where node.kind != .value {
+      if let object = objects[node.id] {
+        let identity = ObjectIdentifier(object)
+        generation.probes[identity] = WeakProbe(object)
+        generation.isNew[node.id] = previous[identity]?.object !== object
+      }
+      if let index = generation.coveredBy[node.id] {
+        // Held directly by the allowed property, not through something it holds.
+        if let edge = graph.parentEdge(of: node.id), generation.coveredBy[edge.from] == nil {
+          generation.propertyCounts[index, default: 0] += 1
+          let shown = generation.propertyInstance[index]
+          if shown == nil || (generation.isNew[node.id] && shown.map { !generation.isNew[$0] } == true) {
+            generation.propertyInstance[index] = node.id
+          }
+        }
+        continue
+      }
       generation.counts[node.typeName, default: 0] += 1
       if allowanceOf[node.typeName] == nil,
         let index = allowances.firstIndex(where: { $0.matches(node, object: objects[node.id]) })
       {
         allowanceOf[node.typeName] = index
       }
-      guard let object = objects[node.id] else {
+      guard objects[node.id] != nil else {
         generation.newInstance[node.typeName] = node.id
         continue
       }
-      let identity = ObjectIdentifier(object)
-      generation.probes[identity] = WeakProbe(object)
-      if previous[identity]?.object !== object, generation.newInstance[node.typeName] == nil {
+      if generation.isNew[node.id], generation.newInstance[node.typeName] == nil {
         generation.newInstance[node.typeName] = node.id
       }
     }
     generations.append(generation)
+  }
+
+  /// Marks the nodes first reached through a property that an allowance names, and what is first
+  /// reached through them.
+  private func cover(_ generation: inout Generation) {
+    guard allowances.contains(where: { $0.property != nil }) else { return }
+    let graph = generation.graph
+    for id in graph.searchOrder {
+      guard let edge = graph.parentEdge(of: id) else { continue }
+      generation.coveredBy[id] =
+        generation.coveredBy[edge.from] ?? allowances.firstIndex { $0.matches(edge, in: graph) }
+    }
   }
 
   /// The failure, or nil when no type grew (or left its allowance) in the judged runs.
@@ -182,7 +235,7 @@ struct GrowthAnalysis {
     guard generations.count >= 4 else { return nil }
     let judged = 1..<(generations.count - 1)
     let types = Set(generations.flatMap(\.counts.keys)).sorted()
-    var growing: [(type: String, counts: [Int])] = []
+    var growing: Set<String> = []
     var overAllowance: [(type: String, counts: [Int], allowance: GrowthAllowance, run: Int)] = []
     for type in types {
       let counts = generations.map { $0.counts[type] ?? 0 }
@@ -192,44 +245,131 @@ struct GrowthAnalysis {
           overAllowance.append((type, counts, allowance, run))
         }
       } else if judged.allSatisfy({ counts[$0] > counts[$0 - 1] }) {
-        growing.append((type, counts))
+        growing.insert(type)
       }
     }
-    guard !growing.isEmpty || !overAllowance.isEmpty else { return nil }
-    return describe(growing: growing, overAllowance: overAllowance)
+    var overProperty: [(index: Int, counts: [Int], run: Int)] = []
+    for index in allowances.indices where allowances[index].property != nil {
+      let counts = generations.map { $0.propertyCounts[index] ?? 0 }
+      if let run = judged.first(where: { !allowances[index].survivors.contains(counts[$0]) }) {
+        overProperty.append((index, counts, run))
+      }
+    }
+    guard !growing.isEmpty || !overAllowance.isEmpty || !overProperty.isEmpty else { return nil }
+    var lines: [String] = []
+    for holder in holders(of: growing) { lines += describe(holder) }
+    for (type, counts, allowance, run) in overAllowance {
+      let graph = generations[run].graph
+      lines.append(
+        "  \(short(type, in: graph)): \(list(counts)) after each run; "
+          + "\(counts[run]) after run \(run + 1) is outside its allowance of \(allowance.survivors) survivors"
+      )
+      lines += newInstanceLines(generations[run].newInstance[type], run: run)
+    }
+    for (index, counts, run) in overProperty {
+      let allowance = allowances[index]
+      lines.append(
+        "  \(allowance.property ?? ""): holds \(list(counts)) after each run; \(counts[run]) after run "
+          + "\(run + 1) is outside its allowance of \(allowance.survivors) survivors")
+      lines += newInstanceLines(generations[run].propertyInstance[index], run: run)
+    }
+    return failure(lines)
   }
 
-  private func describe(
-    growing: [(type: String, counts: [Int])],
-    overAllowance: [(type: String, counts: [Int], allowance: GrowthAllowance, run: Int)]
-  ) -> LeakFailure {
+  /// The growing instances held through one holder type's stored property, across the runs.
+  private struct Holder {
+    /// `EventBus.observers`.
+    var name: String
+    /// Per run, how many instances of the growing types the property holds.
+    var counts: [Int]
+    /// The growing types it holds, as shown.
+    var types: Set<String> = []
+    /// Per folded type (as shown), per run, how many instances are held through the held ones.
+    var folded: [String: [Int]] = [:]
+    /// A held instance in the last judged run, new when there is one.
+    var instance: Node.ID?
+  }
+
+  /// The holders of the growing types' instances, sorted by name: each instance is attributed to the
+  /// reference that first reached it, climbing past holders that are themselves of a growing type.
+  private func holders(of growing: Set<String>) -> [Holder] {
+    guard !growing.isEmpty else { return [] }
+    let last = generations.count - 2
+    var holders: [String: Holder] = [:]
+    for (run, generation) in generations.enumerated() {
+      let graph = generation.graph
+      for node in graph.nodes where growing.contains(node.typeName) && generation.coveredBy[node.id] == nil {
+        var top = node.id
+        while let edge = graph.parentEdge(of: top), edge.from != graph.root,
+          growing.contains(graph.node(edge.from).typeName)
+        {
+          top = edge.from
+        }
+        guard let edge = graph.parentEdge(of: top) else { continue }
+        let name = "\(graph.displayName(edge.from)).\(edge.property ?? edge.label)"
+        var holder =
+          holders[name] ?? Holder(name: name, counts: Array(repeating: 0, count: generations.count))
+        let shown = graph.displayName(node.id)
+        if top == node.id {
+          holder.counts[run] += 1
+          holder.types.insert(shown)
+          // The first new object, or the last closure context (they cannot be told apart), or the
+          // first one when none is new.
+          if run == last, generation.isNew[node.id] || holder.instance == nil,
+            holder.instance.map({ !generation.isNew[$0] || node.kind == .closure }) ?? true
+          {
+            holder.instance = node.id
+          }
+        } else {
+          holder.folded[shown, default: Array(repeating: 0, count: generations.count)][run] += 1
+        }
+        holders[name] = holder
+      }
+    }
+    return holders.values.sorted { $0.name < $1.name }
+  }
+
+  /// A holder's lines: what grows by how much, what grows with it, and a path to a new instance.
+  private func describe(_ holder: Holder) -> [String] {
+    let types = holder.types.sorted().joined(separator: ", ")
+    var lines = [
+      "  \(holder.name) grows by \(perRun(holder.counts)): \(types) (\(list(holder.counts)) after each run)"
+    ]
+    if !holder.folded.isEmpty {
+      let folded = holder.folded.sorted { $0.key < $1.key }.map { "\($0.key) (\(perRun($0.value)))" }
+      lines.append("    with them: " + folded.joined(separator: ", "))
+    }
+    lines += newInstanceLines(holder.instance, run: generations.count - 2)
+    return lines
+  }
+
+  /// `1 per run`, or `0 to 2 per run` when the judged runs differ.
+  private func perRun(_ counts: [Int]) -> String {
+    let steps = (1..<(counts.count - 1)).map { counts[$0] - counts[$0 - 1] }
+    let low = steps.min() ?? 0
+    let high = steps.max() ?? 0
+    return low == high ? "\(low) per run" : "\(low) to \(high) per run"
+  }
+
+  private func list(_ counts: [Int]) -> String { counts.map(String.init).joined(separator: ", ") }
+
+  /// "a new instance after run N, reached by:" and the trace to it.
+  private func newInstanceLines(_ node: Node.ID?, run: Int) -> [String] {
+    let graph = generations[run].graph
+    guard let node, let path = graph.path(to: node) else { return [] }
+    return ["    a new instance after run \(run + 1), reached by:"]
+      + Explanation.lines(for: path, in: graph, indent: "      ")
+  }
+
+  private func failure(_ findings: [String]) -> LeakFailure {
     let last = generations.count - 2  // the last judged run
     let graph = generations[last].graph
     let rootName = graph.nodes[graph.root].shortTypeName
-    let total = growing.count + overAllowance.count
     var lines = [
-      "\(Explanation.count(total, "type")) of object reachable from \(rootName) kept growing over "
-        + "\(generations.count) runs of the scenario (runs 2–\(generations.count - 1) judged; the first and "
-        + "the last are ignored):"
+      "Objects reachable from \(rootName) kept growing over \(generations.count) runs of the scenario "
+        + "(runs 2–\(generations.count - 1) judged; the first and the last are ignored):"
     ]
-    for (type, counts) in growing {
-      lines.append(
-        "  \(short(type, in: graph)): \(counts.map(String.init).joined(separator: ", ")) after each run")
-      if let id = generations[last].newInstance[type], let path = graph.path(to: id) {
-        lines.append("    a new instance after run \(last + 1), reached by:")
-        lines += Explanation.lines(for: path, in: graph, indent: "      ")
-      }
-    }
-    for (type, counts, allowance, run) in overAllowance {
-      lines.append(
-        "  \(short(type, in: graph)): \(counts.map(String.init).joined(separator: ", ")) after each run; "
-          + "\(counts[run]) after run \(run + 1) is outside its allowance of \(allowance.survivors) survivors"
-      )
-      if let id = generations[run].newInstance[type], let path = generations[run].graph.path(to: id) {
-        lines.append("    a new instance after run \(run + 1), reached by:")
-        lines += Explanation.lines(for: path, in: generations[run].graph, indent: "      ")
-      }
-    }
+    lines += findings
     let report = graph.report()
     if !report.isEmpty { lines += ["", "The graph after run \(last + 1) also has:", report] }
     return LeakFailure(

@@ -58,7 +58,8 @@ struct AssertNoGrowthSwiftTestingTests {
       verifyNoGrowth(iterations: 4, of: BoundedHandlers(), allowing: [boxes]) { $0.run() })
     #expect(
       unallowed.contains(
-        "closure #1 in RetainGraphTestingTests.BoundedHandlers.run() -> (): 1, 2, 3, 3 after each run"))
+        "BoundedHandlers.handlers grows by 1 per run: closure #1 in BoundedHandlers.run() (1, 2, 3, 3 after each run)"
+      ))
     let otherClosures = verifyNoGrowth(
       iterations: 4, of: BoundedHandlers(),
       allowing: [boxes, .closures(named: "Unrelated", survivors: 0...3)]
@@ -70,6 +71,50 @@ struct AssertNoGrowthSwiftTestingTests {
       allowing: [boxes, .closures(named: "BoundedHandlers.run", survivors: 0...3)]
     ) { $0.run() }
     #expect(handlers.handlers.count == 3)
+  }
+
+  @Test func finishedCoordinatorsLeadWithTheHolderLine() throws {
+    let app = try #require(Sample.named("finished-coordinators")?.make().root as? AppCoordinator)
+    let text = try #require(verifyNoGrowth(of: app) { $0.startCheckout() })
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(
+      lines.dropFirst().first
+        == "  AppCoordinator.children grows by 1 per run: FixedChildCoordinator (4, 5, 6, 7, 8 after each run)"
+    )
+    assertGolden(text, named: "finished-coordinators")
+  }
+
+  @Test func closuresHeldByAGrowingObjectAreFoldedIntoItsHolder() throws {
+    let flows = Flows()
+    let text = try #require(verifyNoGrowth(of: flows) { $0.start() })
+    let findings = text.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("    ") }
+    #expect(findings == ["  Flows.running grows by 1 per run: Flow (1, 2, 3, 4, 5 after each run)"])
+    #expect(text.contains("\n    with them: closure #1 in Flow.init(step:) (1 per run)\n"))
+    assertGolden(text, named: "closures-folded-into-holder")
+  }
+
+  @Test func aPropertyAllowanceCoversWhatThePropertyHolds() throws {
+    let make = { (iterations: Int, allowances: [GrowthAllowance]) in
+      let app = AppCoordinator()
+      return verifyNoGrowth(iterations: iterations, of: app, allowing: allowances) { $0.startCheckout() }
+    }
+    #expect(make(5, [.property("AppCoordinator.children", survivors: 0...5)]) == nil)
+    #expect(make(5, [.property("Samples.AppCoordinator.children", survivors: 0...5)]) == nil)
+    #expect(make(5, [.type(FixedChildCoordinator.self, survivors: 0...5)]) == nil)
+    #expect(make(5, [.property("AppCoordinator.parent", survivors: 0...5)]) != nil)
+    #expect(make(5, [.type(CheckoutCoordinator.self, survivors: 0...5)]) != nil)
+    let outside = try #require(make(5, [.property("AppCoordinator.children", survivors: 0...3)]))
+    let expected =
+      "  AppCoordinator.children: holds 1, 2, 3, 4, 5 after each run; 4 after run 4 is outside its "
+      + "allowance of 0...3 survivors"
+    #expect(outside.split(separator: "\n").dropFirst().first.map(String.init) == expected)
+    // What the property holds is covered with it: the closures a held flow stores do not fail.
+    #expect(
+      verifyNoGrowth(of: Flows(), allowing: [.property("Flows.running", survivors: 0...5)]) { $0.start() }
+        == nil)
+    let runs = Flows()
+    assertNoGrowth(of: runs, allowing: [.property("Flows.running", survivors: 0...5)]) { $0.start() }
+    #expect(runs.running.count == 5)
   }
 
   @Test func fewerThanFourIterationsIsAnIssue() {

@@ -218,3 +218,18 @@ final class BoundedHandlers {
     init(_ value: Int) { self.value = value }
   }
 }
+
+// MARK: - A growing holder with closures
+
+/// A flow that stores a closure (its context captures `step`).
+final class Flow {
+  let onFinish: () -> Int
+  init(step: Int) { onFinish = { step + 1 } }
+}
+
+/// Starts a flow per run and never removes the finished ones.
+final class Flows {
+  var running: [Flow] = []
+
+  func start() { running.append(Flow(step: running.count)) }
+}

@@ -1,7 +1,7 @@
 extension ObjectGraph {
   /// How a node is named in a trace and in advice: the short type name, or for a closure its
   /// function without the module (`closure #1 in CartViewModel.init()`).
-  func displayName(_ node: Node.ID) -> String {
+  package func displayName(_ node: Node.ID) -> String {
     storage.nodeKinds[node] == .closure
       ? Advice.closureName(storage.typeName(node)) : storage.shortTypeName(node)
   }
