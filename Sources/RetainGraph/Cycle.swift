@@ -23,7 +23,14 @@ public struct Cycle: Sendable, Hashable {
   /// between different members; above that, a greedy plan: every reference it weakens was on a
   /// strong loop when it was chosen, and none can be kept strong without making a loop again, so
   /// it weakens at most *e* − *n* + 1 references for *e* references among *n* members.
+  ///
+  /// For a component with more than 2,048 strong references between members, the plan weakens the
+  /// back edges of one depth-first search, and only the first 8 are described here (each needs a
+  /// search for its loop); ``referencesToWeaken`` says how many there are in all.
   public var fixPlan: [Break]
+  /// How many references the whole plan weakens: `fixPlan.count`, unless the component is too
+  /// large for every break to be described.
+  public var referencesToWeaken: Int
 
   /// Creates a cycle description whose plan is `suggestedBreak` alone, breaking `path`.
   public init(members: [Node.ID], path: [Edge], pathFromRoot: [Edge], suggestedBreak: Edge) {
@@ -38,10 +45,21 @@ public struct Cycle: Sendable, Hashable {
   /// Creates a cycle description with its fix plan; ``suggestedBreak`` is the plan's first break
   /// (the first edge of `path` when the plan is empty).
   public init(members: [Node.ID], path: [Edge], pathFromRoot: [Edge], fixPlan: [Break]) {
+    self.init(
+      members: members, path: path, pathFromRoot: pathFromRoot, fixPlan: fixPlan,
+      referencesToWeaken: fixPlan.count)
+  }
+
+  /// Creates a cycle description whose plan weakens `referencesToWeaken` references, of which
+  /// `fixPlan` describes the first.
+  public init(
+    members: [Node.ID], path: [Edge], pathFromRoot: [Edge], fixPlan: [Break], referencesToWeaken: Int
+  ) {
     self.members = members
     self.path = path
     self.pathFromRoot = pathFromRoot
     self.fixPlan = fixPlan
+    self.referencesToWeaken = max(referencesToWeaken, fixPlan.count)
     self.suggestedBreak =
       fixPlan.first?.edge ?? path.first
       ?? Edge(from: members.first ?? 0, to: members.first ?? 0, label: "", ownership: .strong)

@@ -32,12 +32,13 @@ extension ObjectGraph {
     lines.append(summary())
     for (index, cycle) in cycles.enumerated() {
       lines.append("")
-      let fixes = cycle.fixPlan.count
+      let fixes = cycle.referencesToWeaken
+      let shown = cycle.fixPlan.count < fixes ? " (the first \(cycle.fixPlan.count) shown)" : ""
       if cycles.count > 1 {
         let weaken = fixes > 1 ? "; \(Self.count(fixes, "reference")) to weaken" : ""
-        lines.append("cycle \(index + 1) of \(cycles.count) (\(memberSummary(cycle)))\(weaken):")
+        lines.append("cycle \(index + 1) of \(cycles.count) (\(memberSummary(cycle)))\(weaken)\(shown):")
       } else if fixes > 1 {
-        lines.append("\(Self.count(fixes, "reference")) to weaken, one loop each:")
+        lines.append("\(Self.count(fixes, "reference")) to weaken, one loop each\(shown):")
       }
       for (number, fix) in cycle.fixPlan.enumerated() {
         if number > 0 { lines.append("") }
@@ -71,7 +72,7 @@ extension ObjectGraph {
     guard !cycles.isEmpty else { return "no retain cycle reachable from \(rootName)" }
     let objects = Set(cycles.flatMap(\.members)).count
     let noun = cycles.count == 1 ? "retain cycle" : "retain cycles"
-    let fixes = cycles.reduce(0) { $0 + $1.fixPlan.count }
+    let fixes = cycles.reduce(0) { $0 + $1.referencesToWeaken }
     return "\(cycles.count) \(noun) reachable from \(rootName) (\(Self.count(objects, "object"))); "
       + "\(Self.count(fixes, "reference")) to weaken"
   }

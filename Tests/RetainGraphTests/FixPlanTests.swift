@@ -305,3 +305,32 @@ enum BruteForce {
     return count
   }
 }
+
+@Suite("Fix plans of very large components")
+struct LargeComponentPlanTests {
+  /// Above 2,048 strong references between members, the plan weakens one depth-first search's back
+  /// edges and describes the first 8: the count is whole, the loops described are real, and the
+  /// report says how many are shown.
+  @Test func aHugeComponentSaysHowManyReferencesAndShowsTheFirst() throws {
+    let nodes = (0..<1_500).map { RandomNode(index: $0) }
+    for (index, node) in nodes.enumerated() {
+      node.s0 = nodes[(index + 1) % nodes.count]
+      node.s1 = nodes[(index * 7 + 3) % nodes.count]
+      node.s2 = nodes[(index * 13 + 5) % nodes.count]
+    }
+    defer { for node in nodes { node.breakStrong() } }
+    let graph = ObjectGraph(reflecting: nodes[0])
+    let cycle = try #require(graph.cycles.first)
+    #expect(cycle.members.count == nodes.count)
+    #expect(cycle.fixPlan.count == 8)
+    #expect(cycle.referencesToWeaken > cycle.fixPlan.count)
+    // At most e − n + 1 references among n members.
+    #expect(cycle.referencesToWeaken <= 3 * nodes.count - nodes.count + 1)
+    for fix in cycle.fixPlan {
+      #expect(fix.loop.last == fix.edge)
+      #expect(fix.loop.first?.from == fix.edge.to)
+      #expect(zip(fix.loop, fix.loop.dropFirst()).allSatisfy { $0.to == $1.from })
+    }
+    #expect(graph.report().contains("references to weaken, one loop each (the first 8 shown):"))
+  }
+}

@@ -87,7 +87,7 @@ struct CycleFinder {
     for (position, member) in members.enumerated() { localIndex[Int(member)] = Int32(position) }
     let plan = planner.plan(
       members: members, component: index, componentOf: componentOf, localIndex: localIndex, strong: strong)
-    let fixPlan = plan.map { planned in
+    let fixPlan = plan.breaks.map { planned in
       Cycle.Break(
         edge: storage.edge(Int(planned.edge)),
         loop: planned.loop.map { storage.edge(Int($0)) },
@@ -98,6 +98,6 @@ struct CycleFinder {
       members: members.map { Int($0) },
       path: loop.map { storage.edge(Int($0)) },
       pathFromRoot: fromRoot.map { storage.edge(Int($0)) },
-      fixPlan: fixPlan)
+      fixPlan: fixPlan, referencesToWeaken: plan.total)
   }
 }

@@ -20,6 +20,9 @@ struct FixPlan {
   /// Components with at most this many references get the greedy plan with pruning (quadratic);
   /// larger ones the back edges of one depth-first search (linear).
   static let greedyLimit = 2048
+  /// Above ``greedyLimit``, how many of the plan's breaks are described (each needs a search for its
+  /// loop): a plan of thousands of references is for a program, not a person.
+  static let describedLimit = 8
 
   let storage: GraphStorage
 
@@ -30,13 +33,15 @@ struct FixPlan {
   ///   - componentOf: each node's component index (-1 outside every cyclic component).
   ///   - localIndex: each member's position in `members` (other entries are not read).
   ///   - strong: the strong adjacency of the whole graph.
-  /// - Returns: the breaks, the most idiomatic first.
+  /// - Returns: the breaks, the most idiomatic first (above ``greedyLimit``, the first
+  ///   ``describedLimit`` only), and how many references the whole plan weakens.
   /// - Complexity: O(2^*e* · (*n* + *e*)) for *e* ≤ ``exactLimit``; O(*e* · (*n* + *e*)) up to
-  ///   ``greedyLimit``; O(*n* + *e*) above, plus one breadth-first search per break for its loop.
+  ///   ``greedyLimit``; O(*n* + *e*) above, plus one breadth-first search per described break for its
+  ///   loop.
   func plan(
     members: [Int32], component: Int32, componentOf: [Int32], localIndex: [Int32],
     strong: (offsets: [Int32], edgeIndices: [Int32])
-  ) -> [Planned] {
+  ) -> (breaks: [Planned], total: Int) {
     let edges = storage.edges
     var local = LocalGraph(nodeCount: members.count)
     var selfLoops: [Int32] = []
@@ -54,10 +59,12 @@ struct FixPlan {
       }
     }
 
+    local.seal()
+
     // Rank every candidate when the component is small enough to choose among them.
     let ranked = local.count <= Self.greedyLimit
-    var rank = [Int](repeating: 0, count: local.count)
-    var order = Array(0..<local.count)
+    var rank = [Int](repeating: 0, count: ranked ? local.count : 0)
+    var order = ranked ? Array(0..<local.count) : []
     if ranked {
       var reverse: [Int64: Int] = [:]
       for edge in 0..<local.count { reverse[local.pairKey(edge)] = edge }
@@ -71,11 +78,16 @@ struct FixPlan {
       }
       order.sort { (rank[$0], keys[$0], local.global[$0]) < (rank[$1], keys[$1], local.global[$1]) }
     }
-    var position = [Int](repeating: 0, count: local.count)
-    for (index, edge) in order.enumerated() { position[edge] = index }
-    local.sortOutgoing(by: position)
+    var position: [Int] = []
+    if ranked {
+      // Unranked (large) components keep their references in the order they were added.
+      position = [Int](repeating: 0, count: local.count)
+      for (index, edge) in order.enumerated() { position[edge] = index }
+      local.sortOutgoing(by: position)
+    }
 
-    let chosen: [Int]
+    var chosen: [Int]
+    var selfLoopsDescribed = selfLoops
     if local.count <= Self.exactLimit {
       chosen = local.minimumFeedbackSet(rank: rank, position: position)
     } else if ranked {
@@ -83,9 +95,20 @@ struct FixPlan {
     } else {
       chosen = local.backEdges()
     }
+    let allChosen = chosen
+    let total = chosen.count + selfLoops.count
+    if !ranked {
+      selfLoopsDescribed = Array(selfLoops.prefix(Self.describedLimit))
+      chosen = Array(chosen.prefix(max(0, Self.describedLimit - selfLoopsDescribed.count)))
+    }
 
     var removed = [Bool](repeating: false, count: local.count)
-    for edge in chosen { removed[edge] = true }
+    if ranked {
+      for edge in chosen { removed[edge] = true }
+    } else {
+      // Every back edge is weakened, described or not: the loops are those that remain.
+      for edge in allChosen { removed[edge] = true }
+    }
     var result: [(rank: Int, key: String, planned: Planned)] = []
     for edge in chosen {
       removed[edge] = false
@@ -97,13 +120,13 @@ struct FixPlan {
       result.append(
         (edgeRank, sortKey(global), Planned(edge: global, loop: loop, idiom: idiom(global, rank: edgeRank))))
     }
-    for edge in selfLoops {
+    for edge in selfLoopsDescribed {
       let edgeRank = Self.rank(edge, reverseLabel: nil, storage: storage)
       result.append(
         (edgeRank, sortKey(edge), Planned(edge: edge, loop: [edge], idiom: idiom(edge, rank: edgeRank))))
     }
     result.sort { ($0.rank, $0.key, $0.planned.edge) < ($1.rank, $1.key, $1.planned.edge) }
-    return result.map(\.planned)
+    return (result.map(\.planned), total)
   }
 
   private func sortKey(_ edgeIndex: Int32) -> String {
@@ -163,28 +186,56 @@ struct LocalGraph {
   private(set) var from: [Int32] = []
   private(set) var to: [Int32] = []
   private(set) var global: [Int32] = []
-  /// Outgoing references of each node.
-  private(set) var outgoing: [[Int]]
+  /// Outgoing references of each node (made by ``seal()``): one array in compressed rows, not an
+  /// array per node, which would cost an allocation per member of a million-object component.
+  private(set) var outgoing = Adjacency()
+
+  /// References by holder, in compressed rows: `outgoing[node]` are the references of `node`.
+  struct Adjacency {
+    var offsets: [Int32] = [0]
+    var edges: [Int] = []
+
+    subscript(node: Int) -> ArraySlice<Int> { edges[Int(offsets[node])..<Int(offsets[node + 1])] }
+
+    /// The `position`th reference of `node`.
+    func edge(_ node: Int, _ position: Int) -> Int { edges[Int(offsets[node]) + position] }
+  }
 
   init(nodeCount: Int) {
     self.nodeCount = nodeCount
-    outgoing = Array(repeating: [], count: nodeCount)
   }
 
   var count: Int { from.count }
 
   mutating func add(from: Int32, to: Int32, global: Int32) {
-    outgoing[Int(from)].append(self.from.count)
     self.from.append(from)
     self.to.append(to)
     self.global.append(global)
+  }
+
+  /// Groups the references by holder, once all are added.
+  mutating func seal() {
+    var offsets = [Int32](repeating: 0, count: nodeCount + 1)
+    for holder in from { offsets[Int(holder) + 1] += 1 }
+    for node in 0..<nodeCount { offsets[node + 1] += offsets[node] }
+    var cursor = offsets
+    var edges = [Int](repeating: 0, count: from.count)
+    for (edge, holder) in from.enumerated() {
+      edges[Int(cursor[Int(holder)])] = edge
+      cursor[Int(holder)] += 1
+    }
+    outgoing = Adjacency(offsets: offsets, edges: edges)
   }
 
   func pairKey(_ edge: Int) -> Int64 { Int64(from[edge]) << 32 | Int64(to[edge]) }
   func reversePairKey(_ edge: Int) -> Int64 { Int64(to[edge]) << 32 | Int64(from[edge]) }
 
   mutating func sortOutgoing(by position: [Int]) {
-    for node in 0..<nodeCount { outgoing[node].sort { position[$0] < position[$1] } }
+    for node in 0..<nodeCount {
+      outgoing.edges[Int(outgoing.offsets[node])..<Int(outgoing.offsets[node + 1])].sort {
+        position[$0] < position[$1]
+      }
+    }
   }
 
   /// Whether the references not in `removed` form no cycle (Kahn's algorithm).
@@ -276,7 +327,7 @@ struct LocalGraph {
       while let frame = frames.last {
         if frame.next < outgoing[frame.node].count {
           frames[frames.count - 1].next += 1
-          let edge = outgoing[frame.node][frame.next]
+          let edge = outgoing.edge(frame.node, frame.next)
           let target = Int(to[edge])
           switch state[target] {
           case 0:
