@@ -139,12 +139,8 @@ enum RetainerSearch {
 
   /// Whether a word of a recorded object's memory (after its two-word header) satisfies `test`.
   private static func words(of record: rgc_record, contain test: (UInt) -> Bool) -> Bool {
-    let count = Int(record.size) / 8
-    guard count > 2 else { return false }
-    for index in 2..<count where test(record.object.load(fromByteOffset: index * 8, as: UInt.self)) {
-      return true
-    }
-    return false
+    CensusRuntime.anyWord(
+      ofObjectAt: UnsafeRawPointer(record.object), size: Int(record.size), satisfies: test)
   }
 
   private static func analyse(

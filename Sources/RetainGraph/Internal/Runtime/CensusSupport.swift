@@ -103,6 +103,19 @@ package enum CensusRuntime {
     return (bits & ~(UInt(0b11) << 62)) << 3
   }
 
+  /// Whether a word of the `size`-byte heap object at `object`, after its two-word header
+  /// (metadata, reference counts), satisfies `test`.
+  package static func anyWord(
+    ofObjectAt object: UnsafeRawPointer, size: Int, satisfies test: (UInt) -> Bool
+  ) -> Bool {
+    let count = size / 8
+    guard count > 2 else { return false }
+    for index in 2..<count where test(object.load(fromByteOffset: index * 8, as: UInt.self)) {
+      return true
+    }
+    return false
+  }
+
   /// Whether a heap object is a closure context (a capture list with a descriptor).
   package static func isClosureContext(metadata: UnsafeRawPointer) -> Bool {
     MetadataKind(rawKind: metadata.load(as: UInt.self)) == .heapLocalVariable
