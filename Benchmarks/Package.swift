@@ -11,14 +11,16 @@ let package = Package(
     .package(name: "RetainGraph", path: "..")
   ],
   targets: [
+    // The allocate-and-free loop both benchmarks time; linked into each executable.
+    .target(name: "AllocationCost"),
     .executableTarget(
       name: "retain-graph-bench",
-      dependencies: [.product(name: "RetainGraph", package: "RetainGraph")]
+      dependencies: ["AllocationCost", .product(name: "RetainGraph", package: "RetainGraph")]
     ),
     // Links the heap census (its swift_allocObject); the other benchmark does not.
     .executableTarget(
       name: "retain-graph-census-bench",
-      dependencies: [.product(name: "RetainGraphCensus", package: "RetainGraph")]
+      dependencies: ["AllocationCost", .product(name: "RetainGraphCensus", package: "RetainGraph")]
     ),
   ]
 )

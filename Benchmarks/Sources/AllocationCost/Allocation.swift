@@ -1,13 +1,14 @@
 import Foundation
 
-/// The object allocated by the allocation benchmark (also in `retain-graph-census-bench`).
+/// The object allocated by the allocation benchmark (shared by `retain-graph-bench`, which does not
+/// link the heap census, and `retain-graph-census-bench`, which does).
 final class AllocationProbe {
   var value = 0
 }
 
 /// Nanoseconds per allocate-and-free of a small object, the best of five runs of `count`.
 @inline(never)
-func nanosecondsPerAllocation(count: Int) -> Double {
+public func nanosecondsPerAllocation(count: Int) -> Double {
   var best = Double.infinity
   for _ in 0..<5 {
     let start = DispatchTime.now().uptimeNanoseconds

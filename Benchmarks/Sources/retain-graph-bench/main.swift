@@ -1,3 +1,4 @@
+import AllocationCost
 import Foundation
 import RetainGraph
 
