@@ -70,14 +70,15 @@ enum FieldLayout {
       var isHidden = false
       var hiddenName: String?
       // The reflection runtime reports `()` for a noncopyable field (a `Mutex`): ask the record.
-      if fieldType == Void.self, mangled.count == count, !Metadata.isHiddenAtomic(mangled[index]),
-        let hidden = Metadata.hiddenTypeName(of: mangled[index])
+      if fieldType == Void.self, mangled.count == count, let hidden = Metadata.hiddenType(of: mangled[index])
       {
-        if let declared = Metadata.declaredType(of: mangled[index]) {
+        switch hidden {
+        case .atomic: break
+        case .recovered(let declared):
           fieldType = declared
           isHidden = true
-        } else {
-          hiddenName = hidden
+        case .unrecovered(let typeName):
+          hiddenName = typeName
         }
       }
       var name = metadata.name.map { String(cString: $0) } ?? "\(index)"

@@ -2,42 +2,41 @@
 // are recovered: see README.md in this folder, "Reflection blind spots".
 
 extension Metadata {
-  /// The type a field record names, where the reflection runtime reports `()` for a noncopyable
-  /// field's type (a `Mutex`). Compiled code hides such a type from reflection: the field record
-  /// names it by a symbolic reference to an accessor (byte 0x09, then a relative pointer, int32)
-  /// that returns `()`'s metadata; but the record's name is itself a local symbol,
-  /// `get_type_metadata <mangled type> noncopyable.<n>`, in the image's `.symtab`. Name lookup
-  /// refuses noncopyable types, so the type is made by its own metadata accessor instead
-  /// (``noncopyableType(mangled:)``). Nil for any other name, when the image is stripped, or when
-  /// the type's shape is not one handled there.
-  static func declaredType(of field: MangledName) -> (any Any.Type)? {
-    guard let (start, owner) = field.location, let mangled = hiddenTypeMangling(at: start) else { return nil }
-    return instantiatedType(mangled: mangled, nearby: start)
-      ?? noncopyableType(mangled: mangled, in: owner, nearby: start)
+  /// What a field record says of a type the compiler hides from reflection.
+  enum HiddenType {
+    /// `Synchronization.Atomic`, whose storage is always its value's `AtomicRepresentation`
+    /// (integers), never a reference.
+    case atomic
+    /// The type, recovered.
+    case recovered(any Any.Type)
+    /// A type that could not be made, by its readable name.
+    case unrecovered(String)
   }
 
-  /// The mangled type of a field record whose type the compiler hides from reflection (see
-  /// ``declaredType(of:)``), read from the record's symbol; nil for other records.
-  private static func hiddenTypeMangling(at start: UnsafeRawPointer) -> String? {
-    guard start.load(as: UInt8.self) == 0x09, let symbol = SymbolNames.symbolName(at: start),
-      symbol.hasPrefix(SymbolNames.hiddenTypePrefix), let end = symbol.firstRange(of: " noncopyable")
+  /// The type a field record names, where the reflection runtime reports `()` for a noncopyable
+  /// field's type (a `Mutex`); nil when the record's type is not hidden. Compiled code hides such a
+  /// type from reflection: the field record names it by a symbolic reference to an accessor (byte
+  /// 0x09, then a relative pointer, int32) that returns `()`'s metadata; but the record's name is
+  /// itself a local symbol, `get_type_metadata <mangled type> noncopyable.<n>`, in the image's
+  /// `.symtab`. Name lookup refuses noncopyable types, so the type is taken from the image's
+  /// demangling cache or made by its own metadata accessor (``noncopyableType(mangled:in:nearby:)``);
+  /// `.unrecovered` when the type's shape is not one handled there. A stripped image gives nil.
+  static func hiddenType(of field: MangledName) -> HiddenType? {
+    guard let (start, owner) = field.location, start.load(as: UInt8.self) == 0x09,
+      let symbol = SymbolNames.symbolName(at: start), symbol.hasPrefix(SymbolNames.hiddenTypePrefix),
+      let end = symbol.firstRange(of: " noncopyable")
     else { return nil }
     let begin = symbol.index(symbol.startIndex, offsetBy: SymbolNames.hiddenTypePrefix.count)
-    return String(symbol[begin..<end.lowerBound])
-  }
-
-  /// The readable name of a field's type that the compiler hides from reflection, nil when the
-  /// field's type is not hidden.
-  static func hiddenTypeName(of field: MangledName) -> String? {
-    guard let (start, _) = field.location, let mangled = hiddenTypeMangling(at: start) else { return nil }
-    return SymbolNames.demangled("$s" + mangled) ?? mangled
-  }
-
-  /// Whether a hidden field type is `Synchronization.Atomic`, whose storage is always its value's
-  /// `AtomicRepresentation` (integers), never a reference.
-  static func isHiddenAtomic(_ field: MangledName) -> Bool {
-    guard let (start, _) = field.location, let mangled = hiddenTypeMangling(at: start) else { return false }
-    return mangled.hasPrefix("15Synchronization6AtomicV") || mangled.contains("l15Synchronization6AtomicV")
+    let mangled = String(symbol[begin..<end.lowerBound])
+    if mangled.hasPrefix("15Synchronization6AtomicV") || mangled.contains("l15Synchronization6AtomicV") {
+      return .atomic
+    }
+    if let type = instantiatedType(mangled: mangled, nearby: start)
+      ?? noncopyableType(mangled: mangled, in: owner, nearby: start)
+    {
+      return .recovered(type)
+    }
+    return .unrecovered(SymbolNames.demangled("$s" + mangled) ?? mangled)
   }
 
   /// The type compiled code instantiated through its demangling cache variable `$s<mangled>MD` in

@@ -55,12 +55,11 @@ enum SymbolNames {
   /// The raw (mangled) name of the symbol whose function contains `address`, from the dynamic
   /// symbol table or, for local symbols, the image's `.symtab`.
   static func symbolName(at address: UnsafeRawPointer) -> String? {
-    var info = SymbolInfo()
-    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0 else { return nil }
+    guard let info = lookUp(address) else { return nil }
     if let symbol = info.symbolName, info.symbolAddress == UnsafeMutableRawPointer(mutating: address) {
       return String(cString: symbol)
     }
-    guard let (image, base) = image(containing: address) else { return nil }
+    guard let (image, base) = image(of: info) else { return nil }
     return image.name(at: UInt(bitPattern: address) &- UInt(bitPattern: base))
   }
 
@@ -112,10 +111,19 @@ enum SymbolNames {
   /// The symbols of the image that contains `address` (read once and cached), and its base.
   private static func image(containing address: UnsafeRawPointer) -> (ImageSymbols, UnsafeMutableRawPointer)?
   {
+    lookUp(address).flatMap { image(of: $0) }
+  }
+
+  /// What `dladdr` says of `address`, nil when no loaded image contains it.
+  private static func lookUp(_ address: UnsafeRawPointer) -> SymbolInfo? {
     var info = SymbolInfo()
-    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0,
-      let fileName = info.fileName, let fileBase = info.fileBase
-    else { return nil }
+    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0 else { return nil }
+    return info
+  }
+
+  /// The symbols of the image `info` names (read once and cached), and its base.
+  private static func image(of info: SymbolInfo) -> (ImageSymbols, UnsafeMutableRawPointer)? {
+    guard let fileName = info.fileName, let fileBase = info.fileBase else { return nil }
     let path = String(cString: fileName)
     let image = images.withLock { cache in
       if let known = cache[path] { return known }
@@ -249,7 +257,7 @@ final class ImageSymbols: @unchecked Sendable {
           }
         }
         // The symbol type asked for; with functions (2), also the STT_OBJECT symbols that name the
-        // mangled names of noncopyable field types (see `Metadata.declaredType(of:)`).
+        // mangled names of noncopyable field types (see `Metadata.hiddenType(of:)`).
         let type = info & 0xF
         guard
           type == symbolType
