@@ -78,7 +78,7 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphRenderingTests",
-      dependencies: ["RetainGraphRendering", "RetainGraph", "Samples"]
+      dependencies: ["RetainGraphRendering", "RetainGraph", "RetainGraphTestSupport", "Samples"]
     ),
     .testTarget(
       name: "RetainGraphCLITests",

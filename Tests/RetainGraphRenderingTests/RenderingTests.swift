@@ -1,6 +1,7 @@
 import Foundation
 import RetainGraph
 import RetainGraphRendering
+import RetainGraphTestSupport
 import Samples
 import Testing
 

@@ -1,5 +1,6 @@
 import PropertyBased
 import RetainGraph
+import RetainGraphTestSupport
 import Samples
 import Testing
 

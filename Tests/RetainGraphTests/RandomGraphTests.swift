@@ -1,5 +1,6 @@
 import PropertyBased
 import RetainGraph
+import RetainGraphTestSupport
 import Testing
 
 @Suite("Random graphs against brute force and the runtime")
