@@ -1,6 +1,5 @@
 import Foundation
 import RetainGraph
-import RetainGraphTestSupport
 
 // Shared fixtures for the core tests.
 

@@ -25,7 +25,7 @@ package protocol CensusProvider: AnyObject, Sendable {
 
 /// The slot the census fills when it starts.
 package enum CensusRegistration {
-  private static let slot = Mutex<(any CensusProvider)?>(nil)
+  private static let slot = ForkSafeMutex<(any CensusProvider)?>(nil)
 
   /// The running census, or nil when none is linked and started.
   package static var running: (any CensusProvider)? {
@@ -169,7 +169,7 @@ package enum GlobalReferences {
     return found.sorted { $0.name < $1.name }
   }
 
-  private static let variables = Mutex<[String: TypedVariable?]>([:])
+  private static let variables = ForkSafeMutex<[String: TypedVariable?]>([:])
 
   private struct TypedVariable: @unchecked Sendable {
     var name: String

@@ -40,7 +40,7 @@ enum GlobalStorage {
     @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32
   private typealias IteratePhdr = @convention(c) (Callback, UnsafeMutableRawPointer?) -> Int32
   private static let iterate: IteratePhdr? = RuntimeSymbols.function("dl_iterate_phdr", as: IteratePhdr.self)
-  private static let dataSymbols = Mutex<[String: ImageSymbols]>([:])
+  private static let dataSymbols = ForkSafeMutex<[String: ImageSymbols]>([:])
 
   /// Every writable `PT_LOAD` segment of every loaded image (empty where `dl_iterate_phdr` is
   /// missing).
@@ -117,7 +117,7 @@ enum GlobalStorage {
     }
   }
 
-  private static let variableEntries = Mutex<[String: [(start: UInt, name: String)]]>([:])
+  private static let variableEntries = ForkSafeMutex<[String: [(start: UInt, name: String)]]>([:])
 
   private static func isVariableStorage(_ name: UnsafePointer<CChar>) -> Bool {
     guard name[0] == 0x24, name[1] == 0x73 else { return false }  // "$s"
