@@ -244,14 +244,18 @@ import Testing
       observer.observe()
       defer { observer.token.map(NotificationCenter.default.removeObserver) }
       let report = HeapCensus.retainers(of: observer)
-      // What the census sees today: the observer block's context captures the observer.
-      #expect(report.retainers.contains { $0.holder == "(closure context)" && $0.label == "capture" })
-      withKnownIssue("Mutex storage not walked yet") {
-        // NotificationCenter keeps its observers in a Synchronization.Mutex, which the walk cannot
-        // read yet: once it can, the path runs from the center's global through the center.
-        #expect(report.origin == .global("_defaultCenter"))
-        #expect(report.holderPath?.hasPrefix("_defaultCenter.") == true)
-      }
+      // The center keeps its observers in a `Mutex` of private Foundation types: the walk reads it,
+      // so the path runs from the center's global through the center to the observer's block.
+      #expect(report.origin == .global("_defaultCenter"))
+      #expect(
+        report.description == """
+          CensusObserver is referenced by 1 holder:
+            closure #1 in closure #2 in NotificationCenter._addObserver<A>(_:object:using:).capture 0 (closure) → capture 0
+          Shortest retainer path, from the global _defaultCenter:
+            _defaultCenter → NotificationCenter
+             ├─ registrar.value["CensusObserverTests.ping"][#0].storage[0] (closure) → closure #1 in closure #2 in NotificationCenter._addObserver<A>(_:object:using:)
+             ├─ capture 0 (closure) → capture 0 → CensusObserver
+          """)
     }
   }
 

@@ -147,5 +147,15 @@ struct ClosureNameTests {
       SymbolNames.simplify("closure #1 () -> Swift.String in App.Person.greeting.getter : () -> Swift.String")
         == "closure #1 in App.Person.greeting.getter")
     #expect(SymbolNames.simplify("App.Person.run() -> ()") == "App.Person.run() -> ()")
+    // Nested closures, and a private type (`(Box in _D7F0…)`) in a closure's signature.
+    #expect(
+      SymbolNames.simplify(
+        "closure #1 @Sendable (App.(Box in _D7F0)) -> () in closure #2 (inout [Swift.Int : App.(Box in _D7F0)])"
+          + " -> Swift.Int in App.Center.add<A>(_: A) -> App.Token")
+        == "closure #1 in closure #2 in App.Center.add<A>(_: A) -> App.Token")
+    #expect(
+      Advice.closureName(
+        "closure #1 in closure #2 in App.Center.add<A>(_: App.(Box in _D7F0), at: Swift.Int) -> ()")
+        == "closure #1 in closure #2 in Center.add<A>(_:at:)")
   }
 }

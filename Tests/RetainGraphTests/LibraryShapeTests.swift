@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphTestSupport
 import Testing
 
 @testable import RetainGraph
@@ -66,15 +67,39 @@ struct ValueShapeCoverageTests {
 
 @Suite("Foundation's NotificationCenter")
 struct NotificationCenterTests {
-  /// Its observers live in a `Mutex` of private Foundation types, which the runtime will not name:
-  /// the walk cannot read them and says so in a note naming the field and the type, instead of
-  /// showing one node in silence.
-  @Test func theRegistrarItCannotReadIsNoted() {
-    let graph = ObjectGraph(reflecting: NotificationCenter.default)
-    #expect(
-      graph.notes.contains {
-        $0.hasPrefix(
-          "FoundationEssentials.NotificationCenter.registrar: a value of type Synchronization.Mutex<")
-      }, "\(graph.notes)")
+  /// An observer whose block captures it, registered with `addObserver(forName:object:queue:using:)`
+  /// and never removed: the center's registrar (a `Mutex` of private Foundation types) is read, the
+  /// path runs from the center to the observer, and the runtime agrees (the observer outlives its
+  /// last reference exactly while it is registered).
+  @Test func walksToTheBlocksObserversRegistered() throws {
+    let (probe, token) = registerObserver()
+    #expect(probe.object != nil, "the runtime says the observer was freed")
+    try walkFromTheCenter(to: probe)
+    NotificationCenter.default.removeObserver(token)
+    #expect(probe.object == nil, "removing the observer did not free it")
   }
+
+  @inline(never)
+  private func walkFromTheCenter(to probe: WeakProbe) throws {
+    let (graph, objects) = ObjectGraph.walk(NotificationCenter.default, options: GraphOptions())
+    #expect(graph.notes == [], "\(graph.notes)")
+    let node = try #require(objects.firstIndex { $0 === probe.object })
+    let path = try #require(graph.path(to: node))
+    #expect(path.allSatisfy { $0.ownership == .strong })
+    assertGolden(graph.traceLines(along: path).joined(separator: "\n"), named: "center-to-observer")
+  }
+
+  @inline(never)
+  private func registerObserver() -> (WeakProbe, any NSObjectProtocol) {
+    let observer = CenterObserver()
+    let token = NotificationCenter.default.addObserver(
+      forName: Notification.Name("NotificationCenterTests.ping"), object: nil, queue: nil
+    ) { [observer] _ in observer.count += 1 }
+    return (WeakProbe(observer), token)
+  }
+}
+
+/// Counts the notifications it is sent.
+final class CenterObserver: @unchecked Sendable {
+  var count = 0
 }

@@ -159,7 +159,7 @@ enum RetainerSearch {
       incoming[fill[to]] = Int32(index)
       fill[to] += 1
     }
-    func name(_ node: Node.ID) -> String { graph.node(node).shortTypeName }
+    func name(_ node: Node.ID) -> String { graph.displayName(node) }
 
     var retainers: [RetainerReport.Retainer] = []
     for position in offsets[target]..<offsets[target + 1] {

@@ -46,8 +46,11 @@ extension Metadata {
   /// `swift_getTypeByMangledNameInContext2`, which accepts noncopyable types. Private types (which
   /// name lookup by text cannot find) resolve this way because the name uses symbolic references.
   private static func instantiatedType(mangled: String, nearby address: UnsafeRawPointer) -> (any Any.Type)? {
-    guard let cache = SymbolNames.localSymbol(named: "$s" + mangled + "MD", inImageContaining: address)
-    else { return nil }
+    SymbolNames.localSymbol(named: "$s" + mangled + "MD", inImageContaining: address).flatMap(cachedType(at:))
+  }
+
+  /// The type of the demangling cache variable at `cache`, made if compiled code has not yet.
+  private static func cachedType(at cache: UnsafeRawPointer) -> (any Any.Type)? {
     let value = cache.load(as: Int64.self)
     if value > 0 { return UnsafeRawPointer(bitPattern: UInt(value)).map(type(at:)) }
     guard value < 0, let typeByMangledNameInContext else { return nil }
@@ -133,16 +136,33 @@ extension Metadata {
       let resolved = bytes.withUnsafeBytes { buffer in
         buffer.baseAddress.flatMap { type(mangledName: $0, length: buffer.count - 1, in: owner) }
       }
-      if nominal == Array("15Synchronization5MutexV".utf8) {
-        argumentMetadata = resolved.flatMap { genericArgument(0, ofMetadata: pointer(of: $0)) }
+      if let resolved, nominal == Array("15Synchronization5MutexV".utf8) {
+        argumentMetadata = genericArgument(0, ofMetadata: pointer(of: resolved))
+      } else if let resolved {
+        argumentMetadata = pointer(of: resolved)
       } else {
-        argumentMetadata = resolved.map(pointer(of:))
+        // Private types of another module cannot be found by name; compiled code that handles the
+        // argument type on its own has a demangling cache variable for it, found by readable name.
+        argumentMetadata = cachedArgument(of: text, nominal: nominal, nearby: address).map(pointer(of:))
       }
     }
     guard let argumentMetadata else { return nil }
     typealias Accessor =
       @convention(thin) (Int, UnsafeRawPointer) -> (metadata: UnsafeRawPointer?, state: Int)
     return unsafeBitCast(accessor, to: Accessor.self)(0, argumentMetadata).metadata.map(type(at:))
+  }
+
+  /// The generic argument of the one-argument generic type mangled as `type` (`nominal` is its
+  /// nominal part), made through the image's demangling cache variable for the argument alone.
+  private static func cachedArgument(of type: [UInt8], nominal: [UInt8], nearby address: UnsafeRawPointer)
+    -> (any Any.Type)?
+  {
+    guard let whole = SymbolNames.demangled("$s" + String(decoding: type, as: UTF8.self)),
+      let base = SymbolNames.demangled("$s" + String(decoding: nominal, as: UTF8.self)),
+      whole.hasPrefix(base + "<"), whole.hasSuffix(">")
+    else { return nil }
+    let argument = String(whole.dropFirst(base.count + 1).dropLast())
+    return SymbolNames.metadataCache(forType: argument, inImageContaining: address).flatMap(cachedType(at:))
   }
 }
 

@@ -52,6 +52,19 @@ enum SymbolNames {
     return UnsafeRawPointer(base) + Int(offset)
   }
 
+  /// The address of the demangling cache variable (`$s…MD`) of the image that contains `address`
+  /// for the type whose readable name (as `swift_demangle` writes it, private types with their
+  /// discriminator) is `typeName`. A type mangled inside a larger name uses substitution indices
+  /// of that name (`AF` for the third module mentioned), so the same type alone has other bytes:
+  /// the readable name is the same in both.
+  static func metadataCache(forType typeName: String, inImageContaining address: UnsafeRawPointer)
+    -> UnsafeRawPointer?
+  {
+    guard let (image, base) = image(containing: address), let offset = image.metadataCache(forType: typeName)
+    else { return nil }
+    return UnsafeRawPointer(base) + Int(offset)
+  }
+
   /// The raw (mangled) name of the symbol whose function contains `address`, from the dynamic
   /// symbol table or, for local symbols, the image's `.symtab`.
   static func symbolName(at address: UnsafeRawPointer) -> String? {
@@ -158,16 +171,40 @@ enum SymbolNames {
       text = text.dropFirst(wrapper.count)
     }
     var prefix = ""
-    for closureKind in ["implicit closure #", "closure #"] where text.hasPrefix(closureKind) {
-      // The closure's own signature sits between its number and " in ".
-      guard let inRange = text.range(of: " in ") else { break }
+    // Each closure's own signature sits between its number and " in " (outside brackets: a
+    // private type in the signature reads `(Box in _D7F0…)`); closures nest.
+    while let closureKind = ["implicit closure #", "closure #"].first(where: { text.hasPrefix($0) }),
+      let inRange = outermost(" in ", in: text)
+    {
       let number = text.dropFirst(closureKind.count).prefix { $0.isNumber }
-      prefix = "\(closureKind)\(number) in "
+      prefix += "\(closureKind)\(number) in "
       text = text[inRange.upperBound...]
-      break
     }
-    if let colon = text.range(of: " : ") { text = text[..<colon.lowerBound] }
+    if let colon = outermost(" : ", in: text) { text = text[..<colon.lowerBound] }
     return prefix + text
+  }
+
+  /// The first occurrence of `separator` in `text` outside parentheses, brackets and angle brackets
+  /// (the `>` of an arrow `->` does not close one).
+  private static func outermost(_ separator: String, in text: Substring) -> Range<Substring.Index>? {
+    var depth = 0
+    var previous: Character = " "
+    var index = text.startIndex
+    while index < text.endIndex {
+      let character = text[index]
+      switch character {
+      case "(", "[", "<": depth += 1
+      case ")", "]": depth -= 1
+      case ">" where previous != "-": depth -= 1
+      default:
+        if depth == 0, text[index...].hasPrefix(separator) {
+          return index..<text.index(index, offsetBy: separator.count)
+        }
+      }
+      previous = character
+      index = text.index(after: index)
+    }
+    return nil
   }
 }
 
@@ -270,6 +307,25 @@ final class ImageSymbols: @unchecked Sendable {
     starts = entries.map(\.start)
     sizes = entries.map(\.size)
     names = entries.map(\.name)
+  }
+
+  /// The demangling cache variables' offsets by the readable name of their type, made on first use
+  /// (a few hundred names per image).
+  private let metadataCaches = ForkSafeMutex<[String: UInt]?>(nil)
+
+  /// The offset of the demangling cache variable for the type readably named `typeName`.
+  func metadataCache(forType typeName: String) -> UInt? {
+    metadataCaches.withLock { caches in
+      if let caches { return caches[typeName] }
+      let prefix = "demangling cache variable for type metadata for "
+      var made: [String: UInt] = [:]
+      for (name, offset) in localSymbols where name.hasSuffix("MD") {
+        guard let readable = SymbolNames.demangled(name), readable.hasPrefix(prefix) else { continue }
+        made[String(readable.dropFirst(prefix.count))] = offset
+      }
+      caches = made
+      return made[typeName]
+    }
   }
 
   /// The symbols whose mangled name `isWanted` accepts (given the C string), with their start

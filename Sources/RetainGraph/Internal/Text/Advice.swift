@@ -52,8 +52,16 @@ enum Advice {
   /// types and the return type: `closure #1 in App.CartViewModel.init(store: App.Store) ->
   /// App.CartViewModel` → `closure #1 in CartViewModel.init(store:)`.
   static func closureName(_ symbol: String) -> String {
-    guard let range = symbol.ranges(of: " in ").last else { return symbol }
-    return symbol[..<range.upperBound] + withoutModule(functionName(symbol[range.upperBound...]))
+    // The closures' prefixes (`closure #1 in closure #2 in `; closures nest), then the function,
+    // whose signature may name private types (`(Box in _D7F0…)`).
+    var function = Substring(symbol)
+    while let kind = ["implicit closure #", "closure #"].first(where: { function.hasPrefix($0) }) {
+      let afterNumber = function.dropFirst(kind.count).drop { $0.isNumber }
+      guard afterNumber.hasPrefix(" in ") else { break }
+      function = afterNumber.dropFirst(4)
+    }
+    guard function.startIndex > symbol.startIndex else { return symbol }
+    return symbol[..<function.startIndex] + withoutModule(functionName(function))
   }
 
   /// `Store.update(value: Int, _: String) -> ()` → `Store.update(value:_:)`; a name without a

@@ -70,15 +70,18 @@ enum EdgeLabel {
 }
 
 /// Method references: a stored `object.method` is a closure whose context is the object and whose
-/// function is the compiler's curry thunk (`implicit closure #2 in implicit closure #1 (T) -> …`),
-/// which calls the method.
+/// function is the compiler's curry thunk (`implicit closure #2 in implicit closure #1 in f`, the
+/// function where the reference was formed), which calls the method.
 enum MethodReference {
   /// The method a closure named `closureName` refers to on an instance of `objectType` (qualified
   /// name), as `Type.method(label:_:)`; nil when the closure is not a method reference or the method
   /// cannot be named. `callees` are the demangled names of the functions the closure calls.
   static func method(closureName: String, objectType: String, callees: () -> [String]) -> String? {
-    guard closureName.hasPrefix("implicit closure #"), closureName.contains(" in implicit closure #"),
-      closureName.contains("(\(objectType)) -> ")
+    // An implicit closure directly in an implicit closure; the object is the only capture, and
+    // the method called is one of the object's type.
+    let thunk = "implicit closure #"
+    guard closureName.hasPrefix(thunk),
+      closureName.dropFirst(thunk.count).drop(while: \.isNumber).hasPrefix(" in " + thunk)
     else { return nil }
     let prefix = objectType + "."
     for callee in callees() where callee.hasPrefix(prefix) {
