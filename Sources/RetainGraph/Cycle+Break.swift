@@ -20,6 +20,11 @@ extension Cycle {
       case backReference
       /// No idiom applies: the reference was chosen for the structure of the loops alone.
       case structure
+      /// A library's object holds yours (an `Assign` subscriber its target, a session its
+      /// delegate): the reference is the library's and cannot be made weak; give the library a
+      /// closure that captures `[weak self]` instead of the object, or end what holds it (cancel,
+      /// invalidate, remove) when done.
+      case libraryReference
     }
 
     /// The reference to weaken.

@@ -31,6 +31,12 @@ public struct Cycle: Sendable, Hashable {
   /// How many references the whole plan weakens: `fixPlan.count`, unless the component is too
   /// large for every break to be described.
   public var referencesToWeaken: Int
+  /// The members that still hold each other in strong loops once every reference of ``fixPlan`` is
+  /// weakened: objects of library modules alone (``GraphOptions/libraryModules``), whose loops are
+  /// the library's own (a subject and the subscriptions it keeps until they are cancelled). The
+  /// plan frees your objects and leaves these to the library; empty when it leaves no loop, or when
+  /// the graph's objects are all of library modules or none is (then every loop is planned).
+  public var libraryLoopMembers: [Node.ID] = []
 
   /// Creates a cycle description whose plan is `suggestedBreak` alone, breaking `path`.
   public init(members: [Node.ID], path: [Edge], pathFromRoot: [Edge], suggestedBreak: Edge) {

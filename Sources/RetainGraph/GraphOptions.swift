@@ -16,6 +16,14 @@ public struct GraphOptions: Sendable {
   /// Whether stored closures are followed to what they capture.
   public var includeClosures: Bool
 
+  /// Modules whose code is not yours (the toolchain's and well-known packages': see
+  /// ``knownLibraryModules``). When a graph has objects of other modules too, a fix plan never asks
+  /// you to weaken a reference one library object holds to another: it frees your objects with
+  /// references that touch them, and a loop among library objects alone is left to the library
+  /// (``Cycle/libraryLoopMembers``). Add the modules of your own dependencies here; a graph whose
+  /// objects are all of these modules is planned as if the set were empty.
+  public var libraryModules: Set<String>
+
   /// Whether the walk reads class references, optional class references and arrays of class
   /// references straight from memory (the default). Turn it off to send every value through the
   /// general path (`Mirror` and generic loads); the answers are the same, only slower.
@@ -30,19 +38,37 @@ public struct GraphOptions: Sendable {
   ///   - ignoredTypes: types to leave out.
   ///   - ignoredLabels: edge labels (`output` or `Interactor.output`) to leave out.
   ///   - includeClosures: whether to follow closures to their captures.
+  ///   - libraryModules: modules whose code is not yours (default ``knownLibraryModules``).
   public init(
     maxNodes: Int = 100_000,
     maxDepth: Int? = nil,
     ignoredTypes: [any Any.Type] = [],
     ignoredLabels: Set<String> = [],
-    includeClosures: Bool = true
+    includeClosures: Bool = true,
+    libraryModules: Set<String> = GraphOptions.knownLibraryModules
   ) {
     self.maxNodes = maxNodes
     self.maxDepth = maxDepth
     self.ignoredTypeIDs = ignoredTypes.map(TypeID.init)
     self.ignoredLabels = ignoredLabels
     self.includeClosures = includeClosures
+    self.libraryModules = libraryModules
   }
+
+  /// The toolchain's modules (the standard library, Foundation, Dispatch, concurrency,
+  /// Synchronization, the test libraries, Apple's UI frameworks and Combine) and the modules of
+  /// well-known packages whose objects commonly hold an app's (OpenCombine, RxSwift,
+  /// ReactiveSwift, swift-nio, Swinject, swift-async-algorithms, swift-collections).
+  public static let knownLibraryModules: Set<String> = [
+    "Swift", "_Concurrency", "_StringProcessing", "RegexBuilder", "Synchronization", "Observation",
+    "Distributed", "Foundation", "FoundationEssentials", "FoundationInternationalization",
+    "FoundationNetworking", "FoundationXML", "CoreFoundation", "Dispatch", "ObjectiveC", "os",
+    "XCTest", "Testing", "Combine", "SwiftUI", "UIKit", "AppKit",
+    "OpenCombine", "OpenCombineFoundation", "OpenCombineDispatch", "CombineExt",
+    "RxSwift", "RxCocoa", "RxRelay", "ReactiveSwift", "ReactiveCocoa",
+    "NIO", "NIOCore", "NIOPosix", "NIOEmbedded", "NIOConcurrencyHelpers", "NIOHTTP1",
+    "Swinject", "AsyncAlgorithms", "Collections", "DequeModule", "OrderedCollections", "HeapModule",
+  ]
 }
 
 /// A metatype that can be stored in a `Sendable` value.

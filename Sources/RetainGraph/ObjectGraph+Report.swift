@@ -47,6 +47,10 @@ extension ObjectGraph {
         if !reachable { lines.append("(not reachable from the root)") }
         lines.append(fixes > 1 ? "fix \(number + 1) of \(fixes): \(fix.fix)" : "fix: \(fix.fix)")
       }
+      if !cycle.libraryLoopMembers.isEmpty {
+        if !cycle.fixPlan.isEmpty { lines.append("") }
+        lines.append(libraryLoopLine(cycle.libraryLoopMembers))
+      }
     }
     if !danglingReferences.isEmpty {
       lines.append("")
@@ -75,6 +79,20 @@ extension ObjectGraph {
     let fixes = cycles.reduce(0) { $0 + $1.referencesToWeaken }
     return "\(cycles.count) \(noun) reachable from \(rootName) (\(Self.count(objects, "object"))); "
       + "\(Self.count(fixes, "reference")) to weaken"
+  }
+
+  /// `left to OpenCombine: 2 of its objects still hold each other (PassthroughSubject<Int, Never>,
+  /// Conduit<…>): its own loops, not references of yours`.
+  private func libraryLoopLine(_ members: [Node.ID]) -> String {
+    let modules = Set(members.compactMap { TypeNames.module(ofNodeNamed: storage.typeName($0)) }).sorted()
+    let owner = modules.isEmpty ? "the libraries" : modules.joined(separator: " and ")
+    let names = members.prefix(3).map { displayName($0) }.joined(separator: ", ")
+    let more = members.count > 3 ? ", +\(members.count - 3) more" : ""
+    let their = modules.count > 1 ? "their" : "its"
+    let verb = members.count == 1 ? "still holds itself" : "still hold each other"
+    let objects = members.count == 1 ? "1 of \(their) objects" : "\(members.count) of \(their) objects"
+    return "left to \(owner): \(objects) \(verb) (\(names)\(more)): "
+      + "\(their) own \(members.count == 1 ? "loop" : "loops"), not references of yours"
   }
 
   private static func count(_ number: Int, _ noun: String) -> String {

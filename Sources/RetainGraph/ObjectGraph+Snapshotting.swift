@@ -89,6 +89,6 @@ extension ObjectGraph {
       }
       return GraphTransfer.encode(ObjectGraph(reflecting: root, options: options))
     }
-    self = try GraphTransfer.decode(bytes)
+    self = try GraphTransfer.decode(bytes, libraryModules: options.libraryModules)
   }
 }

@@ -42,6 +42,15 @@ public struct ObjectGraph: Sendable {
   public func edge(at index: Int) -> Edge { storage.edge(index) }
 
   /// Creates a graph from its parts and computes its cycles.
+  /// - Parameters:
+  ///   - nodes: the nodes, node `i` at index `i`.
+  ///   - edges: the references between them.
+  ///   - root: the id of the node the graph was walked from.
+  ///   - isTruncated: whether a limit stopped the walk.
+  ///   - danglingReferences: `unowned` references to objects already deinitialized.
+  ///   - notes: what the walk could not read.
+  ///   - libraryModules: modules whose code is not yours, for the fix plans (see
+  ///     ``GraphOptions/libraryModules``).
   /// - Throws: ``SnapshotError`` when an edge names an unknown node, an id is out of place, or the
   ///   root is missing.
   public init(
@@ -50,7 +59,8 @@ public struct ObjectGraph: Sendable {
     root: Node.ID = 0,
     isTruncated: Bool = false,
     danglingReferences: [DanglingReference] = [],
-    notes: [String] = []
+    notes: [String] = [],
+    libraryModules: Set<String> = GraphOptions.knownLibraryModules
   ) throws(SnapshotError) {
     for (index, node) in nodes.enumerated() where node.id != index {
       throw SnapshotError(
@@ -72,7 +82,7 @@ public struct ObjectGraph: Sendable {
     }
     self.init(
       storage: storage, root: root, isTruncated: isTruncated, danglingReferences: danglingReferences,
-      notes: notes)
+      notes: notes, libraryModules: libraryModules)
   }
 
   init(
@@ -80,14 +90,15 @@ public struct ObjectGraph: Sendable {
     root: Node.ID,
     isTruncated: Bool,
     danglingReferences: [DanglingReference],
-    notes: [String]
+    notes: [String],
+    libraryModules: Set<String> = GraphOptions.knownLibraryModules
   ) {
     self.root = root
     self.storage = storage
     self.isTruncated = isTruncated
     self.danglingReferences = danglingReferences
     self.notes = notes
-    self.cycles = CycleFinder(storage: storage, root: root).cycles()
+    self.cycles = CycleFinder(storage: storage, root: root, libraryModules: libraryModules).cycles()
   }
 
   /// Walks the graph reachable from `root`.
@@ -128,6 +139,7 @@ public struct ObjectGraph: Sendable {
   init(walk result: WalkResult) {
     self.init(
       storage: result.storage, root: 0, isTruncated: result.isTruncated,
-      danglingReferences: result.danglingReferences, notes: result.notes)
+      danglingReferences: result.danglingReferences, notes: result.notes,
+      libraryModules: result.libraryModules)
   }
 }

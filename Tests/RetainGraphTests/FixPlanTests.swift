@@ -159,10 +159,62 @@ struct FixPlanTests {
     #expect(checked.greedy > 20, "\(checked.greedy) large components checked")
   }
 
+  /// With library objects in the graph (module `Lib`), the plan weakens only references that
+  /// touch an app object, the fewest that leave no app object on a strong loop (brute force), and
+  /// `libraryLoopMembers` are exactly the objects still on loops; the same from every root.
+  @Test func randomPlansWithLibrariesFreeEveryAppObject() async {
+    let checked = Counter()
+    await propertyCheck(count: 300, input: Gen.int(in: 3...9), Gen.uint64(in: 0...UInt64.max)) {
+      count, seed in
+      Self.checkLibraryGraph(count: count, seed: seed, counter: checked)
+    }
+    #expect(checked.exact > 100, "\(checked.exact) mixed components checked for minimality")
+    #expect(checked.libraryLoops > 20, "\(checked.libraryLoops) components left library loops")
+  }
+
+  static func checkLibraryGraph(count: Int, seed: UInt64, counter: Counter) {
+    let (nodes, edges) = randomGraph(count: count, seed: seed, density: 0.45, libraryShare: 0.5)
+    guard let graph = try? ObjectGraph(nodes: nodes, edges: edges, libraryModules: ["Lib"]) else {
+      Issue.record("seed \(seed): not a graph")
+      return
+    }
+    let isApp = nodes.map { !$0.typeName.contains("Lib.") }
+    for cycle in graph.cycles {
+      let members = Set(cycle.members)
+      let inside = graph.edges.filter {
+        $0.ownership == .strong && members.contains($0.from) && members.contains($0.to)
+      }
+      let plan = cycle.fixPlan.map(\.edge)
+      let context = "seed \(seed), count \(count)"
+      #expect(plan.allSatisfy { inside.contains($0) && (isApp[$0.from] || isApp[$0.to]) }, "\(context)")
+      let left = inside.filter { !plan.contains($0) }
+      let onLoops = BruteForce.nodesOnCycles(left)
+      #expect(onLoops.allSatisfy { !isApp[$0] }, "\(context): an app object is still on a loop")
+      #expect(Set(cycle.libraryLoopMembers) == onLoops, "\(context)")
+      if !onLoops.isEmpty { counter.libraryLoops += 1 }
+      if inside.filter({ $0.from != $0.to }).count <= 16, members.contains(where: { isApp[$0] }) {
+        counter.exact += 1
+        #expect(plan.count == BruteForce.minimumAppFeedbackSetSize(inside, isApp: isApp), "\(context)")
+      }
+      // The same plan and library loops from every member as root.
+      for newRoot in cycle.members where newRoot != graph.root {
+        guard let rerooted = reroot(nodes: nodes, edges: edges, at: newRoot, libraryModules: ["Lib"]) else {
+          continue
+        }
+        let same = rerooted.graph.cycles.first { $0.members.contains(rerooted.newID[cycle.members[0]]) }
+        #expect(same?.fixPlan.map(\.fix) == cycle.fixPlan.map(\.fix), "\(context), root \(newRoot)")
+        #expect(
+          same.map { Set($0.libraryLoopMembers.map { rerooted.oldID[$0] }) } == Set(cycle.libraryLoopMembers),
+          "\(context), root \(newRoot)")
+      }
+    }
+  }
+
   final class Counter: @unchecked Sendable {
     var exact = 0
     var greedy = 0
     var reroots = 0
+    var libraryLoops = 0
   }
 
   static let labels = [
@@ -170,12 +222,16 @@ struct FixPlanTests {
   ]
 
   /// A random graph with unique type names and unique labels per holder, some closure nodes.
-  static func randomGraph(count: Int, seed: UInt64, density: Double) -> (nodes: [Node], edges: [Edge]) {
+  /// With `libraryShare`, that share of the nodes (never the root) are of module `Lib`.
+  static func randomGraph(
+    count: Int, seed: UInt64, density: Double, libraryShare: Double = 0
+  ) -> (nodes: [Node], edges: [Edge]) {
     var random = SplitMix64(seed: seed)
     let nodes = (0..<count).map { id in
       let closure = id > 0 && Double.random(in: 0..<1, using: &random) < 0.2
+      let module = id > 0 && Double.random(in: 0..<1, using: &random) < libraryShare ? "Lib" : "App"
       return Node(
-        id: id, typeName: closure ? "closure #1 in App.T\(id).f()" : "App.T\(id)",
+        id: id, typeName: closure ? "closure #1 in \(module).T\(id).f()" : "\(module).T\(id)",
         kind: closure ? .closure : .object)
     }
     var edges: [Edge] = []
@@ -248,7 +304,9 @@ struct FixPlanTests {
 
   /// The same graph with node ids renumbered breadth-first from `root` (as a walk from it would),
   /// edges in that order; nil when some node is not reachable from it.
-  static func reroot(nodes: [Node], edges: [Edge], at root: Int) -> (
+  static func reroot(
+    nodes: [Node], edges: [Edge], at root: Int, libraryModules: Set<String> = GraphOptions.knownLibraryModules
+  ) -> (
     graph: ObjectGraph, newID: [Int], oldID: [Int]
   )? {
     var order = [root]
@@ -273,7 +331,9 @@ struct FixPlanTests {
     let moved = order.flatMap { old in edges.filter { $0.from == old } }.map {
       Edge(from: newID[$0.from], to: newID[$0.to], label: $0.label, ownership: $0.ownership)
     }
-    guard let graph = try? ObjectGraph(nodes: renumbered, edges: moved) else { return nil }
+    guard let graph = try? ObjectGraph(nodes: renumbered, edges: moved, libraryModules: libraryModules) else {
+      return nil
+    }
     return (graph, newID, order)
   }
 }
@@ -293,6 +353,39 @@ enum BruteForce {
       }
     }
     return false
+  }
+
+  /// The nodes that reach themselves over `edges`.
+  static func nodesOnCycles(_ edges: [Edge]) -> Set<Int> {
+    var successors: [Int: [Int]] = [:]
+    for edge in edges { successors[edge.from, default: []].append(edge.to) }
+    return Set(
+      successors.keys.filter { start in
+        var seen: Set<Int> = []
+        var stack = successors[start] ?? []
+        while let node = stack.popLast() {
+          if node == start { return true }
+          if seen.insert(node).inserted { stack += successors[node] ?? [] }
+        }
+        return false
+      })
+  }
+
+  /// The size of the smallest set of edges, each touching an app node, whose removal leaves no app
+  /// node on a cycle, by trying every subset.
+  static func minimumAppFeedbackSetSize(_ edges: [Edge], isApp: [Bool]) -> Int {
+    let candidates = edges.filter { isApp[$0.from] || isApp[$0.to] }
+    let masks = (0..<(1 << candidates.count)).sorted {
+      ($0.nonzeroBitCount, $0) < ($1.nonzeroBitCount, $1)
+    }
+    for mask in masks {
+      let removed = Set(candidates.indices.filter { mask & (1 << $0) != 0 })
+      let kept = edges.filter { edge in
+        !removed.contains { candidates[$0] == edge }
+      }
+      if nodesOnCycles(kept).allSatisfy({ !isApp[$0] }) { return mask.nonzeroBitCount }
+    }
+    return candidates.count
   }
 
   /// The size of the smallest set of edges whose removal leaves no cycle, by trying every subset.

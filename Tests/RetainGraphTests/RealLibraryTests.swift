@@ -1,5 +1,6 @@
 import Foundation
 import OpenCombine
+import RetainGraphTestSupport
 import Testing
 
 @testable import RetainGraph
@@ -48,10 +49,15 @@ struct RealLibraryTests {
     #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
     #expect(graph.notes == [])
     let cycle = try #require(graph.cycles.first { $0.members.contains(graph.root) })
-    // Every reference the plan weakens is a real edge of the component.
-    for fix in cycle.fixPlan {
-      #expect(cycle.members.contains(fix.edge.from) && cycle.members.contains(fix.edge.to))
-    }
+    // The break is the reference the app handed OpenCombine (`on: model`), not one of the
+    // library's own loops (subject ↔ subscription), which are left to it.
+    #expect(cycle.fixPlan.map(\.idiom) == [.libraryReference])
+    #expect(
+      cycle.fixPlan.map { "\(graph.node($0.edge.from).shortTypeName).\($0.edge.label)" } == [
+        "Assign<CombineViewModel, Int>.object"
+      ])
+    #expect(!cycle.libraryLoopMembers.isEmpty && !cycle.libraryLoopMembers.contains(graph.root))
+    assertGolden(graph.report(), named: "opencombine-assign.report")
     (probe.object as? CombineViewModel)?.cancellables.removeAll()
   }
 
@@ -60,12 +66,18 @@ struct RealLibraryTests {
     #expect(probe.object != nil)
     #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
     #expect(graph.notes == [])
+    // The app's closure is the break; the library's own loops are left to it.
+    #expect(graph.cycles.flatMap(\.fixPlan).map(\.idiom) == [.closureCapture])
+    assertGolden(graph.report(), named: "opencombine-sink.report")
     (probe.object as? SinkViewModel)?.cancellable = nil
   }
 
   @Test func weakSinkIsFreed() {
     let (graph, probe) = Self.walkAndRelease(CombineViewModel.makeFixed)
     #expect(probe.object == nil, "the runtime kept the view model")
+    // What is left is OpenCombine's own loop while subscribed: nothing of the app's to weaken.
+    #expect(graph.cycles.allSatisfy { $0.fixPlan.isEmpty && !$0.libraryLoopMembers.isEmpty })
+    assertGolden(graph.report(), named: "opencombine-weak-sink.report")
     #expect(!graph.predictedLeaks().contains(graph.root), "\(graph.report())")
   }
 

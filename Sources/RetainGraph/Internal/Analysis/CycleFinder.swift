@@ -2,10 +2,36 @@
 struct CycleFinder {
   let storage: GraphStorage
   let root: Int
+  let libraryModules: Set<String>
 
-  init(storage: GraphStorage, root: Int) {
+  init(storage: GraphStorage, root: Int, libraryModules: Set<String>) {
     self.storage = storage
     self.root = root
+    self.libraryModules = libraryModules
+  }
+
+  /// Whether each node's type (a closure's function) is declared in one of ``libraryModules``; nil
+  /// when the graph's nodes are all of library modules or none is, and the plans treat every node
+  /// alike.
+  private func libraryNodes() -> [Bool]? {
+    guard !libraryModules.isEmpty else { return nil }
+    var byType: [Int32: Bool] = [:]
+    var flags = [Bool](repeating: false, count: storage.nodeCount)
+    var seen = (library: false, app: false)
+    for node in 0..<storage.nodeCount {
+      let type = storage.nodeTypes[node]
+      let isLibrary =
+        byType[type]
+        ?? {
+          let module = TypeNames.module(ofNodeNamed: storage.typeNames[Int(type)])
+          let answer = module.map { libraryModules.contains(String($0)) } ?? false
+          byType[type] = answer
+          return answer
+        }()
+      flags[node] = isLibrary
+      if isLibrary { seen.library = true } else { seen.app = true }
+    }
+    return seen.library && seen.app ? flags : nil
   }
 
   func cycles() -> [Cycle] {
@@ -26,7 +52,7 @@ struct CycleFinder {
     }
     var reachedBy = [Int32](repeating: -1, count: nodeCount)
     var localIndex = [Int32](repeating: -1, count: nodeCount)
-    let planner = FixPlan(storage: storage)
+    let planner = FixPlan(storage: storage, isLibrary: libraryNodes())
     var result: [Cycle] = []
     for (index, component) in components.enumerated() {
       result.append(
@@ -92,12 +118,14 @@ struct CycleFinder {
         edge: storage.edge(Int(planned.edge)),
         loop: planned.loop.map { storage.edge(Int($0)) },
         idiom: planned.idiom,
-        fix: Advice.fix(breaking: planned.edge, loop: planned.loop, in: storage))
+        fix: Advice.fix(breaking: planned.edge, loop: planned.loop, idiom: planned.idiom, in: storage))
     }
-    return Cycle(
+    var cycle = Cycle(
       members: members.map { Int($0) },
       path: loop.map { storage.edge(Int($0)) },
       pathFromRoot: fromRoot.map { storage.edge(Int($0)) },
       fixPlan: fixPlan, referencesToWeaken: plan.total)
+    cycle.libraryLoopMembers = plan.libraryLoopMembers.map { Int($0) }
+    return cycle
   }
 }

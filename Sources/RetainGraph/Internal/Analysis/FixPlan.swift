@@ -5,6 +5,12 @@
 /// Nothing here depends on the root or on node ids: candidates are ordered by idiom rank, then by
 /// the holder's type name, the label and the target's type name, so the same objects get the same
 /// plan whichever of them a graph was walked from.
+///
+/// When a graph has objects of library modules and of others (yours), a component's plan frees
+/// your objects only: the fewest references, each touching one of your objects, whose weakening
+/// leaves none of yours on a strong loop; a library object's reference to yours ranks before your
+/// object's structural reference to a library's (you hold your subscriptions; the library should
+/// not hold you). Loops among library objects alone are left to the library.
 struct FixPlan {
   /// A chosen reference: its edge index, the loop it breaks (edge indices, starting at the
   /// reference's target and ending with the reference), and its idiom.
@@ -25,6 +31,9 @@ struct FixPlan {
   static let describedLimit = 8
 
   let storage: GraphStorage
+  /// Whether each node of the graph is a library module's; nil when the plans treat every node
+  /// alike.
+  let isLibrary: [Bool]?
 
   /// The plan for one strongly connected component.
   /// - Parameters:
@@ -34,15 +43,20 @@ struct FixPlan {
   ///   - localIndex: each member's position in `members` (other entries are not read).
   ///   - strong: the strong adjacency of the whole graph.
   /// - Returns: the breaks, the most idiomatic first (above ``greedyLimit``, the first
-  ///   ``describedLimit`` only), and how many references the whole plan weakens.
+  ///   ``describedLimit`` only), how many references the whole plan weakens, and the members left
+  ///   on loops of library objects alone.
   /// - Complexity: O(2^*e* · (*n* + *e*)) for *e* ≤ ``exactLimit``; O(*e* · (*n* + *e*)) up to
   ///   ``greedyLimit``; O(*n* + *e*) above, plus one breadth-first search per described break for its
   ///   loop.
   func plan(
     members: [Int32], component: Int32, componentOf: [Int32], localIndex: [Int32],
     strong: (offsets: [Int32], edgeIndices: [Int32])
-  ) -> (breaks: [Planned], total: Int) {
+  ) -> (breaks: [Planned], total: Int, libraryLoopMembers: [Int32]) {
     let edges = storage.edges
+    // Which members are a library's, when the component has some of each kind.
+    let library = isLibrary.map { flags in members.map { flags[Int($0)] } }
+    if let library, !library.contains(false) { return ([], 0, members) }
+    let appAware = library?.contains(true) == true
     var local = LocalGraph(nodeCount: members.count)
     var selfLoops: [Int32] = []
     for (position, member) in members.enumerated() {
@@ -60,6 +74,17 @@ struct FixPlan {
     }
 
     local.seal()
+    // With libraries, only references that touch one of your objects are weakened, and only
+    // self-references of yours; an app node is one that is not a library's.
+    let appNodes = appAware ? library.map { $0.map { !$0 } } : nil
+    var librarySelfLoops: [Int32] = []
+    if let library, appAware {
+      librarySelfLoops = selfLoops.filter { library[Int(localIndex[Int(edges[Int($0)].from)])] }
+      selfLoops.removeAll { library[Int(localIndex[Int(edges[Int($0)].from)])] }
+    }
+    let candidates = appNodes.map { app in
+      (0..<local.count).filter { app[Int(local.from[$0])] || app[Int(local.to[$0])] }
+    }
 
     // Rank every candidate when the component is small enough to choose among them.
     let ranked = local.count <= Self.greedyLimit
@@ -73,7 +98,10 @@ struct FixPlan {
         let reverseLabel = reverse[local.reversePairKey(edge)].map {
           storage.label(edges[Int(local.global[$0])])
         }
-        rank[edge] = Self.rank(local.global[edge], reverseLabel: reverseLabel, storage: storage)
+        rank[edge] = rankAmongLibraries(
+          local.global[edge],
+          base: Self.rank(local.global[edge], reverseLabel: reverseLabel, storage: storage),
+          appAware: appAware)
         keys[edge] = sortKey(local.global[edge])
       }
       order.sort { (rank[$0], keys[$0], local.global[$0]) < (rank[$1], keys[$1], local.global[$1]) }
@@ -89,9 +117,11 @@ struct FixPlan {
     var chosen: [Int]
     var selfLoopsDescribed = selfLoops
     if local.count <= Self.exactLimit {
-      chosen = local.minimumFeedbackSet(rank: rank, position: position)
+      chosen = local.minimumFeedbackSet(
+        rank: rank, position: position, candidates: candidates ?? Array(0..<local.count), appNodes: appNodes)
     } else if ranked {
-      chosen = local.greedyFeedbackSet(order: order)
+      let allowed = candidates.map { Set($0) }
+      chosen = local.greedyFeedbackSet(order: allowed.map { set in order.filter(set.contains) } ?? order)
     } else {
       chosen = local.backEdges()
     }
@@ -115,18 +145,61 @@ struct FixPlan {
       let path = local.shortestPath(from: local.to[edge], to: local.from[edge], avoiding: removed) ?? []
       removed[edge] = true
       let global = local.global[edge]
-      let edgeRank = ranked ? rank[edge] : Self.rank(global, reverseLabel: nil, storage: storage)
+      let edgeRank = ranked ? rank[edge] : base(global)
       let loop = path.map { local.global[$0] } + [global]
       result.append(
         (edgeRank, sortKey(global), Planned(edge: global, loop: loop, idiom: idiom(global, rank: edgeRank))))
     }
     for edge in selfLoopsDescribed {
-      let edgeRank = Self.rank(edge, reverseLabel: nil, storage: storage)
+      let edgeRank = base(edge)
       result.append(
         (edgeRank, sortKey(edge), Planned(edge: edge, loop: [edge], idiom: idiom(edge, rank: edgeRank))))
     }
     result.sort { ($0.rank, $0.key, $0.planned.edge) < ($1.rank, $1.key, $1.planned.edge) }
-    return (result.map(\.planned), total)
+    var libraryLoopMembers: [Int32] = []
+    if let library, appAware, ranked {
+      // What the plan leaves strong: loops among library objects alone.
+      var search = LocalGraph.Search(nodeCount: local.nodeCount)
+      let onSelfLoop = Set(librarySelfLoops.map { localIndex[Int(edges[Int($0)].from)] })
+      for node in 0..<local.nodeCount where library[node] {
+        let onLoop =
+          onSelfLoop.contains(Int32(node))
+          || local.outgoing[node].contains {
+            !removed[$0] && search.reaches(local, from: local.to[$0], to: Int32(node), avoiding: removed)
+          }
+        if onLoop { libraryLoopMembers.append(members[node]) }
+      }
+    }
+    return (result.map(\.planned), total, libraryLoopMembers)
+  }
+
+  /// An edge's rank without the reverse reference (for self-references and large components).
+  private func base(_ edgeIndex: Int32) -> Int {
+    rankAmongLibraries(
+      edgeIndex, base: Self.rank(edgeIndex, reverseLabel: nil, storage: storage), appAware: isLibrary != nil)
+  }
+
+  /// Rank 7 + `base` for your object's structural reference (rank 3 or more) to a library's
+  /// object, which you hold on purpose (a subscription, a subject); 4 for a library object's
+  /// reference to yours that is not a closure you gave it (``Cycle/Break/Idiom/libraryReference``);
+  /// otherwise `base`.
+  private func rankAmongLibraries(_ edgeIndex: Int32, base: Int, appAware: Bool) -> Int {
+    guard appAware, let isLibrary else { return base }
+    let edge = storage.edges[Int(edgeIndex)]
+    switch (isLibrary[Int(edge.from)], isLibrary[Int(edge.to)]) {
+    case (false, true): return base >= 3 ? 7 + base : base
+    case (true, false): return isLibraryReference(edge) ? 4 : base
+    default: return base
+    }
+  }
+
+  /// Whether a library object's (or a library closure's) reference to your object is the
+  /// library's own: not a closure of yours stored in it.
+  private func isLibraryReference(_ edge: CompactEdge) -> Bool {
+    guard let isLibrary, isLibrary[Int(edge.from)], !isLibrary[Int(edge.to)] else { return false }
+    if storage.nodeKinds[Int(edge.from)] == .closure { return true }
+    let label = storage.label(edge)
+    return !EdgeLabel.isSingleCapture(label) && !EdgeLabel.isMethodReference(label)
   }
 
   private func sortKey(_ edgeIndex: Int32) -> String {
@@ -135,7 +208,8 @@ struct FixPlan {
   }
 
   private func idiom(_ edgeIndex: Int32, rank: Int) -> Cycle.Break.Idiom {
-    switch rank {
+    if isLibraryReference(storage.edges[Int(edgeIndex)]) { return .libraryReference }
+    return switch rank {
     case 0:
       EdgeLabel.isMethodReference(storage.label(storage.edges[Int(edgeIndex)]))
         ? .methodReference : .closureCapture
@@ -257,26 +331,37 @@ struct LocalGraph {
     return queue.count == nodeCount
   }
 
-  /// The minimum feedback arc set by exhaustive search, subsets in increasing size; among the
-  /// smallest, the lowest total rank, then the one whose references come first in `position`.
-  func minimumFeedbackSet(rank: [Int], position: [Int]) -> [Int] {
-    precondition(count <= 30)
+  /// The minimum feedback arc set by exhaustive search over subsets of `candidates` in increasing
+  /// size; among the smallest, the lowest total rank, then the one whose references come first in
+  /// `position`. With `appNodes`, a set is enough when no app node is left on a loop.
+  func minimumFeedbackSet(rank: [Int], position: [Int], candidates: [Int], appNodes: [Bool]?) -> [Int] {
+    precondition(candidates.count <= 30)
     var removed = [Bool](repeating: false, count: count)
     var indegree = [Int32](repeating: 0, count: nodeCount)
     var queue: [Int32] = []
     queue.reserveCapacity(nodeCount)
-    for size in 0...count {
+    var search = Search(nodeCount: nodeCount)
+    func isResolved() -> Bool {
+      guard let appNodes else { return isAcyclic(removed: removed, indegree: &indegree, queue: &queue) }
+      for node in 0..<nodeCount where appNodes[node] {
+        for edge in outgoing[node] where !removed[edge] {
+          if search.reaches(self, from: to[edge], to: Int32(node), avoiding: removed) { return false }
+        }
+      }
+      return true
+    }
+    for size in 0...candidates.count {
       var best: (rankSum: Int, positions: [Int], set: [Int])?
       // Every `size`-subset of 0..<count as a bit mask, by Gosper's hack.
       var mask: UInt32 = size == 0 ? 0 : (UInt32(1) << size) - 1
-      let limit: UInt32 = UInt32(1) << count
+      let limit: UInt32 = UInt32(1) << candidates.count
       while mask < limit {
         var set: [Int] = []
-        for edge in 0..<count {
-          removed[edge] = mask & (1 << edge) != 0
+        for (bit, edge) in candidates.enumerated() {
+          removed[edge] = mask & (1 << bit) != 0
           if removed[edge] { set.append(edge) }
         }
-        if isAcyclic(removed: removed, indegree: &indegree, queue: &queue) {
+        if isResolved() {
           let rankSum = set.reduce(0) { $0 + rank[$1] }
           let positions = set.map { position[$0] }.sorted()
           let better =
@@ -293,7 +378,7 @@ struct LocalGraph {
       }
       if let best { return best.set }
     }
-    return Array(0..<count)
+    return candidates
   }
 
   /// Greedy: weaken each reference in `order` that is on a loop of what is still strong, then keep

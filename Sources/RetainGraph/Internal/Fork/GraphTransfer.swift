@@ -62,11 +62,13 @@ package enum GraphTransfer {
 
   /// Reads a graph in transfer form and computes its cycles.
   /// - Throws: ``SnapshotWalkError/malformedData(_:)`` naming what is wrong and at which byte.
-  package static func decode(_ bytes: [UInt8]) throws(SnapshotWalkError) -> ObjectGraph {
+  package static func decode(
+    _ bytes: [UInt8], libraryModules: Set<String> = GraphOptions.knownLibraryModules
+  ) throws(SnapshotWalkError) -> ObjectGraph {
     let result = bytes.withUnsafeBytes { raw in
       Result { () throws(SnapshotWalkError) -> ObjectGraph in
         var reader = Reader(raw)
-        return try reader.graph()
+        return try reader.graph(libraryModules: libraryModules)
       }
     }
     return try result.get()
@@ -184,7 +186,7 @@ package enum GraphTransfer {
       return strings
     }
 
-    mutating func graph() throws(SnapshotWalkError) -> ObjectGraph {
+    mutating func graph(libraryModules: Set<String>) throws(SnapshotWalkError) -> ObjectGraph {
       try expect(GraphTransfer.magic, "the magic number RGTX")
       let versionStart = offset
       let version = try u32("the version")
@@ -257,7 +259,8 @@ package enum GraphTransfer {
       let storage = GraphStorage(
         typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels, edges: edges)
       return ObjectGraph(
-        storage: storage, root: root, isTruncated: flags == 1, danglingReferences: dangling, notes: notes)
+        storage: storage, root: root, isTruncated: flags == 1, danglingReferences: dangling, notes: notes,
+        libraryModules: libraryModules)
     }
   }
 }

@@ -1,13 +1,27 @@
 /// The fix for one reference of a fix plan, in the words a Swift developer applies it: every
 /// closure named by its function (or where it is stored), every method reference by its method.
 enum Advice {
-  /// The fix for weakening the edge at `edgeIndex`, part of `loop` (edge indices).
-  static func fix(breaking edgeIndex: Int32, loop: [Int32], in storage: GraphStorage) -> String {
+  /// The fix for weakening the edge at `edgeIndex`, part of `loop` (edge indices), chosen for
+  /// `idiom`.
+  static func fix(
+    breaking edgeIndex: Int32, loop: [Int32], idiom: Cycle.Break.Idiom, in storage: GraphStorage
+  ) -> String {
     let edge = storage.edges[Int(edgeIndex)]
     let label = storage.label(edge)
     let holder = Int(edge.from)
     let holderName = storage.shortTypeName(holder)
     let targetName = storage.shortTypeName(Int(edge.to))
+
+    if idiom == .libraryReference {
+      // The library's own reference: it cannot be made weak by you.
+      let module = TypeNames.module(ofNodeNamed: storage.typeName(holder)).map(String.init) ?? "the library"
+      let holding =
+        storage.nodeKinds[holder] == .closure
+        ? "\(closureName(storage.typeName(holder))) (\(module)) captures \(targetName)"
+        : "\(holderName).\(EdgeLabel.storagePath(of: label)) is \(module)'s reference to \(targetName)"
+      return "\(holding): give \(module) a closure that captures `[weak self]` instead of the "
+        + "\(targetName) itself, or end what holds it (cancel, invalidate, remove) when done"
+    }
 
     if storage.nodeKinds[holder] == .closure {
       // A closure context captures the object: name the closure, and where it is stored.

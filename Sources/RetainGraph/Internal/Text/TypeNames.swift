@@ -29,6 +29,21 @@ enum TypeNames {
     return result
   }
 
+  /// The module a node's type (or, for a closure, its function) is declared in: `App` for
+  /// `App.Store<Swift.Int>` and for `closure #1 in closure #2 in App.Store.run()`; nil when the name
+  /// does not say (`closure at Holder.handler`, a tuple).
+  static func module(ofNodeNamed name: String) -> Substring? {
+    var text = Substring(name)
+    while let kind = ["implicit closure #", "closure #"].first(where: { text.hasPrefix($0) }) {
+      let afterNumber = text.dropFirst(kind.count).drop { $0.isNumber }
+      guard afterNumber.hasPrefix(" in ") else { return nil }
+      text = afterNumber.dropFirst(4)
+    }
+    let module = text.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+    guard !module.isEmpty, text.dropFirst(module.count).hasPrefix(".") else { return nil }
+    return module
+  }
+
   /// The fully qualified name of a type, without the addresses the runtime prints for local
   /// contexts (`(unknown context at $55d1…)`), so that names are deterministic.
   static func qualified(_ type: any Any.Type) -> String {

@@ -75,8 +75,9 @@ struct Walker {
     }
     let (storage, objects) = recorder.finish(keepingObjects: keepingObjects)
     return WalkResult(
-      storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes, objects: objects
-    )
+      storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes,
+      objects: objects,
+      libraryModules: options.libraryModules)
   }
 
   /// The value inside an error existential, with its own type.
