@@ -158,4 +158,14 @@ struct ClosureNameTests {
         "closure #1 in closure #2 in App.Center.add<A>(_: App.(Box in _D7F0), at: Swift.Int) -> ()")
         == "closure #1 in closure #2 in Center.add<A>(_:at:)")
   }
+
+  @Test func modulesOfNodeNames() {
+    #expect(
+      TypeNames.module(ofNodeNamed: "OpenCombine.Subscribers.Assign<App.Model, Swift.Int>") == "OpenCombine")
+    #expect(
+      TypeNames.module(ofNodeNamed: "implicit closure #2 in implicit closure #1 in Lib.A.init()") == "Lib")
+    #expect(TypeNames.module(ofNodeNamed: "closure #1 in closure #2 in App.Store.run() -> ()") == "App")
+    #expect(TypeNames.module(ofNodeNamed: "closure at Holder.handler") == nil)
+    #expect(TypeNames.module(ofNodeNamed: "(Swift.Int, App.Item)") == nil)
+  }
 }

@@ -15,19 +15,15 @@ struct CycleFinder {
   /// alike.
   private func libraryNodes() -> [Bool]? {
     guard !libraryModules.isEmpty else { return nil }
-    var byType: [Int32: Bool] = [:]
+    // Decided once per type name (the names are interned).
+    let byType = storage.typeNames.map { name in
+      TypeNames.module(ofNodeNamed: name).map { libraryModules.contains(String($0)) } ?? false
+    }
+    guard byType.contains(true), byType.contains(false) else { return nil }
     var flags = [Bool](repeating: false, count: storage.nodeCount)
     var seen = (library: false, app: false)
     for node in 0..<storage.nodeCount {
-      let type = storage.nodeTypes[node]
-      let isLibrary =
-        byType[type]
-        ?? {
-          let module = TypeNames.module(ofNodeNamed: storage.typeNames[Int(type)])
-          let answer = module.map { libraryModules.contains(String($0)) } ?? false
-          byType[type] = answer
-          return answer
-        }()
+      let isLibrary = byType[Int(storage.nodeTypes[node])]
       flags[node] = isLibrary
       if isLibrary { seen.library = true } else { seen.app = true }
     }
