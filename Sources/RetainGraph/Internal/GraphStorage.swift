@@ -157,6 +157,15 @@ final class GraphStorage: Sendable {
     compressed(strongOnly: strongOnly) { index, _ in Int32(index) }
   }
 
+  /// The strong edges in compressed rows, with both entries: the edges of node `n` are at positions
+  /// `offsets[n]..<offsets[n + 1]`, in edge order; `edgeIndices` and `targets` at each position.
+  func strongRows() -> StrongRows {
+    let (offsets, edgeIndices) = adjacency(strongOnly: true)
+    var targets = [Int32](repeating: 0, count: edgeIndices.count)
+    for (position, edgeIndex) in edgeIndices.enumerated() { targets[position] = edges[Int(edgeIndex)].to }
+    return StrongRows(offsets: offsets, edgeIndices: edgeIndices, targets: targets)
+  }
+
   /// One entry per (strong) edge, grouped by the node the edge comes from (compressed sparse rows).
   private func compressed(
     strongOnly: Bool, _ entry: (Int, CompactEdge) -> Int32
@@ -173,4 +182,14 @@ final class GraphStorage: Sendable {
     }
     return (offsets, entries)
   }
+}
+
+/// The strong edges of a graph in compressed rows (see ``GraphStorage/strongRows()``).
+struct StrongRows {
+  var offsets: [Int32]
+  var edgeIndices: [Int32]
+  var targets: [Int32]
+  /// For each position, 0 unless the edge is a back edge of Tarjan's search; then the span of the
+  /// loop it closes over the search tree, at most 255 (set by the cycle finder).
+  var backEdgeSpan: [UInt8] = []
 }

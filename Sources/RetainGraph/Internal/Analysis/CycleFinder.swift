@@ -32,14 +32,12 @@ struct CycleFinder {
 
   func cycles() -> [Cycle] {
     let nodeCount = storage.nodeCount
-    let components: [[Int32]]
-    do {
-      let strongSuccessors = storage.successors(strongOnly: true)
-      components = Tarjan.cyclicComponents(
-        nodeCount: nodeCount, offsets: strongSuccessors.offsets, successors: strongSuccessors.targets)
-    }
+    var strong = storage.strongRows()
+    let (components, backEdges) = Tarjan.cyclicComponents(
+      nodeCount: nodeCount, offsets: strong.offsets, successors: strong.targets)
     guard !components.isEmpty else { return [] }
-    let strong = storage.adjacency(strongOnly: true)
+    strong.backEdgeSpan = [UInt8](repeating: 0, count: strong.targets.count)
+    for (position, span) in backEdges { strong.backEdgeSpan[Int(position)] = UInt8(min(span, 255)) }
 
     let search = storage.distances(from: root)
     var componentOf = [Int32](repeating: -1, count: nodeCount)
@@ -61,7 +59,7 @@ struct CycleFinder {
 
   private func describe(
     _ component: [Int32], index: Int32, componentOf: [Int32],
-    strong: (offsets: [Int32], edgeIndices: [Int32]), search: RootDistances, reachedBy: inout [Int32],
+    strong: StrongRows, search: RootDistances, reachedBy: inout [Int32],
     planner: FixPlan, localIndex: inout [Int32]
   ) -> Cycle {
     let edges = storage.edges
@@ -108,7 +106,8 @@ struct CycleFinder {
     members.sort()
     for (position, member) in members.enumerated() { localIndex[Int(member)] = Int32(position) }
     let plan = planner.plan(
-      members: members, component: index, componentOf: componentOf, localIndex: localIndex, strong: strong)
+      members: members, component: index, componentOf: componentOf, localIndex: localIndex, strong: strong,
+      reachedBy: &reachedBy)
     let fixPlan = plan.breaks.map { planned in
       Cycle.Break(
         edge: storage.edge(Int(planned.edge)),

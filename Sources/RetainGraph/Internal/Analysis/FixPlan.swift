@@ -24,7 +24,7 @@ struct FixPlan {
   /// exactly, by trying every subset of references in increasing size.
   static let exactLimit = 16
   /// Components with at most this many references get the greedy plan with pruning (quadratic);
-  /// larger ones the back edges of one depth-first search (linear).
+  /// larger ones the back edges of Tarjan's depth-first search, which found the component (linear).
   static let greedyLimit = 2048
   /// Above ``greedyLimit``, how many of the plan's breaks are described (each needs a search for its
   /// loop): a plan of thousands of references is for a program, not a person.
@@ -42,6 +42,7 @@ struct FixPlan {
   ///   - componentOf: each node's component index (-1 outside every cyclic component).
   ///   - localIndex: each member's position in `members` (other entries are not read).
   ///   - strong: the strong adjacency of the whole graph.
+  ///   - reachedBy: scratch space, one entry per node of the graph, all -1, and left so.
   /// - Returns: the breaks, the most idiomatic first (above ``greedyLimit``, the first
   ///   ``describedLimit`` only), how many references the whole plan weakens, and the members left
   ///   on loops of library objects alone.
@@ -50,24 +51,39 @@ struct FixPlan {
   ///   loop.
   func plan(
     members: [Int32], component: Int32, componentOf: [Int32], localIndex: [Int32],
-    strong: (offsets: [Int32], edgeIndices: [Int32])
+    strong: StrongRows, reachedBy: inout [Int32]
   ) -> (breaks: [Planned], total: Int, libraryLoopMembers: [Int32]) {
     let edges = storage.edges
     // Which members are a library's, when the component has some of each kind.
     let library = isLibrary.map { flags in members.map { flags[Int($0)] } }
     if let library, !library.contains(false) { return ([], 0, members) }
+    // A component of more members than the greedy limit has more references too: its plan is the
+    // back edges, read straight from the graph's rows.
+    if members.count > Self.greedyLimit {
+      let (breaks, total) = backEdgePlan(
+        members: members, component: component, componentOf: componentOf, strong: strong,
+        reachedBy: &reachedBy)
+      return (breaks, total, [])
+    }
     let appAware = library?.contains(true) == true
     var local = LocalGraph(nodeCount: members.count)
     var selfLoops: [Int32] = []
+    // Tarjan's back edges among the members, as local references, and their spans.
+    var backEdges: [Int] = []
+    var spans: [UInt8] = []
     for (position, member) in members.enumerated() {
       let node = Int(member)
       for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
         let edgeIndex = strong.edgeIndices[slot]
-        let target = Int(edges[Int(edgeIndex)].to)
+        let target = Int(strong.targets[slot])
         guard componentOf[target] == component else { continue }
         if target == node {
           selfLoops.append(edgeIndex)
         } else {
+          if strong.backEdgeSpan[slot] > 0 {
+            backEdges.append(local.count)
+            spans.append(strong.backEdgeSpan[slot])
+          }
           local.add(from: Int32(position), to: localIndex[target], global: edgeIndex)
         }
       }
@@ -123,7 +139,14 @@ struct FixPlan {
       let allowed = candidates.map { Set($0) }
       chosen = local.greedyFeedbackSet(order: allowed.map { set in order.filter(set.contains) } ?? order)
     } else {
-      chosen = local.backEdges()
+      // All are weakened; the ones described come first: the shortest loops over the search tree
+      // (their searches below stay small), in the rows' order among equals.
+      let described = backEdges.indices.sorted { (spans[$0], $0) < (spans[$1], $1) }.prefix(
+        Self.describedLimit)
+      let first = Set(described)
+      chosen =
+        described.map { backEdges[$0] }
+        + backEdges.indices.filter { !first.contains($0) }.map { backEdges[$0] }
     }
     let allChosen = chosen
     let total = chosen.count + selfLoops.count
@@ -140,9 +163,13 @@ struct FixPlan {
       for edge in allChosen { removed[edge] = true }
     }
     var result: [(rank: Int, key: String, planned: Planned)] = []
+    var reachedBy = [Int](repeating: -1, count: chosen.isEmpty ? 0 : local.nodeCount)
     for edge in chosen {
       removed[edge] = false
-      let path = local.shortestPath(from: local.to[edge], to: local.from[edge], avoiding: removed) ?? []
+      let path =
+        local.shortestPath(
+          from: local.to[edge], to: local.from[edge], avoiding: removed, reachedBy: &reachedBy)
+        ?? []
       removed[edge] = true
       let global = local.global[edge]
       let edgeRank = ranked ? rank[edge] : base(global)
@@ -171,6 +198,98 @@ struct FixPlan {
       }
     }
     return (result.map(\.planned), total, libraryLoopMembers)
+  }
+
+  /// The plan of a component above ``greedyLimit``: Tarjan's back edges among its members and its
+  /// self-references, all weakened; the first ``describedLimit`` described, self-references first,
+  /// then the back edges whose loops over the search tree are shortest, each loop found by a
+  /// breadth-first search over the component's other references. No local copy of the component
+  /// is made.
+  private func backEdgePlan(
+    members: [Int32], component: Int32, componentOf: [Int32], strong: StrongRows, reachedBy: inout [Int32]
+  ) -> (breaks: [Planned], total: Int) {
+    var selfLoops: [Int32] = []
+    var backSlots: [Int32] = []
+    for member in members {
+      let node = Int(member)
+      for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
+        let target = strong.targets[slot]
+        if target == member {
+          selfLoops.append(strong.edgeIndices[slot])
+        } else if strong.backEdgeSpan[slot] > 0, componentOf[Int(target)] == component {
+          backSlots.append(Int32(slot))
+        }
+      }
+    }
+    let describedSelfLoops = selfLoops.prefix(Self.describedLimit)
+    let described = backSlots.indices.sorted {
+      (strong.backEdgeSpan[Int(backSlots[$0])], $0) < (strong.backEdgeSpan[Int(backSlots[$1])], $1)
+    }.prefix(Self.describedLimit - describedSelfLoops.count)
+    var result: [(rank: Int, key: String, planned: Planned)] = []
+    for edge in describedSelfLoops {
+      let edgeRank = base(edge)
+      result.append(
+        (edgeRank, sortKey(edge), Planned(edge: edge, loop: [edge], idiom: idiom(edge, rank: edgeRank))))
+    }
+    for index in described {
+      let slot = Int(backSlots[index])
+      let global = strong.edgeIndices[slot]
+      let edge = storage.edges[Int(global)]
+      let path =
+        shortestPath(
+          from: edge.to, to: edge.from, component: component, componentOf: componentOf, strong: strong,
+          reachedBy: &reachedBy) ?? []
+      let edgeRank = base(global)
+      result.append(
+        (
+          edgeRank, sortKey(global),
+          Planned(edge: global, loop: path + [global], idiom: idiom(global, rank: edgeRank))
+        ))
+    }
+    result.sort { ($0.rank, $0.key, $0.planned.edge) < ($1.rank, $1.key, $1.planned.edge) }
+    return (result.map(\.planned), backSlots.count + selfLoops.count)
+  }
+
+  /// The shortest path of strong references inside a component that are not back edges, from one
+  /// member to another, as edge indices; nil when there is none.
+  private func shortestPath(
+    from start: Int32, to goal: Int32, component: Int32, componentOf: [Int32], strong: StrongRows,
+    reachedBy: inout [Int32]
+  ) -> [Int32]? {
+    var queue: [Int32] = [start]
+    // Every entry set is the goal's or a queued node's.
+    defer {
+      for node in queue { reachedBy[Int(node)] = -1 }
+      reachedBy[Int(goal)] = -1
+    }
+    var head = 0
+    var found = start == goal
+    search: while head < queue.count, !found {
+      let node = Int(queue[head])
+      head += 1
+      for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1])
+      where strong.backEdgeSpan[slot] == 0 {
+        let target = strong.targets[slot]
+        guard target != start, componentOf[Int(target)] == component, reachedBy[Int(target)] < 0 else {
+          continue
+        }
+        reachedBy[Int(target)] = Int32(slot)
+        if target == goal {
+          found = true
+          break search
+        }
+        queue.append(target)
+      }
+    }
+    guard found else { return nil }
+    var path: [Int32] = []
+    var node = Int(goal)
+    while node != Int(start) {
+      let slot = Int(reachedBy[node])
+      path.append(strong.edgeIndices[slot])
+      node = Int(storage.edges[Int(strong.edgeIndices[slot])].from)
+    }
+    return path.reversed()
   }
 
   /// An edge's rank without the reverse reference (for self-references and large components).
@@ -400,41 +519,18 @@ struct LocalGraph {
     return chosen.filter { removed[$0] }
   }
 
-  /// The back edges of an iterative depth-first search: weakening them leaves the search tree and
-  /// the forward and cross edges, which form no cycle. At most `count` − `nodeCount` + 1.
-  func backEdges() -> [Int] {
-    var state = [UInt8](repeating: 0, count: nodeCount)  // 0 new, 1 on the stack, 2 done
-    var chosen: [Int] = []
-    var frames: [(node: Int, next: Int)] = []
-    for start in 0..<nodeCount where state[start] == 0 {
-      state[start] = 1
-      frames.append((start, 0))
-      while let frame = frames.last {
-        if frame.next < outgoing[frame.node].count {
-          frames[frames.count - 1].next += 1
-          let edge = outgoing.edge(frame.node, frame.next)
-          let target = Int(to[edge])
-          switch state[target] {
-          case 0:
-            state[target] = 1
-            frames.append((target, 0))
-          case 1: chosen.append(edge)
-          default: break
-          }
-          continue
-        }
-        state[frame.node] = 2
-        frames.removeLast()
-      }
-    }
-    return chosen
-  }
-
   /// The shortest path of references not `avoiding` from one node to another, exploring each node's
   /// references in their sorted order; nil when there is none.
-  func shortestPath(from start: Int32, to goal: Int32, avoiding removed: [Bool]) -> [Int]? {
-    var reachedBy = [Int](repeating: -1, count: nodeCount)
+  /// `reachedBy` is scratch space of `nodeCount` entries, all -1, and is left so.
+  func shortestPath(
+    from start: Int32, to goal: Int32, avoiding removed: [Bool], reachedBy: inout [Int]
+  ) -> [Int]? {
     var queue: [Int32] = [start]
+    // Every entry set is the goal's or a queued node's.
+    defer {
+      for node in queue { reachedBy[Int(node)] = -1 }
+      reachedBy[Int(goal)] = -1
+    }
     var head = 0
     var found = start == goal
     search: while head < queue.count, !found {

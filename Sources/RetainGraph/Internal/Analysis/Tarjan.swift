@@ -9,12 +9,22 @@ enum Tarjan {
   ///   - nodeCount: the number of nodes.
   ///   - offsets: `successors[offsets[n]..<offsets[n + 1]]` are the successors of node `n`.
   ///   - successors: successor node ids.
-  /// - Returns: each cyclic component's nodes, in the order Tarjan's algorithm closes them.
-  static func cyclicComponents(nodeCount: Int, offsets: [Int32], successors: [Int32]) -> [[Int32]] {
+  /// - Returns: each cyclic component's nodes, in the order Tarjan's algorithm closes them; and the
+  ///   search's back edges (to a node whose search is still open: an ancestor), as positions in
+  ///   `successors`, self-references left out, each with its span: the length of the loop it closes
+  ///   over the search tree's edges. Every back edge joins two nodes of one component, and
+  ///   weakening them all leaves no cycle but self-references (the tree, forward and cross edges of
+  ///   a depth-first search form none).
+  static func cyclicComponents(
+    nodeCount: Int, offsets: [Int32], successors: [Int32]
+  ) -> (components: [[Int32]], backEdges: [(position: Int32, span: Int32)]) {
     let unvisited: Int32 = -1
     var index = [Int32](repeating: unvisited, count: nodeCount)
     var lowlink = [Int32](repeating: 0, count: nodeCount)
     var onStack = [Bool](repeating: false, count: nodeCount)
+    // The depth of each node whose frame is open (an ancestor of the node being searched), else -1.
+    var openDepth = [Int32](repeating: -1, count: nodeCount)
+    var backEdges: [(position: Int32, span: Int32)] = []
     var stack: [Int32] = []
     var components: [[Int32]] = []
     var nextIndex: Int32 = 0
@@ -23,6 +33,7 @@ enum Tarjan {
 
     for start in 0..<nodeCount where index[start] == unvisited {
       frames.append((Int32(start), offsets[start]))
+      openDepth[start] = 0
       index[start] = nextIndex
       lowlink[start] = nextIndex
       nextIndex += 1
@@ -40,13 +51,18 @@ enum Tarjan {
             nextIndex += 1
             stack.append(Int32(successor))
             onStack[successor] = true
+            openDepth[successor] = Int32(frames.count)
             frames.append((Int32(successor), offsets[successor]))
           } else if onStack[successor] {
             lowlink[node] = min(lowlink[node], index[successor])
+            if openDepth[successor] >= 0, successor != node {
+              backEdges.append((frame.next, Int32(frames.count) - openDepth[successor]))
+            }
           }
           continue
         }
         frames.removeLast()
+        openDepth[node] = -1
         if let parent = frames.last {
           lowlink[Int(parent.node)] = min(lowlink[Int(parent.node)], lowlink[node])
         }
@@ -64,6 +80,6 @@ enum Tarjan {
         }
       }
     }
-    return components
+    return (components, backEdges)
   }
 }
