@@ -157,13 +157,13 @@ final class GraphStorage: Sendable {
     compressed(strongOnly: strongOnly) { index, _ in Int32(index) }
   }
 
-  /// The strong edges in compressed rows, with both entries: the edges of node `n` are at positions
-  /// `offsets[n]..<offsets[n + 1]`, in edge order; `edgeIndices` and `targets` at each position.
+  /// The strong edges in compressed rows: the edges of node `n` are at positions
+  /// `offsets[n]..<offsets[n + 1]`, in edge order, with their targets; their edge indices replace
+  /// the targets when needed (``StrongRows/replaceTargetsWithEdgeIndices(from:)``; a graph without
+  /// cycles never needs them), so that both are never held at once.
   func strongRows() -> StrongRows {
-    let (offsets, edgeIndices) = adjacency(strongOnly: true)
-    var targets = [Int32](repeating: 0, count: edgeIndices.count)
-    for (position, edgeIndex) in edgeIndices.enumerated() { targets[position] = edges[Int(edgeIndex)].to }
-    return StrongRows(offsets: offsets, edgeIndices: edgeIndices, targets: targets)
+    let (offsets, targets) = successors(strongOnly: true)
+    return StrongRows(offsets: offsets, targets: targets)
   }
 
   /// One entry per (strong) edge, grouped by the node the edge comes from (compressed sparse rows).
@@ -187,9 +187,25 @@ final class GraphStorage: Sendable {
 /// The strong edges of a graph in compressed rows (see ``GraphStorage/strongRows()``).
 struct StrongRows {
   var offsets: [Int32]
-  var edgeIndices: [Int32]
+  /// The target at each position (empty once replaced by the edge indices).
   var targets: [Int32]
-  /// For each position, 0 unless the edge is a back edge of Tarjan's search; then the span of the
-  /// loop it closes over the search tree, at most 255 (set by the cycle finder).
+  /// The edge index at each position (empty until made).
+  var edgeIndices: [Int32] = []
+
+  /// Makes ``edgeIndices``, in the rows' order, and drops ``targets``.
+  mutating func replaceTargetsWithEdgeIndices(from storage: GraphStorage) {
+    let count = targets.count
+    targets = []
+    var cursor = offsets
+    edgeIndices = [Int32](repeating: 0, count: count)
+    for (index, edge) in storage.edges.enumerated() where edge.isStrong {
+      let from = Int(edge.from)
+      edgeIndices[Int(cursor[from])] = Int32(index)
+      cursor[from] += 1
+    }
+  }
+  /// For each position, 0 unless the edge is a back edge of Tarjan's search; then its span, which
+  /// bounds the loop it closes over the search tree, at most 255 (set by the cycle finder; see
+  /// `Tarjan.cyclicComponents`).
   var backEdgeSpan: [UInt8] = []
 }

@@ -33,11 +33,12 @@ struct CycleFinder {
   func cycles() -> [Cycle] {
     let nodeCount = storage.nodeCount
     var strong = storage.strongRows()
-    let (components, backEdges) = Tarjan.cyclicComponents(
-      nodeCount: nodeCount, offsets: strong.offsets, successors: strong.targets)
-    guard !components.isEmpty else { return [] }
     strong.backEdgeSpan = [UInt8](repeating: 0, count: strong.targets.count)
-    for (position, span) in backEdges { strong.backEdgeSpan[Int(position)] = UInt8(min(span, 255)) }
+    let components = Tarjan.cyclicComponents(
+      nodeCount: nodeCount, offsets: strong.offsets, successors: strong.targets,
+      backEdgeSpans: &strong.backEdgeSpan)
+    guard !components.isEmpty else { return [] }
+    strong.replaceTargetsWithEdgeIndices(from: storage)
 
     let search = storage.distances(from: root)
     var componentOf = [Int32](repeating: -1, count: nodeCount)

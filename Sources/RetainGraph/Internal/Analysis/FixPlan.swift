@@ -75,7 +75,7 @@ struct FixPlan {
       let node = Int(member)
       for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
         let edgeIndex = strong.edgeIndices[slot]
-        let target = Int(strong.targets[slot])
+        let target = Int(edges[Int(edgeIndex)].to)
         guard componentOf[target] == component else { continue }
         if target == node {
           selfLoops.append(edgeIndex)
@@ -139,10 +139,9 @@ struct FixPlan {
       let allowed = candidates.map { Set($0) }
       chosen = local.greedyFeedbackSet(order: allowed.map { set in order.filter(set.contains) } ?? order)
     } else {
-      // All are weakened; the ones described come first: the shortest loops over the search tree
-      // (their searches below stay small), in the rows' order among equals.
-      let described = backEdges.indices.sorted { (spans[$0], $0) < (spans[$1], $1) }.prefix(
-        Self.describedLimit)
+      // All are weakened; the ones described come first: the smallest spans, whose loops over the
+      // search tree are short (their searches below stay small), in the rows' order among equals.
+      let described = Self.smallest(Self.describedLimit, of: backEdges.count) { spans[$0] }
       let first = Set(described)
       chosen =
         described.map { backEdges[$0] }
@@ -202,7 +201,7 @@ struct FixPlan {
 
   /// The plan of a component above ``greedyLimit``: Tarjan's back edges among its members and its
   /// self-references, all weakened; the first ``describedLimit`` described, self-references first,
-  /// then the back edges whose loops over the search tree are shortest, each loop found by a
+  /// then the back edges of the smallest spans (short loops over the search tree), each loop found by a
   /// breadth-first search over the component's other references. No local copy of the component
   /// is made.
   private func backEdgePlan(
@@ -213,7 +212,7 @@ struct FixPlan {
     for member in members {
       let node = Int(member)
       for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
-        let target = strong.targets[slot]
+        let target = storage.edges[Int(strong.edgeIndices[slot])].to
         if target == member {
           selfLoops.append(strong.edgeIndices[slot])
         } else if strong.backEdgeSpan[slot] > 0, componentOf[Int(target)] == component {
@@ -222,9 +221,9 @@ struct FixPlan {
       }
     }
     let describedSelfLoops = selfLoops.prefix(Self.describedLimit)
-    let described = backSlots.indices.sorted {
-      (strong.backEdgeSpan[Int(backSlots[$0])], $0) < (strong.backEdgeSpan[Int(backSlots[$1])], $1)
-    }.prefix(Self.describedLimit - describedSelfLoops.count)
+    let described = Self.smallest(
+      Self.describedLimit - describedSelfLoops.count, of: backSlots.count
+    ) { strong.backEdgeSpan[Int(backSlots[$0])] }
     var result: [(rank: Int, key: String, planned: Planned)] = []
     for edge in describedSelfLoops {
       let edgeRank = base(edge)
@@ -250,6 +249,21 @@ struct FixPlan {
     return (result.map(\.planned), backSlots.count + selfLoops.count)
   }
 
+  /// The indices of the `limit` smallest keys among `0..<count`, smaller index first among equals,
+  /// in that order; one pass, without sorting them all.
+  static func smallest(_ limit: Int, of count: Int, key: (Int) -> UInt8) -> [Int] {
+    var best: [(key: UInt8, index: Int)] = []
+    guard limit > 0 else { return [] }
+    for index in 0..<count {
+      let candidate = (key: key(index), index: index)
+      guard best.count < limit || candidate.key < best[best.count - 1].key else { continue }
+      let position = best.firstIndex { candidate.key < $0.key } ?? best.count
+      best.insert(candidate, at: position)
+      if best.count > limit { best.removeLast() }
+    }
+    return best.map(\.index)
+  }
+
   /// The shortest path of strong references inside a component that are not back edges, from one
   /// member to another, as edge indices; nil when there is none.
   private func shortestPath(
@@ -269,7 +283,7 @@ struct FixPlan {
       head += 1
       for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1])
       where strong.backEdgeSpan[slot] == 0 {
-        let target = strong.targets[slot]
+        let target = storage.edges[Int(strong.edgeIndices[slot])].to
         guard target != start, componentOf[Int(target)] == component, reachedBy[Int(target)] < 0 else {
           continue
         }

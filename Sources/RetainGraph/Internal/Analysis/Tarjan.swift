@@ -9,22 +9,25 @@ enum Tarjan {
   ///   - nodeCount: the number of nodes.
   ///   - offsets: `successors[offsets[n]..<offsets[n + 1]]` are the successors of node `n`.
   ///   - successors: successor node ids.
-  /// - Returns: each cyclic component's nodes, in the order Tarjan's algorithm closes them; and the
-  ///   search's back edges (to a node whose search is still open: an ancestor), as positions in
-  ///   `successors`, self-references left out, each with its span: the length of the loop it closes
-  ///   over the search tree's edges. Every back edge joins two nodes of one component, and
-  ///   weakening them all leaves no cycle but self-references (the tree, forward and cross edges of
-  ///   a depth-first search form none).
+  ///   - backEdgeSpans: one entry per successor, all 0; set for each back edge of the search (an
+  ///     edge to a node whose search is still open: an ancestor), self-references left out, to its
+  ///     span: one more than the difference of the two nodes' visiting order, at most 255, which
+  ///     bounds the length of the loop it closes over the search tree's edges. Every back edge joins
+  ///     two nodes of one component, and weakening them all leaves no cycle but self-references (the
+  ///     tree, forward and cross edges of a depth-first search form none).
+  /// - Returns: each cyclic component's nodes, in the order Tarjan's algorithm closes them.
   static func cyclicComponents(
-    nodeCount: Int, offsets: [Int32], successors: [Int32]
-  ) -> (components: [[Int32]], backEdges: [(position: Int32, span: Int32)]) {
+    nodeCount: Int, offsets: [Int32], successors: [Int32], backEdgeSpans: inout [UInt8]
+  ) -> [[Int32]] {
     let unvisited: Int32 = -1
     var index = [Int32](repeating: unvisited, count: nodeCount)
     var lowlink = [Int32](repeating: 0, count: nodeCount)
-    var onStack = [Bool](repeating: false, count: nodeCount)
-    // The depth of each node whose frame is open (an ancestor of the node being searched), else -1.
-    var openDepth = [Int32](repeating: -1, count: nodeCount)
-    var backEdges: [(position: Int32, span: Int32)] = []
+    // Per node: `off` when not on the stack, `closed` when on it with its search done, `open` while
+    // it is searched (an ancestor of the node being searched).
+    let off: UInt8 = 0
+    let closed: UInt8 = 1
+    let open: UInt8 = 2
+    var stackState = [UInt8](repeating: off, count: nodeCount)
     var stack: [Int32] = []
     var components: [[Int32]] = []
     var nextIndex: Int32 = 0
@@ -33,12 +36,11 @@ enum Tarjan {
 
     for start in 0..<nodeCount where index[start] == unvisited {
       frames.append((Int32(start), offsets[start]))
-      openDepth[start] = 0
       index[start] = nextIndex
       lowlink[start] = nextIndex
       nextIndex += 1
       stack.append(Int32(start))
-      onStack[start] = true
+      stackState[start] = open
 
       while let frame = frames.last {
         let node = Int(frame.node)
@@ -50,26 +52,26 @@ enum Tarjan {
             lowlink[successor] = nextIndex
             nextIndex += 1
             stack.append(Int32(successor))
-            onStack[successor] = true
-            openDepth[successor] = Int32(frames.count)
+            stackState[successor] = open
             frames.append((Int32(successor), offsets[successor]))
-          } else if onStack[successor] {
+          } else if stackState[successor] != off {
             lowlink[node] = min(lowlink[node], index[successor])
-            if openDepth[successor] >= 0, successor != node {
-              backEdges.append((frame.next, Int32(frames.count) - openDepth[successor]))
+            if stackState[successor] == open, successor != node {
+              let span = index[node] - index[successor] + 1
+              backEdgeSpans[Int(frame.next)] = UInt8(min(span, 255))
             }
           }
           continue
         }
         frames.removeLast()
-        openDepth[node] = -1
+        stackState[node] = closed
         if let parent = frames.last {
           lowlink[Int(parent.node)] = min(lowlink[Int(parent.node)], lowlink[node])
         }
         if lowlink[node] == index[node] {
           var component: [Int32] = []
           while let member = stack.popLast() {
-            onStack[Int(member)] = false
+            stackState[Int(member)] = off
             component.append(member)
             if Int(member) == node { break }
           }
@@ -80,6 +82,6 @@ enum Tarjan {
         }
       }
     }
-    return (components, backEdges)
+    return components
   }
 }
