@@ -65,6 +65,9 @@ final class CensusHidden {
 }
 final class CensusHiddenChild {}
 
+/// A number that may equal an object's address.
+nonisolated(unsafe) var censusCoincidence = 0
+
 /// Counted by assertInstances.
 class CensusWidget: @unchecked Sendable {}
 
