@@ -38,6 +38,11 @@ public struct Cycle: Sendable, Hashable {
   /// the graph's objects are all of library modules or none is (then every loop is planned).
   public var libraryLoopMembers: [Node.ID] = []
 
+  /// Whether the cycle is made of library objects alone (every member is in
+  /// ``libraryLoopMembers``): a loop the library keeps by design while you use it (a subject and
+  /// its subscriptions), with nothing of yours to weaken. `assertNoCycles` does not fail on it.
+  public var isLibraryOnly: Bool { fixPlan.isEmpty && libraryLoopMembers.count == members.count }
+
   /// Creates a cycle description whose plan is `suggestedBreak` alone, breaking `path`.
   public init(members: [Node.ID], path: [Edge], pathFromRoot: [Edge], suggestedBreak: Edge) {
     self.init(

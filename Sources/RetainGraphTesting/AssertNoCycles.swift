@@ -1,6 +1,8 @@
 public import RetainGraph
 
-/// Walks the graph from `root` and returns the leak trace when it has a strong retain cycle.
+/// Walks the graph from `root` and returns the leak trace when it has a strong retain cycle through
+/// an object of yours: a loop among library objects alone (``Cycle/isLibraryOnly``, see
+/// `GraphOptions.libraryModules`) is the library's, not a failure.
 ///
 /// Build your own assertion on it, or use ``assertNoCycles(_:options:_:fileID:filePath:line:column:)``.
 /// - Parameters:
@@ -9,12 +11,13 @@ public import RetainGraph
 /// - Returns: the failure text (the report), or nil when there is no cycle.
 public func verifyNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) -> String? {
   let graph = ObjectGraph(reflecting: root, options: options)
-  guard !graph.cycles.isEmpty else { return nil }
+  guard graph.cycles.contains(where: { !$0.isLibraryOnly }) else { return nil }
   return graph.report()
 }
 
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when the graph reachable
-/// from `root` has a strong retain cycle; the failure message is the leak trace, and in Swift
+/// from `root` has a strong retain cycle through an object of yours (a loop among library objects
+/// alone, ``Cycle/isLibraryOnly``, is not one); the failure message is the leak trace, and in Swift
 /// Testing the graph is attached.
 /// - Parameters:
 ///   - root: the object or value to check.
@@ -34,7 +37,7 @@ public func assertNoCycles(
   column: UInt = #column
 ) {
   let graph = ObjectGraph(reflecting: root(), options: options)
-  guard !graph.cycles.isEmpty else { return }
+  guard graph.cycles.contains(where: { !$0.isLibraryOnly }) else { return }
   let failure = LeakFailure(
     message: graph.report(), graphs: [("retain-graph-\(graph.nodes[graph.root].shortTypeName)", graph)])
   failure.record(

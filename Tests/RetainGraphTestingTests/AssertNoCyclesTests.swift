@@ -30,6 +30,21 @@ struct AssertNoCyclesSwiftTestingTests {
     #expect(verifyNoCycles(fixed.root) == nil)
   }
 
+  /// A loop among a library's objects alone, reachable from yours, is the library's: no failure.
+  /// Here `Samples` stands for the library.
+  @Test func passesOnALoopOfLibraryObjectsAlone() throws {
+    let library = try #require(Sample.named("viper-module")).make()
+    defer { library.breakCycles() }
+    let app = LibraryUser(library: library.root)
+    assertNoCycles(app, options: GraphOptions(libraryModules: ["Samples"]))
+    #expect(verifyNoCycles(app, options: GraphOptions(libraryModules: ["Samples"])) == nil)
+    let graph = ObjectGraph(reflecting: app, options: GraphOptions(libraryModules: ["Samples"]))
+    #expect(graph.cycles.map(\.isLibraryOnly) == [true])
+    assertGolden(graph.report(), named: "library-only-loop")
+    // The same objects as your own code: the cycle is yours to break.
+    #expect(verifyNoCycles(app, options: GraphOptions(libraryModules: [])) != nil)
+  }
+
   @Test func closureCycleMessageNamesTheClosure() throws {
     let instance = try #require(Sample.named("lazy-closure")).make()
     defer { instance.breakCycles() }
@@ -60,4 +75,10 @@ final class AssertNoCyclesXCTests: FailureCapturingTestCase {
     let instance = try XCTUnwrap(Sample.named("greeter")).make()
     XCTAssertTrue(failures { assertNoCycles(instance.root) }.isEmpty)
   }
+}
+
+/// An object of the test module holding a library's (`Samples`') object.
+final class LibraryUser {
+  let library: AnyObject
+  init(library: AnyObject) { self.library = library }
 }
