@@ -162,7 +162,7 @@ struct FixPlan {
       for edge in allChosen { removed[edge] = true }
     }
     var result: [(rank: Int, key: String, planned: Planned)] = []
-    var reachedBy = [Int](repeating: -1, count: chosen.isEmpty ? 0 : local.nodeCount)
+    var reachedBy = [Int32](repeating: -1, count: chosen.isEmpty ? 0 : local.nodeCount)
     for edge in chosen {
       removed[edge] = false
       let path =
@@ -270,40 +270,16 @@ struct FixPlan {
     from start: Int32, to goal: Int32, component: Int32, componentOf: [Int32], strong: StrongRows,
     reachedBy: inout [Int32]
   ) -> [Int32]? {
-    var queue: [Int32] = [start]
-    // Every entry set is the goal's or a queued node's.
-    defer {
-      for node in queue { reachedBy[Int(node)] = -1 }
-      reachedBy[Int(goal)] = -1
-    }
-    var head = 0
-    var found = start == goal
-    search: while head < queue.count, !found {
-      let node = Int(queue[head])
-      head += 1
+    let slots = ShortestPath.search(from: start, to: goal, reachedBy: &reachedBy) { node, visit in
       for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1])
       where strong.backEdgeSpan[slot] == 0 {
         let target = storage.edges[Int(strong.edgeIndices[slot])].to
-        guard target != start, componentOf[Int(target)] == component, reachedBy[Int(target)] < 0 else {
-          continue
-        }
-        reachedBy[Int(target)] = Int32(slot)
-        if target == goal {
-          found = true
-          break search
-        }
-        queue.append(target)
+        if componentOf[Int(target)] == component, visit(Int32(slot), target) { return }
       }
+    } holder: { slot in
+      storage.edges[Int(strong.edgeIndices[Int(slot)])].from
     }
-    guard found else { return nil }
-    var path: [Int32] = []
-    var node = Int(goal)
-    while node != Int(start) {
-      let slot = Int(reachedBy[node])
-      path.append(strong.edgeIndices[slot])
-      node = Int(storage.edges[Int(strong.edgeIndices[slot])].from)
-    }
-    return path.reversed()
+    return slots?.map { strong.edgeIndices[Int($0)] }
   }
 
   /// An edge's rank without the reverse reference (for self-references and large components).
@@ -534,41 +510,18 @@ struct LocalGraph {
   }
 
   /// The shortest path of references not `avoiding` from one node to another, exploring each node's
-  /// references in their sorted order; nil when there is none.
-  /// `reachedBy` is scratch space of `nodeCount` entries, all -1, and is left so.
+  /// references in their sorted order; nil when there is none. `reachedBy` is scratch space of
+  /// `nodeCount` entries, all -1, and is left so.
   func shortestPath(
-    from start: Int32, to goal: Int32, avoiding removed: [Bool], reachedBy: inout [Int]
+    from start: Int32, to goal: Int32, avoiding removed: [Bool], reachedBy: inout [Int32]
   ) -> [Int]? {
-    var queue: [Int32] = [start]
-    // Every entry set is the goal's or a queued node's.
-    defer {
-      for node in queue { reachedBy[Int(node)] = -1 }
-      reachedBy[Int(goal)] = -1
-    }
-    var head = 0
-    var found = start == goal
-    search: while head < queue.count, !found {
-      let node = Int(queue[head])
-      head += 1
+    ShortestPath.search(from: start, to: goal, reachedBy: &reachedBy) { node, visit in
       for edge in outgoing[node] where !removed[edge] {
-        let target = Int(to[edge])
-        guard target != Int(start), reachedBy[target] < 0 else { continue }
-        reachedBy[target] = edge
-        if target == Int(goal) {
-          found = true
-          break search
-        }
-        queue.append(Int32(target))
+        if visit(Int32(edge), to[edge]) { return }
       }
-    }
-    guard found else { return nil }
-    var path: [Int] = []
-    var node = Int(goal)
-    while node != Int(start) {
-      path.append(reachedBy[node])
-      node = Int(from[reachedBy[node]])
-    }
-    return path.reversed()
+    } holder: {
+      from[Int($0)]
+    }?.map { Int($0) }
   }
 
   /// Reachability with a reused visited stamp.
@@ -598,5 +551,53 @@ struct LocalGraph {
       }
       return false
     }
+  }
+}
+
+/// Breadth-first search for a shortest path, over any graph whose references have ids.
+enum ShortestPath {
+  /// A shortest path from one node to another.
+  /// - Parameters:
+  ///   - start: the node to start from.
+  ///   - goal: the node to reach.
+  ///   - reachedBy: scratch space, one entry per node, all -1; left so.
+  ///   - references: calls `visit` with each reference of a node that may be used and its target,
+  ///     in the order to explore them, until `visit` returns true (the goal is found).
+  ///   - holder: the node a reference comes from.
+  /// - Returns: the path's references, in order; nil when there is none.
+  static func search(
+    from start: Int32, to goal: Int32, reachedBy: inout [Int32],
+    references: (Int, (Int32, Int32) -> Bool) -> Void, holder: (Int32) -> Int32
+  ) -> [Int32]? {
+    var queue: [Int32] = [start]
+    // Every entry set is the goal's or a queued node's.
+    defer {
+      for node in queue { reachedBy[Int(node)] = -1 }
+      reachedBy[Int(goal)] = -1
+    }
+    var head = 0
+    var found = start == goal
+    while head < queue.count, !found {
+      let node = Int(queue[head])
+      head += 1
+      references(node) { reference, target in
+        guard target != start, reachedBy[Int(target)] < 0 else { return false }
+        reachedBy[Int(target)] = reference
+        if target == goal {
+          found = true
+          return true
+        }
+        queue.append(target)
+        return false
+      }
+    }
+    guard found else { return nil }
+    var path: [Int32] = []
+    var node = goal
+    while node != start {
+      path.append(reachedBy[Int(node)])
+      node = holder(reachedBy[Int(node)])
+    }
+    return path.reversed()
   }
 }
