@@ -73,6 +73,11 @@ struct SnapshottingTests {
     ProcessInfo.processInfo.environment["RETAINGRAPH_SNAPSHOT_SECONDS"].flatMap(Double.init) ?? 2
 
   @Test func snapshotsWhileAnotherThreadReplacesChildren() async {
+    // Walked once in this process first, so that each child finds the type plans and the
+    // runtime's caches for these types made: a child that must make them takes the runtime's locks,
+    // and one that another test's thread held at the fork never comes free in the child (it then
+    // times out: see `SnapshotWalkError.timedOut`). This test is about mutation, not cold caches.
+    _ = ObjectGraph(reflecting: Family(childCount: 1))
     let root = Family(childCount: 200)
     let stop = StopFlag()
     let mutator = Thread {
