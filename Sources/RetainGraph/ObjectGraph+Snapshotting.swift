@@ -69,6 +69,11 @@ extension ObjectGraph {
     childFault: SnapshotChildFault?,
     trace: ((ForkedChild.Trace) -> Void)?
   ) throws(SnapshotWalkError) {
+    // Made here, the plans of the root's type and of the types its fields declare (with the
+    // runtime's metadata and conformance caches behind them) are inherited: a child that had to
+    // make them would take the runtime's locks, and one another thread held at the fork never
+    // comes free in the child. Only the root's type is read, not what it holds.
+    TypePlans.prepare(for: type(of: root))
     let bytes = try ForkedChild.run(timeout: timeout, trace: trace) {
       switch childFault {
       case .crash?:

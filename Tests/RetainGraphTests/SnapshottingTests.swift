@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import PropertyBased
-import RetainGraph
 import Samples
 import Synchronization
 import Testing
+
+@testable import RetainGraph
 
 @Suite("Snapshotting in a forked child")
 struct SnapshottingTests {
@@ -71,6 +72,13 @@ struct SnapshottingTests {
   /// How long the mutating-thread scenario runs: `RETAINGRAPH_SNAPSHOT_SECONDS` (default 2).
   static let mutationSeconds =
     ProcessInfo.processInfo.environment["RETAINGRAPH_SNAPSHOT_SECONDS"].flatMap(Double.init) ?? 2
+
+  /// The root's type plan (and its fields') is made before the fork, so children inherit it.
+  @Test func typePlansAreMadeBeforeTheFork() throws {
+    #expect(!TypePlans.isMade(for: WarmRoot.self) && !TypePlans.isMade(for: WarmLeaf.self))
+    _ = try ObjectGraph(snapshotting: WarmRoot())
+    #expect(TypePlans.isMade(for: WarmRoot.self) && TypePlans.isMade(for: WarmLeaf.self))
+  }
 
   @Test func snapshotsWhileAnotherThreadReplacesChildren() async {
     // Walked once in this process first, so that each child finds the type plans and the
@@ -393,4 +401,12 @@ final class LockedChildren: GraphReflectable, @unchecked Sendable {
     defer { lock.unlock() }
     return [.strong("leaf", leaf)]
   }
+}
+
+/// Snapshotted once, and walked nowhere else.
+final class WarmRoot {
+  var leaves = [WarmLeaf(), WarmLeaf()]
+}
+final class WarmLeaf {
+  weak var root: WarmRoot?
 }

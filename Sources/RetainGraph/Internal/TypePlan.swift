@@ -120,6 +120,30 @@ extension Optional: ElementTypedCollection {
 enum TypePlans {
   private static let cache = ForkSafeMutex<[ObjectIdentifier: TypePlan]>([:])
 
+  /// Makes the plans of `root` and of the types its stored fields declare, transitively (class
+  /// references, optionals and arrays of them, nested values), up to `limit` types: what a walk
+  /// from a value of `root` will most likely need, made without reading any value.
+  static func prepare(for root: any Any.Type, limit: Int = 256) {
+    var pending: [any Any.Type] = [root]
+    var seen: Set<ObjectIdentifier> = [ObjectIdentifier(root)]
+    while let type = pending.popLast(), seen.count <= limit {
+      var fields: [FieldPlan] = []
+      switch plan(for: type).shape {
+      case .object(let found), .fields(let found): fields = found
+      default: break
+      }
+      for field in fields {
+        let types = (field.type as? any ElementTypedCollection.Type)?.elementTypes ?? [field.type]
+        for next in types where seen.insert(ObjectIdentifier(next)).inserted { pending.append(next) }
+      }
+    }
+  }
+
+  /// Whether the plan for `type` was made already.
+  static func isMade(for type: any Any.Type) -> Bool {
+    cache.withLock { $0[ObjectIdentifier(type)] != nil }
+  }
+
   /// The plan for `type`, computed on first use.
   static func plan(for type: any Any.Type) -> TypePlan {
     var inProgress: Set<ObjectIdentifier> = []
