@@ -66,14 +66,9 @@ enum Advice {
   /// types and the return type: `closure #1 in App.CartViewModel.init(store: App.Store) ->
   /// App.CartViewModel` → `closure #1 in CartViewModel.init(store:)`.
   static func closureName(_ symbol: String) -> String {
-    // The closures' prefixes (`closure #1 in closure #2 in `; closures nest), then the function,
-    // whose signature may name private types (`(Box in _D7F0…)`).
-    var function = Substring(symbol)
-    while let kind = ["implicit closure #", "closure #"].first(where: { function.hasPrefix($0) }) {
-      let afterNumber = function.dropFirst(kind.count).drop { $0.isNumber }
-      guard afterNumber.hasPrefix(" in ") else { break }
-      function = afterNumber.dropFirst(4)
-    }
+    // The closures' prefixes, then the function, whose signature may name private types
+    // (`(Box in _D7F0…)`).
+    let function = TypeNames.function(afterClosuresIn: symbol)
     guard function.startIndex > symbol.startIndex else { return symbol }
     return symbol[..<function.startIndex] + withoutModule(functionName(function))
   }

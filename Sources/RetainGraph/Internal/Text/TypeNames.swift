@@ -33,15 +33,23 @@ enum TypeNames {
   /// `App.Store<Swift.Int>` and for `closure #1 in closure #2 in App.Store.run()`; nil when the name
   /// does not say (`closure at Holder.handler`, a tuple).
   static func module(ofNodeNamed name: String) -> Substring? {
-    var text = Substring(name)
-    while let kind = ["implicit closure #", "closure #"].first(where: { text.hasPrefix($0) }) {
-      let afterNumber = text.dropFirst(kind.count).drop { $0.isNumber }
-      guard afterNumber.hasPrefix(" in ") else { return nil }
-      text = afterNumber.dropFirst(4)
-    }
+    let text = function(afterClosuresIn: name)
     let module = text.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
     guard !module.isEmpty, text.dropFirst(module.count).hasPrefix(".") else { return nil }
     return module
+  }
+
+  /// What follows a simplified closure name's prefixes (`closure #1 in closure #2 in `, `implicit
+  /// closure #1 in `; closures nest): the function the closures are in, as far as the prefixes are
+  /// well formed; the whole name when it has none.
+  static func function(afterClosuresIn name: String) -> Substring {
+    var function = Substring(name)
+    while let kind = ["implicit closure #", "closure #"].first(where: { function.hasPrefix($0) }) {
+      let afterNumber = function.dropFirst(kind.count).drop { $0.isNumber }
+      guard afterNumber.hasPrefix(" in ") else { break }
+      function = afterNumber.dropFirst(4)
+    }
+    return function
   }
 
   /// The fully qualified name of a type, without the addresses the runtime prints for local
