@@ -191,21 +191,15 @@ struct StrongRows {
   var targets: [Int32]
   /// The edge index at each position (empty until made).
   var edgeIndices: [Int32] = []
-
-  /// Makes ``edgeIndices``, in the rows' order, and drops ``targets``.
-  mutating func replaceTargetsWithEdgeIndices(from storage: GraphStorage) {
-    let count = targets.count
-    targets = []
-    var cursor = offsets
-    edgeIndices = [Int32](repeating: 0, count: count)
-    for (index, edge) in storage.edges.enumerated() where edge.isStrong {
-      let from = Int(edge.from)
-      edgeIndices[Int(cursor[from])] = Int32(index)
-      cursor[from] += 1
-    }
-  }
   /// For each position, 0 unless the edge is a back edge of Tarjan's search; then its span, which
   /// bounds the loop it closes over the search tree, at most 255 (set by the cycle finder; see
   /// `Tarjan.cyclicComponents`).
   var backEdgeSpan: [UInt8] = []
+
+  /// Makes ``edgeIndices``, in the rows' order (the graph's own compressed rows), and drops
+  /// ``targets`` first.
+  mutating func replaceTargetsWithEdgeIndices(from storage: GraphStorage) {
+    targets = []
+    edgeIndices = storage.adjacency(strongOnly: true).edgeIndices
+  }
 }

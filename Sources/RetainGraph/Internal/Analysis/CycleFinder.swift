@@ -20,14 +20,8 @@ struct CycleFinder {
       TypeNames.module(ofNodeNamed: name).map { libraryModules.contains(String($0)) } ?? false
     }
     guard byType.contains(true), byType.contains(false) else { return nil }
-    var flags = [Bool](repeating: false, count: storage.nodeCount)
-    var seen = (library: false, app: false)
-    for node in 0..<storage.nodeCount {
-      let isLibrary = byType[Int(storage.nodeTypes[node])]
-      flags[node] = isLibrary
-      if isLibrary { seen.library = true } else { seen.app = true }
-    }
-    return seen.library && seen.app ? flags : nil
+    let flags = storage.nodeTypes.map { byType[Int($0)] }
+    return flags.contains(true) && flags.contains(false) ? flags : nil
   }
 
   func cycles() -> [Cycle] {
