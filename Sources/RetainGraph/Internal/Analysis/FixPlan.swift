@@ -57,9 +57,13 @@ struct FixPlan {
     // Which members are a library's, when the component has some of each kind.
     let library = isLibrary.map { flags in members.map { flags[Int($0)] } }
     if let library, !library.contains(false) { return ([], 0, members) }
-    // A component of more members than the greedy limit has more references too: its plan is the
-    // back edges, read straight from the graph's rows.
-    if members.count > Self.greedyLimit {
+    // Above the greedy limit the plan is the back edges, read straight from the graph's rows. A
+    // component of more members than the limit has more references too, without counting them.
+    if members.count > Self.greedyLimit
+      || Self.greedyLimit
+        < internalReferenceCount(
+          members: members, component: component, componentOf: componentOf, strong: strong)
+    {
       let (breaks, total) = backEdgePlan(
         members: members, component: component, componentOf: componentOf, strong: strong,
         reachedBy: &reachedBy)
@@ -68,9 +72,6 @@ struct FixPlan {
     let appAware = library?.contains(true) == true
     var local = LocalGraph(nodeCount: members.count)
     var selfLoops: [Int32] = []
-    // Tarjan's back edges among the members, as local references, and their spans.
-    var backEdges: [Int] = []
-    var spans: [UInt8] = []
     for (position, member) in members.enumerated() {
       let node = Int(member)
       for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
@@ -80,10 +81,6 @@ struct FixPlan {
         if target == node {
           selfLoops.append(edgeIndex)
         } else {
-          if strong.backEdgeSpan[slot] > 0 {
-            backEdges.append(local.count)
-            spans.append(strong.backEdgeSpan[slot])
-          }
           local.add(from: Int32(position), to: localIndex[target], global: edgeIndex)
         }
       }
@@ -95,95 +92,60 @@ struct FixPlan {
     let appNodes = appAware ? library.map { $0.map { !$0 } } : nil
     var librarySelfLoops: [Int32] = []
     if let library, appAware {
-      librarySelfLoops = selfLoops.filter { library[Int(localIndex[Int(edges[Int($0)].from)])] }
-      selfLoops.removeAll { library[Int(localIndex[Int(edges[Int($0)].from)])] }
+      let isLibraryLoop = { (edge: Int32) in library[Int(localIndex[Int(edges[Int(edge)].from)])] }
+      librarySelfLoops = selfLoops.filter(isLibraryLoop)
+      selfLoops.removeAll(where: isLibraryLoop)
     }
     let candidates = appNodes.map { app in
       (0..<local.count).filter { app[Int(local.from[$0])] || app[Int(local.to[$0])] }
     }
 
-    // Rank every candidate when the component is small enough to choose among them.
-    let ranked = local.count <= Self.greedyLimit
-    var rank = [Int](repeating: 0, count: ranked ? local.count : 0)
-    var order = ranked ? Array(0..<local.count) : []
-    if ranked {
-      var reverse: [Int64: Int] = [:]
-      for edge in 0..<local.count { reverse[local.pairKey(edge)] = edge }
-      var keys = [String](repeating: "", count: local.count)
-      for edge in 0..<local.count {
-        let reverseLabel = reverse[local.reversePairKey(edge)].map {
-          storage.label(edges[Int(local.global[$0])])
-        }
-        rank[edge] = rankAmongLibraries(
-          local.global[edge],
-          base: Self.rank(local.global[edge], reverseLabel: reverseLabel, storage: storage),
-          appAware: appAware)
-        keys[edge] = sortKey(local.global[edge])
+    // Rank every reference, and order them by rank, then names.
+    var rank = [Int](repeating: 0, count: local.count)
+    var order = Array(0..<local.count)
+    var reverse: [Int64: Int] = [:]
+    for edge in 0..<local.count { reverse[local.pairKey(edge)] = edge }
+    var keys = [String](repeating: "", count: local.count)
+    for edge in 0..<local.count {
+      let reverseLabel = reverse[local.reversePairKey(edge)].map {
+        storage.label(edges[Int(local.global[$0])])
       }
-      order.sort { (rank[$0], keys[$0], local.global[$0]) < (rank[$1], keys[$1], local.global[$1]) }
+      rank[edge] = rankAmongLibraries(
+        local.global[edge],
+        base: Self.rank(local.global[edge], reverseLabel: reverseLabel, storage: storage),
+        appAware: appAware)
+      keys[edge] = sortKey(local.global[edge])
     }
-    var position: [Int] = []
-    if ranked {
-      // Unranked (large) components keep their references in the order they were added.
-      position = [Int](repeating: 0, count: local.count)
-      for (index, edge) in order.enumerated() { position[edge] = index }
-      local.sortOutgoing(by: position)
-    }
+    order.sort { (rank[$0], keys[$0], local.global[$0]) < (rank[$1], keys[$1], local.global[$1]) }
+    var position = [Int](repeating: 0, count: local.count)
+    for (index, edge) in order.enumerated() { position[edge] = index }
+    local.sortOutgoing(by: position)
 
-    var chosen: [Int]
-    var selfLoopsDescribed = selfLoops
+    let chosen: [Int]
     if local.count <= Self.exactLimit {
       chosen = local.minimumFeedbackSet(
         rank: rank, position: position, candidates: candidates ?? Array(0..<local.count), appNodes: appNodes)
-    } else if ranked {
+    } else {
       let allowed = candidates.map { Set($0) }
       chosen = local.greedyFeedbackSet(order: allowed.map { set in order.filter(set.contains) } ?? order)
-    } else {
-      // All are weakened; the ones described come first: the smallest spans, whose loops over the
-      // search tree are short (their searches below stay small), in the rows' order among equals.
-      let described = Self.smallest(Self.describedLimit, of: backEdges.count) { spans[$0] }
-      let first = Set(described)
-      chosen =
-        described.map { backEdges[$0] }
-        + backEdges.indices.filter { !first.contains($0) }.map { backEdges[$0] }
-    }
-    let allChosen = chosen
-    let total = chosen.count + selfLoops.count
-    if !ranked {
-      selfLoopsDescribed = Array(selfLoops.prefix(Self.describedLimit))
-      chosen = Array(chosen.prefix(max(0, Self.describedLimit - selfLoopsDescribed.count)))
     }
 
     var removed = [Bool](repeating: false, count: local.count)
-    if ranked {
-      for edge in chosen { removed[edge] = true }
-    } else {
-      // Every back edge is weakened, described or not: the loops are those that remain.
-      for edge in allChosen { removed[edge] = true }
-    }
-    var result: [(rank: Int, key: String, planned: Planned)] = []
-    var reachedBy = [Int32](repeating: -1, count: chosen.isEmpty ? 0 : local.nodeCount)
+    for edge in chosen { removed[edge] = true }
+    var result: [Entry] = []
     for edge in chosen {
       removed[edge] = false
+      // The caller's scratch has an entry for every member's local index too.
       let path =
         local.shortestPath(
           from: local.to[edge], to: local.from[edge], avoiding: removed, reachedBy: &reachedBy)
         ?? []
       removed[edge] = true
-      let global = local.global[edge]
-      let edgeRank = ranked ? rank[edge] : base(global)
-      let loop = path.map { local.global[$0] } + [global]
-      result.append(
-        (edgeRank, sortKey(global), Planned(edge: global, loop: loop, idiom: idiom(global, rank: edgeRank))))
+      result.append(entry(local.global[edge], loop: path.map { local.global[$0] }, rank: rank[edge]))
     }
-    for edge in selfLoopsDescribed {
-      let edgeRank = base(edge)
-      result.append(
-        (edgeRank, sortKey(edge), Planned(edge: edge, loop: [edge], idiom: idiom(edge, rank: edgeRank))))
-    }
-    result.sort { ($0.rank, $0.key, $0.planned.edge) < ($1.rank, $1.key, $1.planned.edge) }
+    result += selfLoops.map { entry($0, loop: [], rank: base($0)) }
     var libraryLoopMembers: [Int32] = []
-    if let library, appAware, ranked {
+    if let library, appAware {
       // What the plan leaves strong: loops among library objects alone.
       var search = LocalGraph.Search(nodeCount: local.nodeCount)
       let onSelfLoop = Set(librarySelfLoops.map { localIndex[Int(edges[Int($0)].from)] })
@@ -196,7 +158,35 @@ struct FixPlan {
         if onLoop { libraryLoopMembers.append(members[node]) }
       }
     }
-    return (result.map(\.planned), total, libraryLoopMembers)
+    return (Self.ordered(result), chosen.count + selfLoops.count, libraryLoopMembers)
+  }
+
+  /// A planned break with what it is sorted by: its rank, then the names of its holder, label and
+  /// target.
+  private typealias Entry = (rank: Int, key: String, planned: Planned)
+
+  /// The entry for weakening `edge`, which closes `loop` (the path back from its target).
+  private func entry(_ edge: Int32, loop: [Int32], rank: Int) -> Entry {
+    (rank, sortKey(edge), Planned(edge: edge, loop: loop + [edge], idiom: idiom(edge, rank: rank)))
+  }
+
+  /// The breaks, the most idiomatic first.
+  private static func ordered(_ entries: [Entry]) -> [Planned] {
+    entries.sorted { ($0.rank, $0.key, $0.planned.edge) < ($1.rank, $1.key, $1.planned.edge) }.map(\.planned)
+  }
+
+  /// How many strong references join two different members of the component.
+  private func internalReferenceCount(
+    members: [Int32], component: Int32, componentOf: [Int32], strong: StrongRows
+  ) -> Int {
+    var count = 0
+    for member in members {
+      for slot in Int(strong.offsets[Int(member)])..<Int(strong.offsets[Int(member) + 1]) {
+        let target = storage.edges[Int(strong.edgeIndices[slot])].to
+        if target != member, componentOf[Int(target)] == component { count += 1 }
+      }
+    }
+    return count
   }
 
   /// The plan of a component above ``greedyLimit``: Tarjan's back edges among its members and its
@@ -224,12 +214,7 @@ struct FixPlan {
     let described = Self.smallest(
       Self.describedLimit - describedSelfLoops.count, of: backSlots.count
     ) { strong.backEdgeSpan[Int(backSlots[$0])] }
-    var result: [(rank: Int, key: String, planned: Planned)] = []
-    for edge in describedSelfLoops {
-      let edgeRank = base(edge)
-      result.append(
-        (edgeRank, sortKey(edge), Planned(edge: edge, loop: [edge], idiom: idiom(edge, rank: edgeRank))))
-    }
+    var result = describedSelfLoops.map { entry($0, loop: [], rank: base($0)) }
     for index in described {
       let slot = Int(backSlots[index])
       let global = strong.edgeIndices[slot]
@@ -238,15 +223,9 @@ struct FixPlan {
         shortestPath(
           from: edge.to, to: edge.from, component: component, componentOf: componentOf, strong: strong,
           reachedBy: &reachedBy) ?? []
-      let edgeRank = base(global)
-      result.append(
-        (
-          edgeRank, sortKey(global),
-          Planned(edge: global, loop: path + [global], idiom: idiom(global, rank: edgeRank))
-        ))
+      result.append(entry(global, loop: path, rank: base(global)))
     }
-    result.sort { ($0.rank, $0.key, $0.planned.edge) < ($1.rank, $1.key, $1.planned.edge) }
-    return (result.map(\.planned), backSlots.count + selfLoops.count)
+    return (Self.ordered(result), backSlots.count + selfLoops.count)
   }
 
   /// The indices of the `limit` smallest keys among `0..<count`, smaller index first among equals,
