@@ -1,0 +1,191 @@
+/// A component's strong references between different members, numbered 0..<count, with the
+/// members numbered 0..<nodeCount.
+struct LocalGraph {
+  let nodeCount: Int
+  private(set) var from: [Int32] = []
+  private(set) var to: [Int32] = []
+  private(set) var global: [Int32] = []
+  /// Outgoing references of each node (made by ``seal()``): one array in compressed rows, not an
+  /// array per node, which would cost an allocation per member of a million-object component.
+  private(set) var outgoing = Adjacency()
+
+  /// References by holder, in compressed rows: `outgoing[node]` are the references of `node`.
+  struct Adjacency {
+    var offsets: [Int32] = [0]
+    var edges: [Int] = []
+
+    subscript(node: Int) -> ArraySlice<Int> { edges[Int(offsets[node])..<Int(offsets[node + 1])] }
+
+    /// The `position`th reference of `node`.
+    func edge(_ node: Int, _ position: Int) -> Int { edges[Int(offsets[node]) + position] }
+  }
+
+  init(nodeCount: Int) {
+    self.nodeCount = nodeCount
+  }
+
+  var count: Int { from.count }
+
+  mutating func add(from: Int32, to: Int32, global: Int32) {
+    self.from.append(from)
+    self.to.append(to)
+    self.global.append(global)
+  }
+
+  /// Groups the references by holder, once all are added.
+  mutating func seal() {
+    var offsets = [Int32](repeating: 0, count: nodeCount + 1)
+    for holder in from { offsets[Int(holder) + 1] += 1 }
+    for node in 0..<nodeCount { offsets[node + 1] += offsets[node] }
+    var cursor = offsets
+    var edges = [Int](repeating: 0, count: from.count)
+    for (edge, holder) in from.enumerated() {
+      edges[Int(cursor[Int(holder)])] = edge
+      cursor[Int(holder)] += 1
+    }
+    outgoing = Adjacency(offsets: offsets, edges: edges)
+  }
+
+  func pairKey(_ edge: Int) -> Int64 { Int64(from[edge]) << 32 | Int64(to[edge]) }
+  func reversePairKey(_ edge: Int) -> Int64 { Int64(to[edge]) << 32 | Int64(from[edge]) }
+
+  mutating func sortOutgoing(by position: [Int]) {
+    for node in 0..<nodeCount {
+      outgoing.edges[Int(outgoing.offsets[node])..<Int(outgoing.offsets[node + 1])].sort {
+        position[$0] < position[$1]
+      }
+    }
+  }
+
+  /// Whether the references not in `removed` form no cycle (Kahn's algorithm).
+  func isAcyclic(removed: [Bool], indegree: inout [Int32], queue: inout [Int32]) -> Bool {
+    for node in 0..<nodeCount { indegree[node] = 0 }
+    for edge in 0..<count where !removed[edge] { indegree[Int(to[edge])] += 1 }
+    queue.removeAll(keepingCapacity: true)
+    for node in 0..<nodeCount where indegree[node] == 0 { queue.append(Int32(node)) }
+    var head = 0
+    while head < queue.count {
+      let node = Int(queue[head])
+      head += 1
+      for edge in outgoing[node] where !removed[edge] {
+        let target = Int(to[edge])
+        indegree[target] -= 1
+        if indegree[target] == 0 { queue.append(Int32(target)) }
+      }
+    }
+    return queue.count == nodeCount
+  }
+
+  /// The minimum feedback arc set by exhaustive search over subsets of `candidates` in increasing
+  /// size; among the smallest, the lowest total rank, then the one whose references come first in
+  /// `position`. With `appNodes`, a set is enough when no app node is left on a loop.
+  func minimumFeedbackSet(rank: [Int], position: [Int], candidates: [Int], appNodes: [Bool]?) -> [Int] {
+    precondition(candidates.count <= 30)
+    var removed = [Bool](repeating: false, count: count)
+    var indegree = [Int32](repeating: 0, count: nodeCount)
+    var queue: [Int32] = []
+    queue.reserveCapacity(nodeCount)
+    var search = Search(nodeCount: nodeCount)
+    func isResolved() -> Bool {
+      guard let appNodes else { return isAcyclic(removed: removed, indegree: &indegree, queue: &queue) }
+      for node in 0..<nodeCount where appNodes[node] {
+        for edge in outgoing[node] where !removed[edge] {
+          if search.reaches(self, from: to[edge], to: Int32(node), avoiding: removed) { return false }
+        }
+      }
+      return true
+    }
+    for size in 0...candidates.count {
+      var best: (rankSum: Int, positions: [Int], set: [Int])?
+      // Every `size`-subset of 0..<count as a bit mask, by Gosper's hack.
+      var mask: UInt32 = size == 0 ? 0 : (UInt32(1) << size) - 1
+      let limit: UInt32 = UInt32(1) << candidates.count
+      while mask < limit {
+        var set: [Int] = []
+        for (bit, edge) in candidates.enumerated() {
+          removed[edge] = mask & (1 << bit) != 0
+          if removed[edge] { set.append(edge) }
+        }
+        if isResolved() {
+          let rankSum = set.reduce(0) { $0 + rank[$1] }
+          let positions = set.map { position[$0] }.sorted()
+          let better =
+            best.map {
+              rankSum < $0.rankSum
+                || (rankSum == $0.rankSum && positions.lexicographicallyPrecedes($0.positions))
+            } ?? true
+          if better { best = (rankSum, positions, set) }
+        }
+        if mask == 0 { break }
+        let lowest = mask & (~mask &+ 1)
+        let ripple = mask &+ lowest
+        mask = (((ripple ^ mask) >> 2) / lowest) | ripple
+      }
+      if let best { return best.set }
+    }
+    return candidates
+  }
+
+  /// Greedy: weaken each reference in `order` that is on a loop of what is still strong, then keep
+  /// strong again, least preferred first, every weakened reference that closes no loop. The result
+  /// is inclusion-minimal, and at most `count` − `nodeCount` + 1 references (each weakened reference
+  /// is on a cycle, so weakening it keeps the component connected).
+  func greedyFeedbackSet(order: [Int]) -> [Int] {
+    var removed = [Bool](repeating: false, count: count)
+    var chosen: [Int] = []
+    var search = Search(nodeCount: nodeCount)
+    for edge in order where search.reaches(self, from: to[edge], to: from[edge], avoiding: removed) {
+      removed[edge] = true
+      chosen.append(edge)
+    }
+    for edge in chosen.reversed() {
+      removed[edge] = false
+      if search.reaches(self, from: to[edge], to: from[edge], avoiding: removed) { removed[edge] = true }
+    }
+    return chosen.filter { removed[$0] }
+  }
+
+  /// The shortest path of references not `avoiding` from one node to another, exploring each node's
+  /// references in their sorted order; nil when there is none. `reachedBy` is scratch space of
+  /// `nodeCount` entries, all -1, and is left so.
+  func shortestPath(
+    from start: Int32, to goal: Int32, avoiding removed: [Bool], reachedBy: inout [Int32]
+  ) -> [Int]? {
+    ShortestPath.search(from: start, to: goal, reachedBy: &reachedBy) { node, visit in
+      for edge in outgoing[node] where !removed[edge] {
+        if visit(Int32(edge), to[edge]) { return }
+      }
+    } holder: {
+      from[Int($0)]
+    }?.map { Int($0) }
+  }
+
+  /// Reachability with a reused visited stamp.
+  struct Search {
+    private var stamp: [Int32]
+    private var current: Int32 = 0
+    private var stack: [Int32] = []
+
+    init(nodeCount: Int) { stamp = [Int32](repeating: 0, count: nodeCount) }
+
+    mutating func reaches(_ graph: LocalGraph, from start: Int32, to goal: Int32, avoiding removed: [Bool])
+      -> Bool
+    {
+      current += 1
+      stack.removeAll(keepingCapacity: true)
+      stack.append(start)
+      stamp[Int(start)] = current
+      while let node = stack.popLast() {
+        if node == goal { return true }
+        for edge in graph.outgoing[Int(node)] where !removed[edge] {
+          let target = Int(graph.to[edge])
+          if stamp[target] != current {
+            stamp[target] = current
+            stack.append(Int32(target))
+          }
+        }
+      }
+      return false
+    }
+  }
+}
