@@ -180,10 +180,7 @@ struct FixPlanTests {
     }
     let isApp = nodes.map { !$0.typeName.contains("Lib.") }
     for cycle in graph.cycles {
-      let members = Set(cycle.members)
-      let inside = graph.edges.filter {
-        $0.ownership == .strong && members.contains($0.from) && members.contains($0.to)
-      }
+      let inside = BruteForce.strongEdges(among: cycle.members, of: graph)
       let plan = cycle.fixPlan.map(\.edge)
       let context = "seed \(seed), count \(count)"
       #expect(plan.allSatisfy { inside.contains($0) && (isApp[$0.from] || isApp[$0.to]) }, "\(context)")
@@ -192,7 +189,7 @@ struct FixPlanTests {
       #expect(onLoops.allSatisfy { !isApp[$0] }, "\(context): an app object is still on a loop")
       #expect(Set(cycle.libraryLoopMembers) == onLoops, "\(context)")
       if !onLoops.isEmpty { counter.libraryLoops += 1 }
-      if inside.filter({ $0.from != $0.to }).count <= 16, members.contains(where: { isApp[$0] }) {
+      if inside.filter({ $0.from != $0.to }).count <= 16, cycle.members.contains(where: { isApp[$0] }) {
         counter.exact += 1
         #expect(plan.count == BruteForce.minimumAppFeedbackSetSize(inside, isApp: isApp), "\(context)")
       }
@@ -256,9 +253,7 @@ struct FixPlanTests {
     }
     for cycle in graph.cycles {
       let members = Set(cycle.members)
-      let inside = graph.edges.filter {
-        $0.ownership == .strong && members.contains($0.from) && members.contains($0.to)
-      }
+      let inside = BruteForce.strongEdges(among: cycle.members, of: graph)
       let plan = cycle.fixPlan.map(\.edge)
       let context = "seed \(seed), count \(count)"
       #expect(Set(plan).count == plan.count, "\(context)")
@@ -340,35 +335,41 @@ struct FixPlanTests {
 
 /// Independent computations to check the library against.
 enum BruteForce {
-  /// Whether the edges contain a cycle: some node reaches itself (depth-first, per node).
-  static func hasCycle(_ edges: [Edge]) -> Bool {
-    var successors: [Int: [Int]] = [:]
-    for edge in edges { successors[edge.from, default: []].append(edge.to) }
-    for start in successors.keys {
-      var seen: Set<Int> = []
-      var stack = successors[start] ?? []
-      while let node = stack.popLast() {
-        if node == start { return true }
-        if seen.insert(node).inserted { stack += successors[node] ?? [] }
-      }
+  /// The strong edges between members of `members`.
+  static func strongEdges(among members: [Node.ID], of graph: ObjectGraph) -> [Edge] {
+    let members = Set(members)
+    return graph.edges.filter {
+      $0.ownership == .strong && members.contains($0.from) && members.contains($0.to)
     }
-    return false
+  }
+
+  /// Whether the edges contain a cycle: some node reaches itself.
+  static func hasCycle(_ edges: [Edge]) -> Bool {
+    let successors = successors(edges)
+    return successors.keys.contains { reachesItself($0, successors) }
   }
 
   /// The nodes that reach themselves over `edges`.
   static func nodesOnCycles(_ edges: [Edge]) -> Set<Int> {
+    let successors = successors(edges)
+    return Set(successors.keys.filter { reachesItself($0, successors) })
+  }
+
+  private static func successors(_ edges: [Edge]) -> [Int: [Int]] {
     var successors: [Int: [Int]] = [:]
     for edge in edges { successors[edge.from, default: []].append(edge.to) }
-    return Set(
-      successors.keys.filter { start in
-        var seen: Set<Int> = []
-        var stack = successors[start] ?? []
-        while let node = stack.popLast() {
-          if node == start { return true }
-          if seen.insert(node).inserted { stack += successors[node] ?? [] }
-        }
-        return false
-      })
+    return successors
+  }
+
+  /// Whether `start` reaches itself (depth-first).
+  private static func reachesItself(_ start: Int, _ successors: [Int: [Int]]) -> Bool {
+    var seen: Set<Int> = []
+    var stack = successors[start] ?? []
+    while let node = stack.popLast() {
+      if node == start { return true }
+      if seen.insert(node).inserted { stack += successors[node] ?? [] }
+    }
+    return false
   }
 
   /// The size of the smallest set of edges, each touching an app node, whose removal leaves no app
