@@ -117,7 +117,7 @@ public struct ObjectGraph: Sendable {
   /// - Complexity: O(*n* + *e*) for *n* objects and *e* references, plus the values walked through.
   public init(reflecting root: Any, options: GraphOptions = GraphOptions()) {
     var walker = Walker(options: options)
-    self.init(walk: walker.walk(root))
+    self.init(walk: walker.walk(root), libraryModules: options.libraryModules)
   }
 
   /// Walks the graph from `root` like ``init(reflecting:options:)`` and also returns the objects it
@@ -132,14 +132,13 @@ public struct ObjectGraph: Sendable {
   ) -> (graph: ObjectGraph, objects: [AnyObject?]) {
     var walker = Walker(options: options)
     let result = walker.walk(root, keepingObjects: true)
-    return (ObjectGraph(walk: result), result.objects)
+    return (ObjectGraph(walk: result, libraryModules: options.libraryModules), result.objects)
   }
 
-  /// Assembles the graph a walk produced.
-  init(walk result: WalkResult) {
+  /// Assembles the graph a walk produced, its fix plans made with `libraryModules`.
+  init(walk result: WalkResult, libraryModules: Set<String>) {
     self.init(
       storage: result.storage, root: 0, isTruncated: result.isTruncated,
-      danglingReferences: result.danglingReferences, notes: result.notes,
-      libraryModules: result.libraryModules)
+      danglingReferences: result.danglingReferences, notes: result.notes, libraryModules: libraryModules)
   }
 }

@@ -26,8 +26,6 @@ struct WalkResult {
   /// `objects[id]` is node `id`'s object (nil for a value root and for closure contexts); empty
   /// unless the walk kept them.
   var objects: [AnyObject?]
-  /// The walk's ``GraphOptions/libraryModules``, for the fix plans.
-  var libraryModules: Set<String>
 }
 
 /// Records the nodes and edges of a walk in compact form (type names and labels interned), keeps

@@ -75,9 +75,8 @@ struct Walker {
     }
     let (storage, objects) = recorder.finish(keepingObjects: keepingObjects)
     return WalkResult(
-      storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes,
-      objects: objects,
-      libraryModules: options.libraryModules)
+      storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes, objects: objects
+    )
   }
 
   /// The value inside an error existential, with its own type.
