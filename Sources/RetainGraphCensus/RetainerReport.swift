@@ -43,6 +43,10 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     case unseenHolder
     /// An object kept by a strong retain cycle that nothing the census sees holds.
     case retainCycle
+    /// A running task or a block Dispatch keeps for queued work, named by what it runs:
+    /// `running task started in FireAndForget.start() (closure #1 in FireAndForget.start())`,
+    /// `block queued on DispatchQueue(label: "work") from closure #1 in DelayedWork.start()`.
+    case runtimeHolder(String)
     /// No strong holder at all is seen: only the caller (or something unseen) holds the object.
     case none
   }
@@ -72,6 +76,8 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     switch origin {
     case .global(let name):
       return ([name] + path.map(\.label)).joined(separator: ".")
+    case .runtimeHolder(let name):
+      return (["held by a \(name)"] + path.map(\.label)).joined(separator: ".")
     case .unseenHolder, .retainCycle:
       guard let first = path.first else { return nil }
       let chain = ([first.holder] + path.map(\.label)).joined(separator: ".")
@@ -100,6 +106,9 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     case .global(let name):
       lines.append("Shortest retainer path, from the global \(name):")
       lines.append("  \(name) → \(path.first?.holder ?? typeName)")
+    case .runtimeHolder(let name):
+      lines.append("Shortest retainer path, held by a \(name):")
+      lines.append("  \(name)")
     case .unseenHolder:
       lines.append(
         "Shortest retainer path, from a holder the census cannot see (C storage, a task, a thread's stack):")
@@ -137,6 +146,7 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     var start: String?
     switch origin {
     case .global(let name): start = node(name, attributes: ", shape=note")
+    case .runtimeHolder(let name): start = node(name, attributes: ", shape=cds")
     case .unseenHolder: start = node("a holder the census cannot see", attributes: ", shape=plaintext")
     case .retainCycle, .none: start = nil
     }
