@@ -22,6 +22,10 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     public var ownership: Ownership
     /// Whether the holder is global storage.
     public var isGlobal: Bool
+    /// Whether the holder was seen only as a word of its memory equal to the object's address: its
+    /// memory is not read by type (a Core Foundation object), so it may hold the object strongly or
+    /// weakly, or merely hold a number equal to the address.
+    public var isWordOnly: Bool = false
   }
 
   /// One step of the retainer path: a reference from `holder` through `label` to `target`.
@@ -98,7 +102,11 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
       lines.append(
         "\(typeName) is referenced by \(retainers.count) holder\(retainers.count == 1 ? "" : "s"):")
       for retainer in retainers {
-        let place = retainer.isGlobal ? "\(retainer.holder) (global)" : "\(retainer.holder).\(retainer.label)"
+        let place =
+          retainer.isGlobal
+          ? "\(retainer.holder) (global)"
+          : retainer.isWordOnly
+            ? "\(retainer.holder) (a word of its memory)" : "\(retainer.holder).\(retainer.label)"
         lines.append("  \(place)\(retainer.ownership == .strong ? "" : " (\(retainer.ownership.rawValue))")")
       }
     }
@@ -146,9 +154,9 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     var start: String?
     switch origin {
     case .global(let name): start = node(name, attributes: ", shape=note")
-    case .runtimeHolder(let name): start = node(name, attributes: ", shape=cds")
     case .unseenHolder: start = node("a holder the census cannot see", attributes: ", shape=plaintext")
-    case .retainCycle, .none: start = nil
+    // A task's or block's path starts at itself (its first step's holder).
+    case .retainCycle, .runtimeHolder, .none: start = nil
     }
     let startStyle = origin == .unseenHolder ? " [style=dotted]" : ""
     var current: String?

@@ -140,6 +140,17 @@ extension CensusTests {
             \(holder)
              ├─ capture 0 → DelayedWork
           """)
+      #expect(
+        report.dot() == """
+          digraph retainers {
+            rankdir=LR;
+            node [shape=box, fontname="Helvetica"];
+            n0 [label="DelayedWork", style=bold];
+            n1 [label="block queued on DispatchQueue(label: \\"census.delayed\\") from closure #1 in DelayedWork.start()"];
+            n1 -> n0 [label="capture 0"];
+          }
+
+          """)
     }
 
     @Test func workThatRanHoldsNothing() {
