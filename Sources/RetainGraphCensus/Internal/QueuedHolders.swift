@@ -44,6 +44,7 @@ enum QueuedHolders {
     let buffer = UnsafeMutablePointer<rgc_task_record>.allocate(capacity: count)
     defer { buffer.deallocate() }
     let records = UnsafeBufferPointer(start: buffer, count: min(count, rgc_collect_tasks(buffer, count)))
+    var holders: [QueuedHolder] = []
     for record in records {
       // The context is alive while the task runs (sweeping just forgot the finished ones); the
       // record's unowned count keeps its memory.
