@@ -57,7 +57,9 @@ public struct Edge: Sendable, Hashable {
   /// version 1 JSON snapshot is read.
   public init(from: Node.ID, to: Node.ID, label: String, ownership: Ownership) {
     let reference = ReferencePath(inferringFrom: label)
-    self.init(from: from, to: to, label: label, ownership: ownership, kind: reference.kind, property: reference.property)
+    self.init(
+      from: from, to: to, label: label, ownership: ownership, kind: reference.kind,
+      property: reference.property)
   }
 
   /// Creates an edge.

@@ -191,7 +191,8 @@ private struct SnapshotReader {
       }
       let kind = try edgeKind(fields, at: place)
       let property = try optionalString(fields, "property", at: place)
-      edges.append(Edge(from: from, to: to, label: label, ownership: ownership, kind: kind, property: property))
+      edges.append(
+        Edge(from: from, to: to, label: label, ownership: ownership, kind: kind, property: property))
     }
 
     var dangling: [DanglingReference] = []

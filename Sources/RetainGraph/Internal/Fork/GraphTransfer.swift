@@ -29,7 +29,8 @@ package enum GraphTransfer {
     let storage = graph.storage
     func size(of strings: [String]) -> Int { strings.reduce(4) { $0 + 4 + $1.utf8.count } }
     let size =
-      magic.count + 4 + 4 + 1 + size(of: storage.typeNames) + storage.labels.reduce(4) { $0 + $1.transferSize }
+      magic.count + 4 + 4 + 1 + size(of: storage.typeNames)
+      + storage.labels.reduce(4) { $0 + $1.transferSize }
       + 4 + storage.nodeCount * 5 + 4 + storage.edges.count * 16
       + graph.danglingReferences.reduce(4) { $0 + 8 + $1.label.utf8.count } + size(of: graph.notes)
       + endMarker.count
@@ -118,7 +119,11 @@ package enum GraphTransfer {
       case .repeated: append(byte: 2)
       }
       append(byte: (label.property == nil ? 0 : 1) | (label.function == nil ? 0 : 2))
-      if case .capture(let index) = label.kind { append(UInt32(truncatingIfNeeded: index)) } else { append(0) }
+      if case .capture(let index) = label.kind {
+        append(UInt32(truncatingIfNeeded: index))
+      } else {
+        append(0)
+      }
       append(label.number < 0 ? GraphTransfer.noIndex : UInt32(label.number))
       append(string: label.path)
       append(string: label.tail)
@@ -215,7 +220,9 @@ package enum GraphTransfer {
       let kindCode = try u8("\(place).kind")
       let numberingCode = try u8("\(place).numbering")
       let present = try u8("\(place).present")
-      guard numberingCode <= 2 else { throw malformed("\(place).numbering: unknown \(numberingCode)", at: offset - 2) }
+      guard numberingCode <= 2 else {
+        throw malformed("\(place).numbering: unknown \(numberingCode)", at: offset - 2)
+      }
       guard present <= 3 else { throw malformed("\(place).present: unknown bits \(present)", at: offset - 1) }
       let capture = try u32("\(place).capture")
       let numberWord = try u32("\(place).number")
@@ -227,7 +234,9 @@ package enum GraphTransfer {
       switch kindCode {
       case 5: kind = .methodReference(method: try string("\(place).method"))
       case 6:
-        guard capture <= UInt32(Int32.max) else { throw malformed("\(place).capture: \(capture) is too large") }
+        guard capture <= UInt32(Int32.max) else {
+          throw malformed("\(place).capture: \(capture) is too large")
+        }
         kind = .capture(index: Int(capture))
       default:
         guard let simple = Edge.Kind(transferCode: kindCode) else {

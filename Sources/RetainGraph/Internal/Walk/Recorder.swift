@@ -157,7 +157,8 @@ struct Recorder {
         return intern(ReferencePath(PendingLabel.empty.appending(field.name).element(0)))
       }
     }
-    let slot = TypeSlot(plan: plan, typeIndex: typeIndex, fieldLabels: fieldLabels, elementLabels: elementLabels)
+    let slot = TypeSlot(
+      plan: plan, typeIndex: typeIndex, fieldLabels: fieldLabels, elementLabels: elementLabels)
     slots[key] = slot
     lastSlot = (key, slot)
     return slot

@@ -37,7 +37,8 @@ extension Walker {
   mutating func addReference(
     owning reference: RetainedReference, labelID: Int32?, label: PendingLabel, ownership: Ownership
   ) {
-    addReference(.owned(reference), labelID: labelID, index: label.index, label: { label }, ownership: ownership)
+    addReference(
+      .owned(reference), labelID: labelID, index: label.index, label: { label }, ownership: ownership)
   }
 
   /// Records a reference from the current node to `referent`, adding a node for it when it is new.
