@@ -374,6 +374,20 @@ __attribute__((swiftcall)) TaskAndContext swift_task_create(size_t flags, void *
   return created;
 }
 
+// MARK: - Fork
+
+// A forked child (`retainers(isolating:)`) has one thread: the lock must not be left held there by a
+// thread that does not exist in it.
+static void before_fork(void) { pthread_mutex_lock(&queued_lock); }
+static void after_fork(void) { pthread_mutex_unlock(&queued_lock); }
+
+static void rgc_queued_install_fork_handlers(void) { pthread_atfork(before_fork, after_fork, after_fork); }
+
+void rgc_queued_register_fork_handlers(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, rgc_queued_install_fork_handlers);
+}
+
 // MARK: - Queries
 
 void rgc_lock_queued(void) { pthread_mutex_lock(&queued_lock); }
