@@ -113,6 +113,8 @@ extension CensusTests {
             \(holder)
              ├─ capture 1 → FireAndForget
           """)
+      // The forked search (fork handlers keep the census's lock for tasks and blocks usable there).
+      #expect(try HeapCensus.retainers(isolating: object) == report)
       // The stream ends, so does the task: its closure context goes, and the object with it.
       continuation.finish()
       _ = consume object
@@ -148,7 +150,8 @@ extension CensusTests {
       let report = HeapCensus.retainers(of: object)
       #expect(
         report.holderPath
-          == "a running task started in FireAndForget.startDetached() (closure #1 in FireAndForget.startDetached())")
+          == "a running task started in FireAndForget.startDetached() (closure #1 in FireAndForget.startDetached())"
+      )
       continuation.finish()
       _ = consume object
       #expect(await eventually { probe == nil })
