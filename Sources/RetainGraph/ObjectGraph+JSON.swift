@@ -234,7 +234,8 @@ private struct SnapshotReader {
 
   // MARK: typed field access
 
-  private func optionalString(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
+  private func optionalString(_ fields: [String: Any], _ key: String, at place: String)
+    throws(GraphDecodingError)
     -> String?
   {
     guard let value = fields[key], !(value is NSNull) else { return nil }
