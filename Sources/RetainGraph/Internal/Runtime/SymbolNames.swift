@@ -37,8 +37,23 @@ enum SymbolNames {
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
   /// has it.
   static func functionName(at address: UnsafeRawPointer) -> String? {
-    guard let symbol = symbolName(at: address) else { return nil }
+    if let symbol = symbolName(at: address) { return symbol.withCString { readable($0) } }
+    guard let function = asyncFunction(at: address), let symbol = symbolName(at: function) else { return nil }
     return symbol.withCString { readable($0) }
+  }
+
+  /// The function an async function value points to through its async function pointer record
+  /// (`$s…Tu`, data, not code): an int32 relative offset to the function, then the size of its
+  /// initial context (u32). The record is in the image's data, so reading its first word is safe
+  /// whatever `address` is; the result is accepted only when it is the start of a named function.
+  static func asyncFunction(at address: UnsafeRawPointer) -> UnsafeRawPointer? {
+    guard let (image, base) = image(containing: address), image.extent(at: UInt(bitPattern: address) &- UInt(bitPattern: base)) == nil
+    else { return nil }
+    let target = address + Int(address.loadUnaligned(as: Int32.self))
+    guard let (targetImage, targetBase) = self.image(containing: target) else { return nil }
+    let offset = UInt(bitPattern: target) &- UInt(bitPattern: targetBase)
+    guard targetImage.extent(at: offset)?.start == offset else { return nil }
+    return target
   }
 
   /// The address of the local symbol `name` (a demangling cache variable `$s…MD`, a metadata
