@@ -13,7 +13,8 @@ typealias StopTask = @Sendable () -> Void
 func waitUntilSettled<Success, Failure>(_ task: Task<Success, Failure>) async {
   let pointer = unsafeBitCast(task, to: UnsafeRawPointer.self)
   for _ in 0..<500 {
-    if let state = TaskLayout.state(of: pointer), state.isComplete || (state.isSuspended && !state.isRunning) {
+    if let state = TaskLayout.state(of: pointer), state.isComplete || (state.isSuspended && !state.isRunning)
+    {
       return
     }
     try? await Task.sleep(for: .milliseconds(10))
@@ -36,7 +37,7 @@ final class TaskPoller: @unchecked Sendable {
   static func make() async -> (AnyObject, StopTask) {
     let poller = TaskPoller()
     poller.start()
-    let task = poller.task!
+    guard let task = poller.task else { preconditionFailure("start() stores the task") }
     await waitUntilSettled(task)
     return (poller, { task.cancel() })
   }
@@ -45,7 +46,7 @@ final class TaskPoller: @unchecked Sendable {
   static func makeCancelled() async -> (AnyObject, StopTask) {
     let poller = TaskPoller()
     poller.start()
-    let task = poller.task!
+    guard let task = poller.task else { preconditionFailure("start() stores the task") }
     await waitUntilSettled(task)
     task.cancel()
     await task.value
@@ -69,7 +70,7 @@ final class DetachedPoller: @unchecked Sendable {
   static func make() async -> (AnyObject, StopTask) {
     let poller = DetachedPoller()
     poller.start()
-    let task = poller.task!
+    guard let task = poller.task else { preconditionFailure("start() stores the task") }
     await waitUntilSettled(task)
     return (poller, { task.cancel() })
   }
@@ -118,7 +119,7 @@ final class StreamConsumer: @unchecked Sendable {
   ) {
     let consumer = StreamConsumer()
     start(consumer)
-    let task = consumer.task!
+    guard let task = consumer.task else { preconditionFailure("start() stores the task") }
     for value in 0..<elements {
       consumer.continuation.yield(1)
       // Let the loop take the element before the next one (and before the walk).
@@ -148,7 +149,7 @@ actor TickerActor {
   static func make() async -> (AnyObject, StopTask) {
     let ticker = TickerActor()
     await ticker.start()
-    let task = await ticker.task!
+    guard let task = await ticker.task else { preconditionFailure("start() stores the task") }
     await waitUntilSettled(task)
     return (ticker, { task.cancel() })
   }

@@ -29,7 +29,9 @@ struct TaskScenario: Sendable, CustomTestStringConvertible {
     ) {
       await StreamConsumer.make({ $0.startRecheckingPerElement() }, elements: 2)
     },
-    TaskScenario(name: "finished task", leaks: false) { await StreamConsumer.make({ $0.startFinishing() }, finishing: true) },
+    TaskScenario(name: "finished task", leaks: false) {
+      await StreamConsumer.make({ $0.startFinishing() }, finishing: true)
+    },
     TaskScenario(name: "task cancelled and finished before its owner goes", leaks: false) {
       await TaskPoller.makeCancelled()
     },
@@ -45,7 +47,9 @@ struct TaskTests {
     let (graph, probe, stop) = await walkAndRelease(scenario)
     defer { stop() }
     // A task that holds its owner only weakly lets it go at once; give the runtime a moment anyway.
-    for _ in 0..<50 where probe.object != nil && !scenario.leaks { try await Task.sleep(for: .milliseconds(10)) }
+    for _ in 0..<50 where probe.object != nil && !scenario.leaks {
+      try await Task.sleep(for: .milliseconds(10))
+    }
     #expect(graph.notes == [], "\(graph.report())")
     #expect(graph.nodes.contains { $0.kind == .task }, "\(graph.report())")
     #expect((probe.object != nil) == scenario.leaks, "the runtime disagrees\n\(graph.report())")

@@ -38,7 +38,9 @@ enum SymbolNames {
   /// has it.
   static func functionName(at address: UnsafeRawPointer) -> String? {
     if let symbol = symbolName(at: address) { return symbol.withCString { readable($0) } }
-    guard let function = asyncFunction(pointedToBy: address), let symbol = symbolName(at: function) else { return nil }
+    guard let function = asyncFunction(pointedToBy: address), let symbol = symbolName(at: function) else {
+      return nil
+    }
     return symbol.withCString { readable($0) }
   }
 

@@ -40,7 +40,9 @@ extension Walker {
         name = "task (finished)"
       } else if state.isRunning {
         name = "task (running)"
-      } else if let operation = state.operation, let (_, closureName) = ClosureLayout.unwrappingThunks(operation) {
+      } else if let operation = state.operation,
+        let (_, closureName) = ClosureLayout.unwrappingThunks(operation)
+      {
         name = "task (\(closureName ?? "closure"))"
       } else {
         name = "task"
@@ -53,7 +55,8 @@ extension Walker {
     }
     let depth = recorder.nodeCount == 0 ? 0 : recorder.depth(of: current) + 1
     let id = recorder.addNode(
-      typeName: name, kind: .task, object: RetainedReference(retaining: Unmanaged.fromOpaque(task)), depth: depth)
+      typeName: name, kind: .task, object: RetainedReference(retaining: Unmanaged.fromOpaque(task)),
+      depth: depth)
     appendEdge(to: id, label: label, ownership: .strong)
   }
 
@@ -66,7 +69,8 @@ extension Walker {
       addClosure(operation, label: PendingLabel(base: Self.taskOperationPath))
     }
     if state.isRunning {
-      note("\(recorder.typeName(of: current)): the task was running during the walk; its frames were not read")
+      note(
+        "\(recorder.typeName(of: current)): the task was running during the walk; its frames were not read")
     } else {
       suspendedTasks.append(current)
     }
