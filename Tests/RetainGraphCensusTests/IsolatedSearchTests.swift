@@ -29,7 +29,8 @@ extension CensusTests {
       censusLeakedWidgets = widgets
       defer { censusLeakedWidgets = [] }
       let failure = try #require(
-        CensusProviderImplementation.shared.withSearchFault(.hang(.seconds(60)), timeout: .milliseconds(300)) {
+        CensusProviderImplementation.shared.withSearchFault(.hang(.seconds(60)), timeout: .milliseconds(300))
+        {
           verifyInstances(of: CensusLeakedWidget.self, atMost: 1)
         })
       let hung =
@@ -54,7 +55,10 @@ extension CensusTests {
           }
         })
       let line = try #require(failure.split(separator: "\n").first { $0.hasPrefix("  CensusPresenter:") })
-      #expect(line.hasPrefix("  CensusPresenter: retained from outside the graph (the holder search crashed (its forked child was killed by signal "))
+      #expect(
+        line.hasPrefix(
+          "  CensusPresenter: retained from outside the graph (the holder search crashed (its forked child was killed by signal "
+        ))
       #expect(line.hasSuffix("); the test run goes on)"))
     }
 

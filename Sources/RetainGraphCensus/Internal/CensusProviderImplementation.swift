@@ -77,7 +77,8 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
       let report = try HeapCensus.retainers(isolating: object, timeout: timeout, childFault: fault)
       var search = CensusHolderSearch(holderPath: report.holderPath)
       if let frames = report.allocationBacktrace, let first = frames.first {
-        search.allocation = "allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))"
+        search.allocation =
+          "allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))"
       }
       return search
     } catch {
