@@ -217,18 +217,18 @@ public enum HeapCensus {
   ///   - timeout: how long the child may take (it may block on a lock another thread held at the
   ///     fork; it is killed then).
   /// - Returns: the report.
-  /// - Throws: `SnapshotWalkError` when the child crashed, timed out or sent something unreadable.
+  /// - Throws: `ForkedWalkError` when the child crashed, timed out or sent something unreadable.
   public static func retainers(
     isolating object: AnyObject, timeout: Duration = .seconds(30)
-  ) throws(SnapshotWalkError) -> RetainerReport {
+  ) throws(ForkedWalkError) -> RetainerReport {
     try retainers(isolating: object, timeout: timeout, childFault: nil)
   }
 
   /// ``retainers(isolating:timeout:)`` with a test hook: a fault the child runs instead of (or
   /// before) the search.
   static func retainers(
-    isolating object: AnyObject, timeout: Duration, childFault: ObjectGraph.SnapshotChildFault?
-  ) throws(SnapshotWalkError) -> RetainerReport {
+    isolating object: AnyObject, timeout: Duration, childFault: ObjectGraph.ForkedChildFault?
+  ) throws(ForkedWalkError) -> RetainerReport {
     let bytes = try ForkedChild.run(timeout: timeout) {
       if let childFault, let bytes = childFault.perform() { return bytes }
       let report = retainers(of: object)

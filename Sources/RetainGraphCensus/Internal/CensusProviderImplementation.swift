@@ -49,14 +49,14 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   }
 
   /// What the forked holder search does instead of searching: tests reach its failure paths with it.
-  private let searchFault = Mutex<ObjectGraph.SnapshotChildFault?>(nil)
+  private let searchFault = Mutex<ObjectGraph.ForkedChildFault?>(nil)
   /// How long the forked holder search may take.
   private let searchTimeout = Mutex<Duration>(.seconds(10))
 
   /// Runs `body` with the holder search of failure messages made to fail as `fault` says, within
   /// `timeout` (tests only).
   func withSearchFault<R>(
-    _ fault: ObjectGraph.SnapshotChildFault?, timeout: Duration = .seconds(10), _ body: () throws -> R
+    _ fault: ObjectGraph.ForkedChildFault?, timeout: Duration = .seconds(10), _ body: () throws -> R
   ) rethrows -> R {
     searchFault.withLock { $0 = fault }
     searchTimeout.withLock { $0 = timeout }
@@ -87,7 +87,7 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   }
 
   /// Why the isolated holder search gave no answer, as a clause of a failure message.
-  static func sentence(for error: SnapshotWalkError) -> String {
+  static func sentence(for error: ForkedWalkError) -> String {
     switch error {
     case .childCrashed(let signal):
       let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
