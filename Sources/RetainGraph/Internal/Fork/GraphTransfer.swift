@@ -44,7 +44,7 @@ package enum GraphTransfer {
       writer.append(byte: graph.isTruncated ? 1 : 0)
       writer.append(strings: storage.typeNames)
       writer.append(UInt32(storage.labels.count))
-      for label in storage.labels { writer.append(label) }
+      for label in storage.labels { writer.append(label: label) }
       writer.append(UInt32(storage.nodeCount))
       for type in storage.nodeTypes { writer.append(UInt32(bitPattern: type)) }
       for kind in storage.nodeKinds { writer.append(byte: kind.transferCode) }
@@ -119,7 +119,7 @@ package enum GraphTransfer {
       }
     }
 
-    mutating func append(_ label: ReferencePath) {
+    mutating func append(label: ReferencePath) {
       append(byte: label.kind.transferCode)
       switch label.numbering {
       case .none: append(byte: 0)
@@ -130,7 +130,7 @@ package enum GraphTransfer {
       if case .capture(let index) = label.kind {
         append(UInt32(truncatingIfNeeded: index))
       } else {
-        append(0)
+        append(UInt32(0))
       }
       append(label.number < 0 ? GraphTransfer.noIndex : UInt32(label.number))
       append(string: label.path)
