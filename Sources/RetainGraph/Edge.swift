@@ -50,6 +50,9 @@ public struct Edge: Sendable, Hashable {
     case capture(index: Int)
     /// A global or static variable (the heap census's searches start from these): its name.
     case global
+    /// A word of a suspended task's frames equal to the target's address; the holder is a task
+    /// node: `suspended frame`.
+    case suspendedFrame
   }
 
   /// Creates an edge whose kind and property are read from its label, as ``label`` describes it

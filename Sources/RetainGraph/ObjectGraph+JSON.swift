@@ -12,7 +12,7 @@ extension ObjectGraph {
   /// ```
   /// Each edge's `kind` is its ``Edge/kind``: `property`, `enumPayload`, `element`, `closure`,
   /// `singleCapture`, `methodReference` (with `method`), `capture` (with `capture`, the index) or
-  /// `global`; `property` is its ``Edge/property``, written when there is one.
+  /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one.
   /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` are written
   /// when there are any. Read a snapshot back with ``init(jsonData:)``.
   /// - Returns: UTF-8 JSON.
@@ -343,6 +343,7 @@ extension Edge.Kind {
   /// Every kind's name in a JSON snapshot, in declaration order.
   static let jsonNames = [
     "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global",
+    "suspendedFrame",
   ]
 
   /// The kind's name in a JSON snapshot.
@@ -356,6 +357,7 @@ extension Edge.Kind {
     case .methodReference: "methodReference"
     case .capture: "capture"
     case .global: "global"
+    case .suspendedFrame: "suspendedFrame"
     }
   }
 
@@ -368,6 +370,7 @@ extension Edge.Kind {
     case "closure": self = .closure
     case "singleCapture": self = .singleCapture
     case "global": self = .global
+    case "suspendedFrame": self = .suspendedFrame
     default: return nil
     }
   }

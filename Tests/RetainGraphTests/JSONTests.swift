@@ -375,6 +375,7 @@ import Testing
       ("onTap (closure)", .closure, "onTap"), ("greeting (closure) → capture 0", .singleCapture, "greeting"),
       ("done (method Screen.finish(_:))", .methodReference(method: "Screen.finish(_:)"), "done"),
       ("capture 3", .capture(index: 3), nil), ("App.shared", .global, "App.shared"),
+      ("suspended frame", .suspendedFrame, nil),
     ]
     let edges = kinds.map {
       Edge(from: 0, to: 1, label: $0.0, ownership: .strong, kind: $0.1, property: $0.2)
@@ -403,7 +404,7 @@ import Testing
   static let malformedKinds: [(String, String)] = [
     (
       #""kind": "field""#,
-      #"edges[0].kind: unknown kind "field"; expected one of "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global""#
+      #"edges[0].kind: unknown kind "field"; expected one of "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global", "suspendedFrame""#
     ),
     (#""kind": 3"#, "edges[0].kind: expected a string, found the number 3"),
     (#""kind": "capture""#, "edges[0].capture: missing field"),
@@ -440,5 +441,6 @@ extension Edge.Kind {
   /// The JSON names of the kinds in ``SnapshotVersionTests/versionTwoRoundTripsEveryKind()``'s order.
   static let allJSONNamesForTests: [String?] = [
     "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global",
+    "suspendedFrame",
   ]
 }

@@ -72,6 +72,10 @@ extension FixPlan {
     let reference = storage.reference(edge)
     let targetIsClosure = storage.nodeKinds[Int(edge.to)] == .closure
     if storage.nodeKinds[Int(edge.from)] == .closure { return targetIsClosure ? 6 : 0 }
+    // A task is held by a `Task` value (it cannot be weak) and holds its closure; what the
+    // closure captures, or the task's frame holds, is the reference to fix.
+    if storage.nodeKinds[Int(edge.to)] == .task { return 6 }
+    if storage.nodeKinds[Int(edge.from)] == .task { return targetIsClosure ? 6 : 0 }
     switch reference.kind {
     case .methodReference, .singleCapture: return 0
     case .closure: return 6

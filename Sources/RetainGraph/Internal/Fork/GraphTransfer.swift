@@ -385,6 +385,7 @@ extension Edge.Kind {
     case .methodReference: 5
     case .capture: 6
     case .global: 7
+    case .suspendedFrame: 8
     }
   }
 
@@ -397,6 +398,7 @@ extension Edge.Kind {
     case 3: self = .closure
     case 4: self = .singleCapture
     case 7: self = .global
+    case 8: self = .suspendedFrame
     default: return nil
     }
   }

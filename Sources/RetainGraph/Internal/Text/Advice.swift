@@ -25,6 +25,7 @@ enum Advice {
         + "\(targetName) itself, or end what holds it (cancel, invalidate, remove) when done"
     }
 
+    if let fix = taskFix(breaking: edge, loop: loop, in: storage) { return fix }
     if storage.nodeKinds[holder] == .closure {
       // A closure context captures the object: name the closure, and where it is stored.
       let stored =
@@ -55,7 +56,7 @@ enum Advice {
     case .element:
       return "hold the \(targetName) in \(holderName).\(label) weakly (a box with a `weak var`), "
         + "or remove it when done"
-    case .property, .enumPayload, .capture, .global:
+    case .property, .enumPayload, .capture, .global, .suspendedFrame:
       return "make \(holderName).\(label) weak"
     }
   }

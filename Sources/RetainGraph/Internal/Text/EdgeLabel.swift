@@ -100,7 +100,9 @@ struct ReferencePath: Hashable, Sendable {
       numbering = pending.step.map { .repeated(step: $0) } ?? .element
     }
     let stored: Edge.Kind =
-      if pending.isGlobal {
+      if pending.isSuspendedFrame {
+        .suspendedFrame
+      } else if pending.isGlobal {
         .global
       } else if pending.capture >= 0 {
         .capture(index: Int(pending.capture))
@@ -264,6 +266,7 @@ struct PendingLabel {
   private static let elementFlag: UInt8 = 1
   private static let payloadFlag: UInt8 = 2
   private static let globalFlag: UInt8 = 4
+  private static let frameFlag: UInt8 = 8
 
   static let empty = PendingLabel(base: "")
 
@@ -279,6 +282,14 @@ struct PendingLabel {
   var isThroughElement: Bool { flags & Self.elementFlag != 0 }
   var isThroughPayload: Bool { flags & Self.payloadFlag != 0 }
   var isGlobal: Bool { flags & Self.globalFlag != 0 }
+  var isSuspendedFrame: Bool { flags & Self.frameFlag != 0 }
+
+  /// The label of a reference found in a suspended task's frames: `suspended frame`.
+  static let suspendedFrame = {
+    var label = PendingLabel(base: "suspended frame")
+    label.flags |= frameFlag
+    return label
+  }()
 
   /// The label's text (for notes and filters; edges get theirs from ``ReferencePath``).
   var text: String { ReferencePath(self).text(number: index) }
