@@ -117,10 +117,11 @@ private func deallocationFailure<Object: AnyObject>(
   timeout: Duration, options: GraphOptions, _ make: () throws -> Object
 ) rethrows -> LeakFailure? {
   let probe = try probe(make)
-  if waitUntil(timeout: timeout, { !probe.isAlive }) { return nil }
+  let wait = waitForRelease([probe], timeout: timeout, options: options)
+  if wait == .released { return nil }
   guard
     var failure = survivorFailure(
-      probe, timeout: timeout, options: options, after: "the closure that made it returned")
+      probe, wait: wait, options: options, after: "the closure that made it returned")
   else { return nil }
   if isBlockingTheMainQueue, !failure.message.contains("Why: a retain cycle") {
     failure.message +=
@@ -136,7 +137,8 @@ private func deallocationFailure<Object: AnyObject>(
   _ make: () async throws -> Object
 ) async rethrows -> LeakFailure? {
   let probe = try await probe(isolation: isolation, make)
-  if await waitUntil(timeout: timeout, { !probe.isAlive }) { return nil }
+  let wait = await waitForRelease([probe], timeout: timeout, options: options)
+  if wait == .released { return nil }
   return survivorFailure(
-    probe, timeout: timeout, options: options, after: "the closure that made it returned")
+    probe, wait: wait, options: options, after: "the closure that made it returned")
 }

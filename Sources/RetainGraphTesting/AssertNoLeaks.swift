@@ -58,13 +58,14 @@ private func noLeaksFailure<Root>(
   timeout: Duration, options: GraphOptions, _ make: () throws -> Root
 ) rethrows -> LeakFailure? {
   let probed = try probeGraph(make, options: options)
-  if waitUntil(timeout: timeout, { probed.probes.allSatisfy { !$0.probe.isAlive } }) { return nil }
+  let wait = waitForRelease(probed.probes.map(\.probe), timeout: timeout, options: options)
+  if wait == .released { return nil }
   let survivors = probed.survivors.map(\.id)
   guard !survivors.isEmpty else { return nil }
   let rootName = probed.graph.nodes[probed.graph.root].shortTypeName
   return LeakFailure(
     message: SurvivorReport(graph: probed.graph, survivors: survivors, holders: probed.censusHolders).text(
       headline: "\(Explanation.count(survivors.count, "object")) reachable from \(rootName) "
-        + "\(survivors.count == 1 ? "is" : "are") still alive \(timeout) after \(rootName) was released:"),
+        + "\(wait.stillAlive(survivors.count == 1 ? "is" : "are", after: "\(rootName) was released")):"),
     graphs: [("retain-graph-\(rootName)", probed.graph)])
 }

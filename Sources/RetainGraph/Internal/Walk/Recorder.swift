@@ -149,13 +149,16 @@ struct Recorder {
   // MARK: - The end
 
   /// Ends the recording: releases every object the walk kept alive (after handing them to the
-  /// result when `keepingObjects`) and returns the storage.
-  mutating func finish(keepingObjects: Bool) -> (storage: GraphStorage, objects: [AnyObject?]) {
+  /// result when `keepingObjects`; closure contexts too when `keepingContexts`) and returns the storage.
+  mutating func finish(
+    keepingObjects: Bool, keepingContexts: Bool = false
+  ) -> (storage: GraphStorage, objects: [AnyObject?]) {
     identities = IdentityTable(capacity: 0)
     var objects: [AnyObject?] = []
     if keepingObjects {
       objects = keepAlive.indices.map {
-        nodeKinds[$0] == .object ? keepAlive[$0]?.takeUnretainedValue() : nil
+        nodeKinds[$0] == .object || (keepingContexts && nodeKinds[$0] == .closure)
+          ? keepAlive[$0]?.takeUnretainedValue() : nil
       }
     }
     for object in keepAlive { object?.release() }

@@ -58,8 +58,9 @@ struct Walker {
 
   // MARK: - The loop
 
-  /// Walks from `root`. With `keepingObjects`, the result holds every node's object.
-  mutating func walk(_ root: Any, keepingObjects: Bool = false) -> WalkResult {
+  /// Walks from `root`. With `keepingObjects`, the result holds every node's object (and, with
+  /// `keepingContexts`, every closure context's).
+  mutating func walk(_ root: Any, keepingObjects: Bool = false, keepingContexts: Bool = false) -> WalkResult {
     addRoot(Self.unwrapOptionals(root))
     // Nodes are expanded in the order they were found: breadth-first.
     var next = recorder.nodeKinds.first == .value ? 1 : 0
@@ -73,7 +74,8 @@ struct Walker {
         appendEdge(to: target, label: reference.label, ownership: .unownedUnsafe)
       }
     }
-    let (storage, objects) = recorder.finish(keepingObjects: keepingObjects)
+    let (storage, objects) = recorder.finish(
+      keepingObjects: keepingObjects, keepingContexts: keepingContexts)
     return WalkResult(
       storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes, objects: objects
     )
