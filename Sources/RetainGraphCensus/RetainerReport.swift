@@ -22,6 +22,10 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     public var ownership: Ownership
     /// Whether the holder is global storage.
     public var isGlobal: Bool
+    /// Whether the holder was seen only as a word of its memory equal to the object's address: its
+    /// memory is not read by type (a Core Foundation object), so it may hold the object strongly or
+    /// weakly, or merely hold a number equal to the address.
+    public var isWordOnly: Bool = false
   }
 
   /// One step of the retainer path: a reference from `holder` through `label` to `target`.
@@ -43,6 +47,10 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     case unseenHolder
     /// An object kept by a strong retain cycle that nothing the census sees holds.
     case retainCycle
+    /// A running task or a block Dispatch keeps for queued work, named by what it runs:
+    /// `running task started in FireAndForget.start() (closure #1 in FireAndForget.start())`,
+    /// `block queued on DispatchQueue(label: "work") from closure #1 in DelayedWork.start()`.
+    case runtimeHolder(String)
     /// No strong holder at all is seen: only the caller (or something unseen) holds the object.
     case none
   }
@@ -67,11 +75,16 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
   static let shownFrames = 8
 
   /// The holder as one line: `ImageCache.shared.images[0]`, `Registry.presenters[0] (held from
-  /// outside the census)`; nil when nothing holds it.
+  /// outside the census)`, `a running task started in Feed.start() (closure #1 in Feed.start())`;
+  /// nil when nothing holds it.
   public var holderPath: String? {
     switch origin {
     case .global(let name):
       return ([name] + path.map(\.label)).joined(separator: ".")
+    case .runtimeHolder(let name):
+      // The first step is the holder's own closure capturing: the holder is named by that closure.
+      let rest = path.dropFirst().map(\.label)
+      return "a \(name)" + (rest.isEmpty ? "" : ", through \(rest.joined(separator: "."))")
     case .unseenHolder, .retainCycle:
       guard let first = path.first else { return nil }
       let chain = ([first.holder] + path.map(\.label)).joined(separator: ".")
@@ -92,7 +105,11 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
       lines.append(
         "\(typeName) is referenced by \(retainers.count) holder\(retainers.count == 1 ? "" : "s"):")
       for retainer in retainers {
-        let place = retainer.isGlobal ? "\(retainer.holder) (global)" : "\(retainer.holder).\(retainer.label)"
+        let place =
+          retainer.isGlobal
+          ? "\(retainer.holder) (global)"
+          : retainer.isWordOnly
+            ? "\(retainer.holder) (a word of its memory)" : "\(retainer.holder).\(retainer.label)"
         lines.append("  \(place)\(retainer.ownership == .strong ? "" : " (\(retainer.ownership.rawValue))")")
       }
     }
@@ -100,6 +117,9 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     case .global(let name):
       lines.append("Shortest retainer path, from the global \(name):")
       lines.append("  \(name) → \(path.first?.holder ?? typeName)")
+    case .runtimeHolder(let name):
+      lines.append("Shortest retainer path, held by a \(name):")
+      lines.append("  \(name)")
     case .unseenHolder:
       lines.append(
         "Shortest retainer path, from a holder the census cannot see (C storage, a task, a thread's stack):")
@@ -138,7 +158,8 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     switch origin {
     case .global(let name): start = node(name, attributes: ", shape=note")
     case .unseenHolder: start = node("a holder the census cannot see", attributes: ", shape=plaintext")
-    case .retainCycle, .none: start = nil
+    // A task's or block's path starts at itself (its first step's holder).
+    case .retainCycle, .runtimeHolder, .none: start = nil
     }
     let startStyle = origin == .unseenHolder ? " [style=dotted]" : ""
     var current: String?

@@ -21,6 +21,9 @@ enum RetainerSearch {
     var rawAncestors: [Int] = []
     /// Closure contexts whose captures hold the target's address.
     var capturingContexts = 0
+    /// Objects whose memory Core Foundation lays out (the walk does not read them by type) and one
+    /// of whose words equals the target's address or its side table's: their type names.
+    var coreFoundationHolders: [String] = []
   }
 
   static func report(for target: AnyObject) -> RetainerReport {
@@ -48,39 +51,73 @@ enum RetainerSearch {
     }
     // Globals holding objects made before the census started, read with their declared type.
     for variable in GlobalReferences.typedVariables() where globalLabels.insert(variable.name).inserted {
-      globals.append(.strong(variable.name, variable.value))
+      if variable.ownership == .weak, let object = variable.value as AnyObject? {
+        globals.append(.weak(variable.name, object))
+      } else {
+        globals.append(.strong(variable.name, variable.value))
+      }
     }
+    // Running tasks and the blocks Dispatch keeps for queued work: holders outside the objects the
+    // census records, named by what they run.
+    let queued = QueuedHolders.snapshot()
+    let holders = queued.map { GraphChild.strong($0.name, $0.closure) }
+    let holderNames = queued.map(\.name)
     // First from the globals and the likely holders only, so that objects unrelated to the target
     // (other tests' objects, changing meanwhile) are not read; then, when no global holds it, from
     // every live object.
     let nearby = population.rawAncestors.map {
       GraphChild.strong(CensusRoots.censusLabel, population.objects[$0])
     }
-    if var report = search(target, roots: globals + nearby, notes: notes), case .global = report.origin {
-      patch(&report, capturingContexts: capturingContexts)
-      return report
+    let coreFoundationHolders = population.coreFoundationHolders
+    if var report = search(target, roots: globals + holders + nearby, holders: holderNames, notes: notes) {
+      switch report.origin {
+      case .global, .runtimeHolder:
+        patch(&report, capturingContexts: capturingContexts)
+        addWordHolders(&report, coreFoundationHolders)
+        return report
+      default: break
+      }
     }
     let everything = population.objects.map { GraphChild.strong(CensusRoots.censusLabel, $0) }
     population = Population()
     var report =
-      search(target, roots: globals + everything, notes: notes)
+      search(target, roots: globals + holders + everything, holders: holderNames, notes: notes)
       ?? RetainerReport(
         typeName: CensusRuntime.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
         path: [], notes: notes + ["the walk did not reach it"])
     patch(&report, capturingContexts: capturingContexts)
+    addWordHolders(&report, coreFoundationHolders)
     return report
   }
 
-  private static func search(_ target: AnyObject, roots: [GraphChild], notes: [String]) -> RetainerReport? {
+  /// Objects the walk does not read by type (Core Foundation's memory) whose words hold the
+  /// target's address: listed as holders seen only as a word, with a note.
+  private static func addWordHolders(_ report: inout RetainerReport, _ names: [String]) {
+    guard !names.isEmpty else { return }
+    for name in names.sorted() {
+      report.retainers.append(
+        .init(holder: name, label: "", ownership: .strong, isGlobal: false, isWordOnly: true))
+    }
+    report.notes.append(
+      "a holder marked (a word of its memory) is a Core Foundation object, which the walk does not read by type: "
+        + "one of its words equals the object's address (or its side table's), so it may hold the object, "
+        + "strongly or weakly")
+  }
+
+  private static func search(
+    _ target: AnyObject, roots: [GraphChild], holders: [String], notes: [String]
+  ) -> RetainerReport? {
     let (graph, nodeObjects) = ObjectGraph.walk(
       CensusRoots(graphChildren: roots), options: GraphOptions(maxNodes: Int(Int32.max)))
     guard let targetNode = nodeObjects.firstIndex(where: { $0 === target }) else { return nil }
-    return analyse(graph, target: targetNode, notes: notes)
+    return analyse(graph, target: targetNode, holders: holders, notes: notes)
   }
 
   /// Closures the walk did not reach (their holder is storage it cannot see into) but whose
   /// captures hold the object.
   private static func patch(_ report: inout RetainerReport, capturingContexts: Int) {
+    // A task or a queued block is named: its closure's context is not an unseen one.
+    if case .runtimeHolder = report.origin { return }
     guard capturingContexts > 0, !report.retainers.contains(where: { $0.label.hasPrefix("capture") }) else {
       return
     }
@@ -99,10 +136,24 @@ enum RetainerSearch {
       var population = Population()
       population.objects.reserveCapacity(records.count)
       population.indexByAddress.reserveCapacity(records.count + 1)
+      let sideTable = CensusRuntime.sideTable(ofObjectAt: target)
+      var coreFoundationNames: [UnsafeRawPointer: String?] = [:]
       for record in records {
         guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
         if CensusRuntime.isClosureContext(metadata: metadata), words(of: record, contain: { $0 == target }) {
           population.capturingContexts += 1
+        }
+        if UInt(bitPattern: record.object) != target, CensusRuntime.isClass(metadata: metadata) {
+          let name =
+            coreFoundationNames[metadata]
+            ?? {
+              let name = CensusRuntime.coreFoundationTypeName(metadata: metadata)
+              coreFoundationNames[metadata] = name
+              return name
+            }()
+          if let name, words(of: record, contain: { $0 == target || $0 == sideTable }) {
+            population.coreFoundationHolders.append(name)
+          }
         }
         guard CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object)
         else { continue }
@@ -112,7 +163,7 @@ enum RetainerSearch {
       // Holders by their own memory, a few levels up (an array buffer, then its owner). Weak
       // references hold the target's side table instead of its address.
       var frontier: Set<UInt> = [target]
-      if let sideTable = CensusRuntime.sideTable(ofObjectAt: target) { frontier.insert(sideTable) }
+      if let sideTable { frontier.insert(sideTable) }
       var found: Set<UInt> = [target]
       for _ in 0..<8 where !frontier.isEmpty && found.count < 10_000 {
         var next: Set<UInt> = []
@@ -143,8 +194,22 @@ enum RetainerSearch {
       ofObjectAt: UnsafeRawPointer(record.object), size: Int(record.size), satisfies: test)
   }
 
+  /// The task or block (one of `holders`, the names its root references start with) a root
+  /// reference labelled `label` comes from, and the rest of the label.
+  private static func holder(of label: String, among holders: [String]) -> (name: String, rest: String)? {
+    for name in holders where label.hasPrefix(name) {
+      let rest = label.dropFirst(name.count)
+      guard rest.isEmpty || rest.first == " " || rest.first == "." else { continue }
+      var path = rest.drop { $0 == " " || $0 == "." }
+      // The walk labels a closure's reference `(closure) → capture 0`: the holder is that closure.
+      for marker in ["(closure)", " → "] where path.hasPrefix(marker) { path = path.dropFirst(marker.count) }
+      return (name, String(path))
+    }
+    return nil
+  }
+
   private static func analyse(
-    _ graph: ObjectGraph, target: Node.ID, notes: [String]
+    _ graph: ObjectGraph, target: Node.ID, holders: [String], notes: [String]
   ) -> RetainerReport {
     let ends = graph.edgeEnds()
     let edgeCount = ends.from.count
@@ -159,14 +224,25 @@ enum RetainerSearch {
       incoming[fill[to]] = Int32(index)
       fill[to] += 1
     }
-    func name(_ node: Node.ID) -> String { graph.displayName(node) }
+    // A task's or block's own closure context is named as the holder it stands for.
+    var holderContexts: [Node.ID: String] = [:]
+    for position in 0..<edgeCount where Int(ends.from[position]) == graph.root {
+      let to = Int(ends.to[position])
+      guard to != target, graph.node(to).kind == .closure,
+        let (holder, rest) = holder(of: graph.edge(at: position).label, among: holders), rest.isEmpty
+      else { continue }
+      holderContexts[to] = holder
+    }
+    func name(_ node: Node.ID) -> String { holderContexts[node] ?? graph.displayName(node) }
 
     var retainers: [RetainerReport.Retainer] = []
     for position in offsets[target]..<offsets[target + 1] {
       let edge = graph.edge(at: Int(incoming[position]))
       if edge.from == graph.root {
-        if edge.label != CensusRoots.censusLabel {
-          retainers.append(.init(holder: edge.label, label: "", ownership: .strong, isGlobal: true))
+        if let (holder, rest) = holder(of: edge.label, among: holders) {
+          retainers.append(.init(holder: holder, label: rest, ownership: edge.ownership, isGlobal: false))
+        } else if edge.label != CensusRoots.censusLabel {
+          retainers.append(.init(holder: edge.label, label: "", ownership: edge.ownership, isGlobal: true))
         }
       } else {
         retainers.append(
@@ -186,6 +262,7 @@ enum RetainerSearch {
     var head = 0
     var origin: RetainerReport.Origin = .none
     var start: Node.ID?
+    var startStep: RetainerReport.Step?
     var firstUnseen: Node.ID?
     search: while head < queue.count {
       let node = queue[head]
@@ -199,6 +276,15 @@ enum RetainerSearch {
           // The root's references are globals (labelled by name, `items[0]` for an array's
           // element) and the census's own list of live objects.
           let label = graph.edge(at: edgeIndex).label
+          if let (holder, rest) = holder(of: label, among: holders) {
+            origin = .runtimeHolder(holder)
+            start = node
+            if holderContexts[node] == nil {
+              // The holder's closure captures the node itself.
+              startStep = .init(holder: holder, label: rest, target: name(node))
+            }
+            break search
+          }
           if label != CensusRoots.censusLabel {
             origin = .global(label)
             start = node
@@ -227,7 +313,7 @@ enum RetainerSearch {
         }
       }
     }
-    var path: [RetainerReport.Step] = []
+    var path: [RetainerReport.Step] = startStep.map { [$0] } ?? []
     var node = start ?? target
     while node != target, towardTarget[node] >= 0 {
       let edge = graph.edge(at: Int(towardTarget[node]))
