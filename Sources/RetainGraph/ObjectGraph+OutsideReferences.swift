@@ -48,6 +48,12 @@ extension ObjectGraph {
     of root: AnyObject, callerReferences: Int, options: GraphOptions,
     knownWeakReferences: (UInt) -> Int
   ) -> OutsideReferenceAudit {
+    // A heap-wide operation (a census search) retains every object while it runs.
+    guard let quiet = HeapWideRetains.quietToken else {
+      return OutsideReferenceAudit(
+        graph: ObjectGraph(reflecting: root, options: options), outsideReferences: [],
+        incomplete: "a census search holds every object while it runs")
+    }
     // The root's counts before the walk: its temporaries come and go with the walk.
     let rootCounts = ReferenceCounts(of: root)
     var walker = Walker(options: options)
@@ -85,6 +91,9 @@ extension ObjectGraph {
         counts.unowned -= inside[id].unowned
         if counts != none { outside.append((id, counts)) }
       }
+    }
+    if HeapWideRetains.quietToken != quiet {
+      incomplete = "a census search ran while the counts were read"
     }
     return OutsideReferenceAudit(graph: graph, outsideReferences: outside, incomplete: incomplete)
   }

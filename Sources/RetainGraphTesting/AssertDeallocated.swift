@@ -32,7 +32,7 @@ public func verifyDeallocated<Object: AnyObject>(
   timeout: Duration = .seconds(1),
   options: GraphOptions = GraphOptions(),
   isolation: isolated (any Actor)? = #isolation,
-  _ make: () async throws -> Object
+  _ make: nonisolated(nonsending) () async throws -> Object
 ) async rethrows -> String? {
   try await deallocationFailure(timeout: timeout, options: options, isolation: isolation, make)?.fullText
 }
@@ -90,7 +90,7 @@ public func assertDeallocated<Object: AnyObject>(
   filePath: StaticString = #filePath,
   line: UInt = #line,
   column: UInt = #column,
-  _ make: () async throws -> Object
+  _ make: nonisolated(nonsending) () async throws -> Object
 ) async rethrows {
   let failure = try await deallocationFailure(timeout: timeout, options: options, isolation: isolation, make)
   guard let failure else { return }
@@ -134,7 +134,7 @@ private func deallocationFailure<Object: AnyObject>(
 
 private func deallocationFailure<Object: AnyObject>(
   timeout: Duration, options: GraphOptions, isolation: isolated (any Actor)?,
-  _ make: () async throws -> Object
+  _ make: nonisolated(nonsending) () async throws -> Object
 ) async rethrows -> LeakFailure? {
   let probe = try await probe(isolation: isolation, make)
   let wait = await waitForRelease([probe], timeout: timeout, options: options)

@@ -60,6 +60,7 @@ struct FailFastTests {
   }
 
   @Test func asyncTwinFailsAtOnce() async {
+    // At once when the thread pool lets it resume; either way it says nothing can release it.
     let failure = await verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() }
     #expect(failure?.contains("and nothing can release it") == true, "\(failure ?? "passed")")
   }
@@ -184,6 +185,15 @@ struct OutsideReferenceAuditTests {
     withExtendedLifetime(onDone) {}
   }
 
+  @Test func noAuditWhileACensusSearchHoldsEveryObject() {
+    let owner = twoObjectCycle()
+    defer { owner.part = nil }
+    let during = HeapWideRetains.during { audit(owner) }
+    #expect(during.incomplete != nil)
+    #expect(!during.isClosed)
+    #expect(audit(owner).incomplete == nil)
+  }
+
   @Test func referenceCountsMatchTheRuntime() {
     let owner = Owner()
     let before = ReferenceCounts(of: owner)
@@ -193,5 +203,56 @@ struct OutsideReferenceAuditTests {
     #expect(after.strong - before.strong == 1)
     #expect(before.weak == 0 && after.weak == 1)
     withExtendedLifetime((other, weakOwner)) {}
+  }
+}
+
+// The async twins that had none: assertNoLeaks / verifyNoLeaks and verifyNoGrowth(of:).
+private final class Bus: @unchecked Sendable {
+  var listeners: [Part] = []
+  @MainActor func add() async {
+    await Task.yield()
+    listeners.append(Part())
+  }
+  @MainActor func addAndRemove() async {
+    await add()
+    listeners.removeAll()
+  }
+}
+
+@Suite("Async twins")
+struct AsyncTwinTests {
+  @Test func verifyNoLeaksAsyncExplainsASurvivorAtOnce() async {
+    let failure = await verifyNoLeaks(timeout: .seconds(20)) {
+      await Task.yield()
+      return twoObjectCycle()
+    }
+    let headline = "2 objects reachable from Owner are still alive after Owner was released"
+    #expect(failure?.contains(headline) == true)
+    #expect(failure?.contains("nothing can release them") == true)
+  }
+
+  @Test func verifyNoLeaksAsyncPassesWhenAPendingTaskReleasesTheModule() async {
+    let failure = await verifyNoLeaks(timeout: .seconds(10)) {
+      let owner = twoObjectCycle()
+      // Released on a Dispatch thread: the concurrency pool may be busy with other tests.
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { owner.part = nil }
+      return owner
+    }
+    #expect(failure == nil)
+  }
+
+  @Test @MainActor func assertNoLeaksAsyncRecordsTheFailure() async {
+    await withKnownIssue {
+      await assertNoLeaks(timeout: .seconds(20)) { twoObjectCycle() }
+    } matching: { issue in
+      issue.description.contains("nothing can release them")
+    }
+  }
+
+  @Test @MainActor func verifyNoGrowthAsyncSeesGrowthAndItsAbsence() async {
+    let growing = await verifyNoGrowth(of: Bus()) { bus in await bus.add() }
+    #expect(growing?.contains("Bus.listeners grows by 1 per run") == true)
+    let steady = await verifyNoGrowth(of: Bus()) { bus in await bus.addAndRemove() }
+    #expect(steady == nil)
   }
 }

@@ -97,7 +97,9 @@ enum ReleaseWait: Equatable {
         + "\(verb == "is" ? "it" : "them"): nothing outside "
         + "\(verb == "is" ? "its" : "their") graph refers to "
         + "\(verb == "is" ? "it" : "them") or to what \(verb == "is" ? "it holds" : "they hold") "
-        + "(checked after \(Self.milliseconds(checkedAfter)) ms instead of waiting \(timeout))"
+        + (checkedAfter < timeout
+          ? "(checked after \(Self.milliseconds(checkedAfter)) ms instead of waiting \(timeout))"
+          : "(checked after waiting \(timeout))")
     }
   }
 
@@ -107,7 +109,7 @@ enum ReleaseWait: Equatable {
 }
 
 /// Waits until every probed object is gone, at most `timeout`. After ``releaseGracePeriod`` (and
-/// every 250 ms after that) it audits the survivors' graphs: when nothing outside them refers to any
+/// every 100 ms after that) it audits the survivors' graphs: when nothing outside them refers to any
 /// of their objects, nothing can ever release them, and it returns at once instead of waiting out
 /// the timeout.
 func waitForRelease(_ probes: [WeakProbe], timeout: Duration, options: GraphOptions) -> ReleaseWait {
@@ -121,11 +123,13 @@ func waitForRelease(_ probes: [WeakProbe], timeout: Duration, options: GraphOpti
       return .released
     }
     let now = clock.now
-    if now >= deadline { return .timedOut(timeout) }
+    // Audited even at the deadline: a wait that could not run in time (a busy thread pool) still
+    // says whether anything could have released them.
     if survivorsAreUnreleasable(probes, options: options) {
       return .unreleasable(checkedAfter: start.duration(to: now), timeout: timeout)
     }
-    audit = now.advanced(by: .milliseconds(250))
+    if now >= deadline { return .timedOut(timeout) }
+    audit = now.advanced(by: .milliseconds(100))
   }
 }
 
@@ -145,11 +149,11 @@ func waitForRelease(
     }
     if gone { return .released }
     let now = clock.now
-    if now >= deadline || Task.isCancelled { return .timedOut(timeout) }
     if survivorsAreUnreleasable(probes, options: options) {
       return .unreleasable(checkedAfter: start.duration(to: now), timeout: timeout)
     }
-    audit = now.advanced(by: .milliseconds(250))
+    if now >= deadline || Task.isCancelled { return .timedOut(timeout) }
+    audit = now.advanced(by: .milliseconds(100))
   }
 }
 
@@ -209,9 +213,6 @@ private func isUnreleasable(
     let result = audit(probe, options: options, knownWeakReferences: knownWeakReferences),
     result.incomplete == nil
   else { return false }
-  if ProcessInfo.processInfo.environment["RG_DEBUG_AUDIT"] != nil {
-    print("AUDIT \(probe.typeName) temps=\(temporaries) \(result.outsideReferences.map { "\($0.node) \($0.counts)" })")
-  }
   return result.outsideReferences.allSatisfy {
     $0.node == 0 && $0.counts == ReferenceCounts(strong: temporaries, weak: 0, unowned: 0)
   }
