@@ -77,11 +77,12 @@ struct Walker {
       }
     }
     linkSuspendedFrames()
-    let (storage, objects) = recorder.finish(
+    let (storage, objects, objectAddresses) = recorder.finish(
       keepingObjects: keepingObjects, keepingContexts: keepingContexts)
     return WalkResult(
-      storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes, objects: objects
-    )
+      storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes,
+      objects: objects,
+      objectAddresses: objectAddresses)
   }
 
   /// The value inside an error existential, with its own type.
