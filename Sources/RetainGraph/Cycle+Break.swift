@@ -27,8 +27,13 @@ extension Cycle {
       case libraryReference
     }
 
-    /// The reference to weaken.
+    /// The reference to weaken (the first of ``edges``).
     public let edge: Edge
+    /// Every reference the one edit weakens: `edge`, and the other references of the cycle made
+    /// through the same declaration (a stored property of one type, one closure's capture, one method
+    /// reference). `make NoteDetailViewModel.repository weak` weakens that property in every
+    /// NoteDetailViewModel on the cycle.
+    public let edges: [Edge]
     /// A loop through ``edge``, starting at the referenced object and ending with ``edge``; it stays
     /// strong when every other reference of the plan is weakened.
     public let loop: [Edge]
@@ -39,8 +44,9 @@ extension Cycle {
     public let fix: String
 
     /// Creates a break. Only the cycle finder makes them.
-    init(edge: Edge, loop: [Edge], idiom: Idiom, fix: String) {
-      self.edge = edge
+    init(edges: [Edge], loop: [Edge], idiom: Idiom, fix: String) {
+      self.edge = edges[0]
+      self.edges = edges
       self.loop = loop
       self.idiom = idiom
       self.fix = fix

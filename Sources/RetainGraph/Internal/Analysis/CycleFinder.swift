@@ -104,11 +104,13 @@ struct CycleFinder {
       members: members, component: index, componentOf: componentOf, localIndex: localIndex, strong: strong,
       reachedBy: &reachedBy)
     let fixPlan = plan.breaks.map { planned in
-      Cycle.Break(
-        edge: storage.edge(Int(planned.edge)),
+      let others = planned.sameEdit.count
+      let fix = Advice.fix(breaking: planned.edge, loop: planned.loop, idiom: planned.idiom, in: storage)
+      return Cycle.Break(
+        edges: ([planned.edge] + planned.sameEdit).map { storage.edge(Int($0)) },
         loop: planned.loop.map { storage.edge(Int($0)) },
         idiom: planned.idiom,
-        fix: Advice.fix(breaking: planned.edge, loop: planned.loop, idiom: planned.idiom, in: storage))
+        fix: others == 0 ? fix : "\(fix) (one edit for \(others + 1) references of this cycle)")
     }
     return Cycle(
       members: members.map { Int($0) },

@@ -32,6 +32,26 @@ extension FixPlan {
     }
   }
 
+  /// What a developer edits to weaken the reference: references with the same key are weakened by
+  /// one change. A stored property of a type (every `NoteDetailViewModel.repository`, every element of
+  /// `DetailCache.entries`), one closure's capture (by the closure's function), one method reference.
+  func declarationKey(_ edgeIndex: Int32) -> String {
+    let edge = storage.edges[Int(edgeIndex)]
+    let holder = storage.typeName(Int(edge.from))
+    let reference = storage.reference(edge)
+    switch storage.nodeKinds[Int(edge.from)] {
+    case .closure, .task: return "capture\t\(holder)\t\(storage.label(edge))"
+    default: break
+    }
+    let property = reference.property ?? storage.label(edge)
+    switch reference.kind {
+    case .singleCapture:
+      return "closure\t" + (reference.function ?? "\(holder).\(property)")
+    case .methodReference(let method): return "method\t\(holder).\(property)\t\(method)"
+    default: return "property\t\(holder).\(property)"
+    }
+  }
+
   func sortKey(_ edgeIndex: Int32) -> String {
     let edge = storage.edges[Int(edgeIndex)]
     return "\(storage.typeName(Int(edge.from)))\t\(storage.label(edge))\t\(storage.typeName(Int(edge.to)))"

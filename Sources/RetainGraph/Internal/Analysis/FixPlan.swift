@@ -18,6 +18,8 @@ struct FixPlan {
     var edge: Int32
     var loop: [Int32]
     var idiom: Cycle.Break.Idiom
+    /// The other references weakened by the same edit (the same declaration), in edge order.
+    var sameEdit: [Int32] = []
   }
 
   /// Components with at most this many strong references between different members are solved
@@ -119,27 +121,62 @@ struct FixPlan {
     for (index, edge) in order.enumerated() { position[edge] = index }
     local.sortOutgoing(by: position)
 
+    // One edit weakens every reference made through the same declaration: the plan counts edits.
+    let allCandidates = candidates ?? Array(0..<local.count)
+    let edits = Self.edits(of: allCandidates, key: { declarationKey(local.global[$0]) })
+    // Never weaken what would free an object the cycle keeps on purpose: a structural reference
+    // (not a capture, method reference or back reference) that is its target's only strong holder
+    // on the cycle (a repository's cache, a cache's entries, a host's server). Plans without such
+    // references are made while one exists; otherwise the best of all.
+    var holdersOnCycle = [Int32](repeating: 0, count: members.count)
+    for edge in 0..<local.count { holdersOnCycle[Int(local.to[edge])] += 1 }
+    let isOnlyHolder = { (edge: Int) in
+      !appAware && holdersOnCycle[Int(local.to[edge])] == 1
+        && self.idiom(local.global[edge], rank: rank[edge]) == .structure
+    }
+    let safeEdits = edits.filter { !$0.contains(where: isOnlyHolder) }
     let chosen: [Int]
     if local.count <= Self.exactLimit {
-      chosen = local.minimumFeedbackSet(
-        rank: rank, position: position, candidates: candidates ?? Array(0..<local.count), appNodes: appNodes)
+      let rankOf = { (edit: [Int]) in edit.map { rank[$0] }.min() ?? 0 }
+      let positionOf = { (edit: [Int]) in edit.map { position[$0] }.min() ?? 0 }
+      chosen =
+        local.minimumEditSet(
+          safeEdits, rank: safeEdits.map(rankOf), position: safeEdits.map(positionOf), appNodes: appNodes)
+        ?? local.minimumEditSet(
+          edits, rank: edits.map(rankOf), position: edits.map(positionOf), appNodes: appNodes)
+        ?? allCandidates
     } else {
-      let allowed = candidates.map { Set($0) }
-      chosen = local.greedyFeedbackSet(order: allowed.map { set in order.filter(set.contains) } ?? order)
+      // Greedy: the only holders are tried last.
+      let allowed = Set(allCandidates)
+      chosen = local.greedyFeedbackSet(
+        order: order.filter { allowed.contains($0) && !isOnlyHolder($0) }
+          + order.filter { allowed.contains($0) && isOnlyHolder($0) })
     }
 
     var removed = [Bool](repeating: false, count: local.count)
     for edge in chosen { removed[edge] = true }
     var result: [Entry] = []
-    for edge in chosen {
-      removed[edge] = false
-      // The caller's scratch has an entry for every member's local index too.
-      let path =
-        local.shortestPath(
-          from: local.to[edge], to: local.from[edge], avoiding: removed, reachedBy: &reachedBy)
-        ?? []
-      removed[edge] = true
-      result.append(entry(local.global[edge], loop: path.map { local.global[$0] }, rank: rank[edge]))
+    // One entry per edit: its most idiomatic reference, with the loop that reference alone closes.
+    for edit in Self.edits(of: chosen, key: { declarationKey(local.global[$0]) }) {
+      var sorted = edit.sorted { position[$0] < position[$1] }
+      for member in edit { removed[member] = false }
+      // The first reference of the edit that closes a loop once the edit is undone (one does: the
+      // plan needs every edit). The caller's scratch has an entry for every member's local index too.
+      var path: [Int] = []
+      for (index, candidate) in sorted.enumerated() {
+        if let found = local.shortestPath(
+          from: local.to[candidate], to: local.from[candidate], avoiding: removed, reachedBy: &reachedBy)
+        {
+          path = found
+          sorted.swapAt(0, index)
+          break
+        }
+      }
+      let edge = sorted[0]
+      for member in edit { removed[member] = true }
+      var planned = entry(local.global[edge], loop: path.map { local.global[$0] }, rank: rank[edge])
+      planned.planned.sameEdit = sorted.dropFirst().map { local.global[$0] }.sorted()
+      result.append(planned)
     }
     result += selfLoops.map { entry($0, loop: [], rank: rankAlone($0)) }
     var libraryLoopMembers: [Int32] = []
@@ -162,6 +199,23 @@ struct FixPlan {
   /// A planned break with what it is sorted by: its rank, then the names of its holder, label and
   /// target.
   private typealias Entry = (rank: Int, key: String, planned: Planned)
+
+  /// The candidates grouped by what a developer edits to weaken them (`key`), in order of first
+  /// appearance; each group's members in candidate order.
+  static func edits(of candidates: [Int], key: (Int) -> String) -> [[Int]] {
+    var index: [String: Int] = [:]
+    var groups: [[Int]] = []
+    for candidate in candidates {
+      let name = key(candidate)
+      if let known = index[name] {
+        groups[known].append(candidate)
+      } else {
+        index[name] = groups.count
+        groups.append([candidate])
+      }
+    }
+    return groups
+  }
 
   /// The entry for weakening `edge`, which closes `loop` (the path back from its target).
   private func entry(_ edge: Int32, loop: [Int32], rank: Int) -> Entry {

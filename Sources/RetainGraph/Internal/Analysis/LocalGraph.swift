@@ -76,11 +76,14 @@ struct LocalGraph {
     return queue.count == nodeCount
   }
 
-  /// The minimum feedback arc set by exhaustive search over subsets of `candidates` in increasing
-  /// size; among the smallest, the lowest total rank, then the one whose references come first in
-  /// `position`. With `appNodes`, a set is enough when no app node is left on a loop.
-  func minimumFeedbackSet(rank: [Int], position: [Int], candidates: [Int], appNodes: [Bool]?) -> [Int] {
-    precondition(candidates.count <= 30)
+  /// The fewest edits whose references, weakened, leave no strong cycle (a minimum feedback set
+  /// counted in edits: each edit is a group of references a developer weakens with one change),
+  /// by exhaustive search over subsets of `edits` in increasing size; among the smallest, the
+  /// lowest total rank, then the one whose edits come first in `position`. With `appNodes`, "no
+  /// cycle" means none through an app node. Returns the chosen edits' references; nil when even
+  /// every edit together leaves a cycle.
+  func minimumEditSet(_ edits: [[Int]], rank: [Int], position: [Int], appNodes: [Bool]?) -> [Int]? {
+    precondition(edits.count <= 30)
     var removed = [Bool](repeating: false, count: count)
     var indegree = [Int32](repeating: 0, count: nodeCount)
     var queue: [Int32] = []
@@ -95,26 +98,28 @@ struct LocalGraph {
       }
       return true
     }
-    for size in 0...candidates.count {
+    for size in 0...edits.count {
       var best: (rankSum: Int, positions: [Int], set: [Int])?
-      // Every `size`-subset of 0..<count as a bit mask, by Gosper's hack.
+      // Every `size`-subset of the edits as a bit mask, by Gosper's hack.
       var mask: UInt32 = size == 0 ? 0 : (UInt32(1) << size) - 1
-      let limit: UInt32 = UInt32(1) << candidates.count
+      let limit: UInt32 = UInt32(1) << edits.count
       while mask < limit {
-        var set: [Int] = []
-        for (bit, edge) in candidates.enumerated() {
-          removed[edge] = mask & (1 << bit) != 0
-          if removed[edge] { set.append(edge) }
+        for index in removed.indices { removed[index] = false }
+        var rankSum = 0
+        var positions: [Int] = []
+        for (bit, edit) in edits.enumerated() where mask & (1 << bit) != 0 {
+          for edge in edit { removed[edge] = true }
+          rankSum += rank[bit]
+          positions.append(position[bit])
         }
         if isResolved() {
-          let rankSum = set.reduce(0) { $0 + rank[$1] }
-          let positions = set.map { position[$0] }.sorted()
+          positions.sort()
           let better =
             best.map {
               rankSum < $0.rankSum
                 || (rankSum == $0.rankSum && positions.lexicographicallyPrecedes($0.positions))
             } ?? true
-          if better { best = (rankSum, positions, set) }
+          if better { best = (rankSum, positions, removed.indices.filter { removed[$0] }) }
         }
         if mask == 0 { break }
         let lowest = mask & (~mask &+ 1)
@@ -123,7 +128,7 @@ struct LocalGraph {
       }
       if let best { return best.set }
     }
-    return candidates
+    return nil
   }
 
   /// Greedy: weaken each reference in `order` that is on a loop of what is still strong, then keep
