@@ -16,12 +16,15 @@ final class FireAndForget: @unchecked Sendable {
 
   init() { (feed, continuation) = AsyncStream.makeStream() }
 
+  // Not inlined, so that the task is started here in optimised builds too.
+  @inline(never)
   func start() {
     Task {
       for await value in self.feed { self.handle(value) }
     }
   }
 
+  @inline(never)
   func startDetached() {
     Task.detached {
       for await value in self.feed { self.handle(value) }
