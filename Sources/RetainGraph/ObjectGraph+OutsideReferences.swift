@@ -36,6 +36,8 @@ extension ObjectGraph {
   ///
   /// Not seen: a collection buffer, box or existential box shared with a holder outside the graph
   /// (the walk follows through them without making them nodes), and `unowned(unsafe)` references.
+  /// Once the heap census was started, one `unowned` reference from outside is taken for the
+  /// census's own hold on the objects it records.
   /// - Parameters:
   ///   - root: the object to walk from.
   ///   - callerReferences: how many strong references the caller holds to `root` while this runs.
@@ -76,6 +78,7 @@ extension ObjectGraph {
       case .unownedUnsafe: break
       }
     }
+    let censusMayHold = CensusRegistration.mayHoldUnownedCounts
     var outside: [(node: Node.ID, counts: ReferenceCounts)] = []
     var incomplete: String?
     withExtendedLifetime(objects) {
@@ -89,6 +92,9 @@ extension ObjectGraph {
         counts.strong -= (id == 0 ? callerReferences : 1) + inside[id].strong
         counts.weak -= knownWeakReferences(address) + inside[id].weak
         counts.unowned -= inside[id].unowned
+        // The census's own hold on a recorded object (whether this one was recorded is not asked:
+        // one unowned reference from outside is then taken for the census's).
+        if censusMayHold, counts.unowned == 1 { counts.unowned = 0 }
         if counts != none { outside.append((id, counts)) }
       }
     }

@@ -194,10 +194,10 @@ struct FixPlanTests {
         if cycle.members.allSatisfy({ isApp[$0] }) {
           // No library member: the plan of any component (see checkRandomGraph), in edits.
           let between = inside.filter { $0.from != $0.to }
-          let allowed = between.filter { !BruteForce.isStructuralOnlyHolder($0, among: between, of: graph) }
+          let forbidden = between.filter { BruteForce.isStructuralOnlyHolder($0, among: between, of: graph) }
           let minimum =
             inside.count - between.count
-            + (BruteForce.minimumEdits(removing: allowed, from: between, of: graph)
+            + (BruteForce.minimumEdits(removing: between, from: between, of: graph, avoiding: forbidden)
               ?? BruteForce.minimumEdits(removing: between, from: between, of: graph) ?? 0)
           #expect(cycle.fixPlan.count == minimum, "\(context)")
         } else {
@@ -292,10 +292,10 @@ struct FixPlanTests {
         // on the cycle while that is possible (each edit is one reference in these graphs: every
         // node has a type of its own and one reference per label).
         let between = inside.filter { $0.from != $0.to }
-        let allowed = between.filter { !BruteForce.isStructuralOnlyHolder($0, among: between, of: graph) }
+        let forbidden = between.filter { BruteForce.isStructuralOnlyHolder($0, among: between, of: graph) }
         let minimum =
           selfLoops
-          + (BruteForce.minimumEdits(removing: allowed, from: between, of: graph)
+          + (BruteForce.minimumEdits(removing: between, from: between, of: graph, avoiding: forbidden)
             ?? BruteForce.minimumEdits(removing: between, from: between, of: graph) ?? 0)
         #expect(cycle.fixPlan.count == minimum, "\(context)")
       } else {
@@ -417,13 +417,16 @@ enum BruteForce {
   /// by trying every subset of edits; nil when removing them all leaves one. An edit is every
   /// candidate of one holder through the same stored property (`children[0]`, `children[1]`), or the
   /// same capture of a closure (each node of the random graphs has a type of its own).
-  static func minimumEdits(removing candidates: [Edge], from edges: [Edge], of graph: ObjectGraph) -> Int? {
+  /// Edits with a reference in `forbidden` are not tried (an edit weakens all its references).
+  static func minimumEdits(
+    removing candidates: [Edge], from edges: [Edge], of graph: ObjectGraph, avoiding forbidden: [Edge] = []
+  ) -> Int? {
     let edits = Dictionary(grouping: candidates) { edge in
       let declaration =
         graph.nodes[edge.from].kind == .closure
         ? edge.label : String(edge.label.prefix { $0 != "." && $0 != "[" && $0 != " " })
       return "\(edge.from)\t\(declaration)"
-    }.values.map(Array.init)
+    }.values.map(Array.init).filter { !$0.contains(where: forbidden.contains) }
     let masks = (0..<(1 << edits.count)).sorted { ($0.nonzeroBitCount, $0) < ($1.nonzeroBitCount, $1) }
     for mask in masks {
       let removed = edits.indices.filter { mask & (1 << $0) != 0 }.flatMap { edits[$0] }

@@ -72,6 +72,11 @@ package enum CensusRegistration {
     slot.withLock { $0 = provider }
   }
 
+  /// Whether the census was ever started in this process: it then keeps one `unowned` count on
+  /// every object it recorded (its memory, not its life), until the object goes or the census
+  /// forgets it.
+  package static var mayHoldUnownedCounts: Bool { slot.withLock { $0 != nil } }
+
   /// The failure text for a census-based check made without a census.
   package static func missingCensusMessage(for check: String) -> String {
     "\(check) counts every live object in the process, which needs the heap census: add "
