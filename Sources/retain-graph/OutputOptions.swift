@@ -9,6 +9,9 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
 
   /// PNG and PDF are binary: they go to a file unless `--output -` asks for standard output.
   var isBinary: Bool { self == .png || self == .pdf }
+
+  /// A drawing of the graph, which `--max-nodes` limits.
+  var isPicture: Bool { self != .text && self != .json }
 }
 
 /// `--rank-dir`: the values of `DOTStyle.RankDirection`.
@@ -50,23 +53,40 @@ struct OutputOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
-      "The most nodes to draw (at least 1); the others are collapsed into one '+N more' node per holder.",
-      valueName: "count"))
-  var maxNodes: Int?
+      "The most nodes a picture (dot, svg, png, pdf) draws; the others are collapsed into one '+N more' "
+        + "node per holder, and a note on standard error says how many were left out.",
+      valueName: "count|all"))
+  var maxNodes: Limit = .count(Self.defaultMaxNodes)
+
+  /// Graphviz lays out a few hundred nodes in about a second; a 2,000-node ring takes minutes.
+  static let defaultMaxNodes = 200
 
   @Flag(help: "Label nodes with fully qualified type names (App.Presenter) instead of short ones.")
   var qualifiedNames = false
 
+  @OptionGroup var report: ReportOptions
+
   func validate() throws {
     if output?.isEmpty == true { throw ValidationError("--output needs a file name (or '-' for stdout)") }
-    if let maxNodes, maxNodes < 1 { throw ValidationError("--max-nodes must be at least 1, got \(maxNodes)") }
+    try maxNodes.validate("--max-nodes")
   }
 
   /// How the graph is drawn.
   var style: DOTStyle {
     DOTStyle(
-      qualifiedTypeNames: qualifiedNames, cyclesOnly: cyclesOnly, maxNodes: maxNodes,
+      qualifiedTypeNames: qualifiedNames, cyclesOnly: cyclesOnly, maxNodes: maxNodes.value,
       rankDirection: rankDir.direction)
+  }
+
+  /// The note for standard error when the node cap left nodes out of a picture, else nil.
+  func capNote(for graph: ObjectGraph, format: OutputFormat) -> String? {
+    guard format.isPicture, let cap = maxNodes.value else { return nil }
+    let (drawn, candidates) = graph.drawnNodeCounts(style: style)
+    guard drawn < candidates else { return nil }
+    let which =
+      cyclesOnly ? "of the \(candidates) nodes on the cycles and the paths to them" : "of \(candidates) nodes"
+    return "note: drew \(drawn) \(which) (--max-nodes \(cap)); the others are collapsed into '+N more' "
+      + "nodes. --max-nodes all draws every node (Graphviz may take minutes on thousands)."
   }
 
   /// The bytes of `graph` in `format`.
@@ -74,10 +94,7 @@ struct OutputOptions: ParsableArguments {
     let style = style
     switch format {
     case .text:
-      let report = graph.report()
-      let text =
-        report.isEmpty ? graph.summary() : report
-      return Data((text + "\n").utf8)
+      return Data((report.text(of: graph) + "\n").utf8)
     case .dot: return Data(graph.dot(style: style).utf8)
     case .json: return try graph.jsonData()
     case .svg: return try graph.render(.svg, style: style)
@@ -94,10 +111,17 @@ struct OutputOptions: ParsableArguments {
     }
   }
 
+  /// Writes `graph` in `format` to `--output` or standard output, then the note on what the node
+  /// cap left out, if anything, to standard error.
+  func write(_ graph: ObjectGraph, format: OutputFormat) throws {
+    try emit(try data(for: graph, format: format))
+    if let note = capNote(for: graph, format: format) { StandardStreams.printError(note) }
+  }
+
   /// Writes `data` to `--output` atomically, or to standard output.
   func emit(_ data: Data) throws {
     guard let output, output != "-" else {
-      FileHandle.standardOutput.write(data)
+      try StandardStreams.writeOutput(data)
       return
     }
     do {

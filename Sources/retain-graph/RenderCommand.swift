@@ -13,6 +13,9 @@ struct RenderCommand: ParsableCommand {
         retain-graph render snapshot.json --format pdf --output graph.pdf
         retain-graph render snapshot.json --format dot --cycles-only
         retain-graph render snapshot.json --format text
+
+      Pictures draw at most \(OutputOptions.defaultMaxNodes) nodes by default (--max-nodes; a note on \
+      standard error says what was left out); text shortens long traces (--max-hops, --max-cycles).
       """
   )
 
@@ -25,6 +28,6 @@ struct RenderCommand: ParsableCommand {
     let format = options.format ?? .svg
     try options.checkDestination(for: format)
     let graph = try readSnapshot(at: snapshot)
-    try options.emit(try options.data(for: graph, format: format))
+    try options.write(graph, format: format)
   }
 }

@@ -31,6 +31,6 @@ struct SampleCommand: ParsableCommand {
     let instance = sample.make()
     let graph = ObjectGraph(reflecting: instance.root)
     instance.breakCycles()
-    try options.emit(try options.data(for: graph, format: format))
+    try options.write(graph, format: format)
   }
 }

@@ -8,11 +8,11 @@ struct SamplesCommand: ParsableCommand {
     discussion: "Example:\n  retain-graph samples"
   )
 
-  func run() {
+  func run() throws {
     let width = Sample.all.map(\.name.count).max() ?? 0
     for sample in Sample.all {
       let padding = String(repeating: " ", count: width - sample.name.count)
-      print("\(sample.name)\(padding)  \(sample.summary)")
+      try StandardStreams.printOutput("\(sample.name)\(padding)  \(sample.summary)")
     }
   }
 }
