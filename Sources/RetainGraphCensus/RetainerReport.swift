@@ -22,6 +22,10 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     public var ownership: Ownership
     /// Whether the holder is global storage.
     public var isGlobal: Bool
+    /// Whether the holder was seen only as a word of its memory equal to the object's address: its
+    /// memory is not read by type (a Core Foundation object), so it may hold the object strongly or
+    /// weakly, or merely hold a number equal to the address.
+    public var isWordOnly: Bool = false
   }
 
   /// One step of the retainer path: a reference from `holder` through `label` to `target`.
@@ -92,7 +96,11 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
       lines.append(
         "\(typeName) is referenced by \(retainers.count) holder\(retainers.count == 1 ? "" : "s"):")
       for retainer in retainers {
-        let place = retainer.isGlobal ? "\(retainer.holder) (global)" : "\(retainer.holder).\(retainer.label)"
+        let place =
+          retainer.isGlobal
+          ? "\(retainer.holder) (global)"
+          : retainer.isWordOnly
+            ? "\(retainer.holder) (a word of its memory)" : "\(retainer.holder).\(retainer.label)"
         lines.append("  \(place)\(retainer.ownership == .strong ? "" : " (\(retainer.ownership.rawValue))")")
       }
     }

@@ -112,3 +112,14 @@ final class CensusListener {
     CensusNotifier.shared.blocks.append { self.heard += 1 }
   }
 }
+
+/// A session whose end handler captures the session itself: a retain cycle through a closure.
+final class CensusSession {
+  var onEnd: (() -> Void)?
+}
+
+/// The current session, watched through a weak global (its storage holds a side-table reference).
+nonisolated(unsafe) weak var censusCurrentSession: CensusSession?
+
+/// The same through unowned(unsafe) and unowned globals: words equal to the address.
+nonisolated(unsafe) unowned(unsafe) var censusUnsafeSession: CensusSession? = nil

@@ -177,6 +177,13 @@ enum TypePlans {
     }
     let kind = Metadata.kind(of: type)
     if kind == .class {
+      if Metadata.isLaidOutByCoreFoundation(qualifiedName: name) {
+        return make(
+          .object(fields: []),
+          note:
+            "\(name): a Core Foundation object (its memory is laid out by CF, not by the class's declared "
+            + "fields); what it holds is not read")
+      }
       let fields = FieldLayout.storedFields(of: type) ?? []
       var note: String?
       if let element = Metadata.managedBufferElement(of: type), !Metadata.isPOD(element) {

@@ -21,6 +21,9 @@ enum RetainerSearch {
     var rawAncestors: [Int] = []
     /// Closure contexts whose captures hold the target's address.
     var capturingContexts = 0
+    /// Objects whose memory Core Foundation lays out (the walk does not read them by type) and one
+    /// of whose words equals the target's address or its side table's: their type names.
+    var coreFoundationHolders: [String] = []
   }
 
   static func report(for target: AnyObject) -> RetainerReport {
@@ -48,7 +51,11 @@ enum RetainerSearch {
     }
     // Globals holding objects made before the census started, read with their declared type.
     for variable in GlobalReferences.typedVariables() where globalLabels.insert(variable.name).inserted {
-      globals.append(.strong(variable.name, variable.value))
+      if variable.ownership == .weak, let object = variable.value as AnyObject? {
+        globals.append(.weak(variable.name, object))
+      } else {
+        globals.append(.strong(variable.name, variable.value))
+      }
     }
     // First from the globals and the likely holders only, so that objects unrelated to the target
     // (other tests' objects, changing meanwhile) are not read; then, when no global holds it, from
@@ -56,8 +63,10 @@ enum RetainerSearch {
     let nearby = population.rawAncestors.map {
       GraphChild.strong(CensusRoots.censusLabel, population.objects[$0])
     }
+    let coreFoundationHolders = population.coreFoundationHolders
     if var report = search(target, roots: globals + nearby, notes: notes), case .global = report.origin {
       patch(&report, capturingContexts: capturingContexts)
+      addWordHolders(&report, coreFoundationHolders)
       return report
     }
     let everything = population.objects.map { GraphChild.strong(CensusRoots.censusLabel, $0) }
@@ -68,7 +77,22 @@ enum RetainerSearch {
         typeName: CensusRuntime.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
         path: [], notes: notes + ["the walk did not reach it"])
     patch(&report, capturingContexts: capturingContexts)
+    addWordHolders(&report, coreFoundationHolders)
     return report
+  }
+
+  /// Objects the walk does not read by type (Core Foundation's memory) whose words hold the
+  /// target's address: listed as holders seen only as a word, with a note.
+  private static func addWordHolders(_ report: inout RetainerReport, _ names: [String]) {
+    guard !names.isEmpty else { return }
+    for name in names.sorted() {
+      report.retainers.append(
+        .init(holder: name, label: "", ownership: .strong, isGlobal: false, isWordOnly: true))
+    }
+    report.notes.append(
+      "a holder marked (a word of its memory) is a Core Foundation object, which the walk does not read by type: "
+        + "one of its words equals the object's address (or its side table's), so it may hold the object, "
+        + "strongly or weakly")
   }
 
   private static func search(_ target: AnyObject, roots: [GraphChild], notes: [String]) -> RetainerReport? {
@@ -99,10 +123,24 @@ enum RetainerSearch {
       var population = Population()
       population.objects.reserveCapacity(records.count)
       population.indexByAddress.reserveCapacity(records.count + 1)
+      let sideTable = CensusRuntime.sideTable(ofObjectAt: target)
+      var coreFoundationNames: [UnsafeRawPointer: String?] = [:]
       for record in records {
         guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
         if CensusRuntime.isClosureContext(metadata: metadata), words(of: record, contain: { $0 == target }) {
           population.capturingContexts += 1
+        }
+        if UInt(bitPattern: record.object) != target, CensusRuntime.isClass(metadata: metadata) {
+          let name =
+            coreFoundationNames[metadata]
+            ?? {
+              let name = CensusRuntime.coreFoundationTypeName(metadata: metadata)
+              coreFoundationNames[metadata] = name
+              return name
+            }()
+          if let name, words(of: record, contain: { $0 == target || $0 == sideTable }) {
+            population.coreFoundationHolders.append(name)
+          }
         }
         guard CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object)
         else { continue }
@@ -112,7 +150,7 @@ enum RetainerSearch {
       // Holders by their own memory, a few levels up (an array buffer, then its owner). Weak
       // references hold the target's side table instead of its address.
       var frontier: Set<UInt> = [target]
-      if let sideTable = CensusRuntime.sideTable(ofObjectAt: target) { frontier.insert(sideTable) }
+      if let sideTable { frontier.insert(sideTable) }
       var found: Set<UInt> = [target]
       for _ in 0..<8 where !frontier.isEmpty && found.count < 10_000 {
         var next: Set<UInt> = []
@@ -166,7 +204,7 @@ enum RetainerSearch {
       let edge = graph.edge(at: Int(incoming[position]))
       if edge.from == graph.root {
         if edge.label != CensusRoots.censusLabel {
-          retainers.append(.init(holder: edge.label, label: "", ownership: .strong, isGlobal: true))
+          retainers.append(.init(holder: edge.label, label: "", ownership: edge.ownership, isGlobal: true))
         }
       } else {
         retainers.append(

@@ -79,6 +79,14 @@ package enum CensusRuntime {
     }
   }
 
+  /// The short type name of a class whose instances' memory Core Foundation lays out (the walk
+  /// does not read them by type); nil for any other class.
+  package static func coreFoundationTypeName(metadata: UnsafeRawPointer) -> String? {
+    guard isClass(metadata: metadata) else { return nil }
+    let name = TypeNames.qualified(Metadata.type(at: metadata))
+    return Metadata.isLaidOutByCoreFoundation(qualifiedName: name) ? TypeNames.short(name) : nil
+  }
+
   /// Whether objects with this metadata are instances of the class `type` or of a subclass of it;
   /// nil when `type` is not a class (ask the object itself then).
   package static func isInstance(metadata: UnsafeRawPointer, of type: any Any.Type) -> Bool? {
@@ -156,42 +164,96 @@ package enum GlobalReferences {
     return found.sorted { ($0.name, $0.object) < ($1.name, $1.object) }
   }
 
+  /// A global variable read with its declared type, and how it holds its object.
+  package struct TypedVariable {
+    /// The variable as a person writes it (`ImageCache.shared`).
+    package var name: String
+    /// The value: an object, or an array of objects.
+    package var value: Any
+    /// `.weak` for weak storage (the word is the object's side table); else `.strong` (the symbol
+    /// does not say whether a global is `unowned`).
+    package var ownership: Ownership
+  }
+
   /// Global variables whose objects the census may not have seen allocated (made before it
-  /// started): variables of a class type, an optional of one or an array of one, read with their
-  /// type, each with its name. Variables of other types are not read.
-  package static func typedVariables() -> [(name: String, value: Any)] {
-    var found: [(name: String, value: Any)] = []
+  /// started): variables of a class type, an optional of one or an array of one, each with its
+  /// name. The symbol says the type but not the ownership, so nothing is read by the declared type
+  /// until the word is known to fit it: a word that is an object's side table is weak storage,
+  /// loaded as the runtime loads a weak reference; a word must otherwise be an instance of the
+  /// declared class (an array's, a class instance), every word on the way read without faulting.
+  /// Other words (storage bridged from C, a lazy global not yet initialised, an `unowned(unsafe)`
+  /// reference to a freed object) are not read: the census compares them with its objects'
+  /// addresses instead (``find(where:)``).
+  package static func typedVariables() -> [TypedVariable] {
+    var found: [TypedVariable] = []
     GlobalStorage.variables(GlobalStorage.segments()) { address, symbol in
-      guard let variable = variable(named: symbol), let pointer = UnsafeRawPointer(bitPattern: address)
+      guard let variable = variable(named: symbol), let pointer = UnsafeRawPointer(bitPattern: address),
+        let word = ReadableMemory.word(at: address), word != 0
       else { return }
-      found.append((variable.name, Existential.load(variable.type, from: pointer)))
+      if let object = ReadableMemory.word(at: word), let bits = ReadableMemory.word(at: object &+ 8),
+        bits >> 62 == 0b11, (bits & ~(UInt(0b11) << 62)) << 3 == word
+      {
+        // Weak storage: the word is the side table of the object its first word names.
+        guard !variable.isArray, case .alive(let loaded) = ReferenceLoader.load(.weak, at: pointer) else {
+          return
+        }
+        found.append(TypedVariable(name: variable.name, value: loaded.takeRetainedValue(), ownership: .weak))
+        return
+      }
+      if variable.isArray {
+        // An array's buffer is a class instance (its storage class, or the empty array's).
+        guard let metadata = ReadableMemory.word(at: word), ReadableMemory.word(at: metadata) == 0 else {
+          return
+        }
+        found.append(
+          TypedVariable(
+            name: variable.name, value: Existential.load(variable.type, from: pointer), ownership: .strong))
+        return
+      }
+      // An object of the declared class (a freed one's memory may still say so), whose reference
+      // counts, when they name a side table, name one that names it back.
+      guard ReadableMemory.isInstance(at: word, of: Metadata.pointer(of: variable.element)),
+        let counts = ReadableMemory.word(at: word &+ 8),
+        counts >> 62 != 0b11 || ReadableMemory.word(at: (counts & ~(UInt(0b11) << 62)) << 3) == word,
+        let object = UnsafeRawPointer(bitPattern: word).flatMap(CensusRuntime.object(at:))
+      else { return }
+      found.append(TypedVariable(name: variable.name, value: object, ownership: .strong))
     }
     return found.sorted { $0.name < $1.name }
   }
 
-  private static let variables = ForkSafeMutex<[String: TypedVariable?]>([:])
+  private static let variables = ForkSafeMutex<[String: VariableType?]>([:])
 
-  private struct TypedVariable: @unchecked Sendable {
+  private struct VariableType: @unchecked Sendable {
     var name: String
+    /// The declared type.
     var type: any Any.Type
+    /// The class of the object (or of the array's elements).
+    var element: any Any.Type
+    var isArray: Bool
   }
 
   /// The name and type of a Swift global variable's storage symbol, when its type is one the
   /// census reads (a class, an optional of one, an array of one); cached per symbol.
-  private static func variable(named symbol: String) -> TypedVariable? {
+  private static func variable(named symbol: String) -> VariableType? {
     if let known = variables.withLock({ $0[symbol] }) { return known }
-    var result: TypedVariable?
+    var result: VariableType?
     if let demangled = demangle(symbol), let colon = demangled.range(of: " : ") {
       var name = Substring(demangled[..<colon.lowerBound])
       if name.hasPrefix("static ") { name = name.dropFirst("static ".count) }
       let typeText = String(demangled[colon.upperBound...])
-      if let type = readableType(typeText) { result = TypedVariable(name: withoutModule(name), type: type) }
+      if let type = readableType(typeText) {
+        result = VariableType(
+          name: withoutModule(name), type: type.type, element: type.element, isArray: type.isArray)
+      }
     }
     variables.withLock { $0[symbol] = result }
     return result
   }
 
-  private static func readableType(_ text: String) -> (any Any.Type)? {
+  private static func readableType(_ text: String) -> (
+    type: any Any.Type, element: any Any.Type, isArray: Bool
+  )? {
     func classType(_ name: Substring) -> (any Any.Type)? {
       guard !name.contains("<"), !name.contains("("), let type = _typeByName(String(name)),
         Metadata.kind(of: type) == .class
@@ -203,13 +265,15 @@ package enum GlobalReferences {
     // The demangler writes `Swift.Array<T>` and `Swift.Optional<T>` (sugar too, in some forms).
     for (prefix, suffix) in [("Swift.Array<", ">"), ("[", "]")]
     where text.hasPrefix(prefix) && text.hasSuffix(suffix) && !text.contains(":") {
-      return classType(text.dropFirst(prefix.count).dropLast(suffix.count)).map { arrayType($0) }
+      return classType(text.dropFirst(prefix.count).dropLast(suffix.count)).map { (arrayType($0), $0, true) }
     }
     for (prefix, suffix) in [("Swift.Optional<", ">"), ("", "?")]
     where text.hasPrefix(prefix) && text.hasSuffix(suffix) {
-      return classType(text.dropFirst(prefix.count).dropLast(suffix.count)).map { optionalType($0) }
+      return classType(text.dropFirst(prefix.count).dropLast(suffix.count)).map {
+        (optionalType($0), $0, false)
+      }
     }
-    return classType(Substring(text))
+    return classType(Substring(text)).map { ($0, $0, false) }
   }
 
   private static func describe(_ symbol: String?, hit: GlobalStorage.Hit) -> GlobalReference {

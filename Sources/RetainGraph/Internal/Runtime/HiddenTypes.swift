@@ -2,6 +2,15 @@
 // are recovered: see README.md in this folder, "Reflection blind spots".
 
 extension Metadata {
+  /// Whether instances of the class named `qualifiedName` are Core Foundation objects whose memory
+  /// CF lays out, not the Swift class's declared fields: swift-corelibs-foundation gives the objects
+  /// CF makes (a set, a dictionary, a string, a run loop timer's collections) the classes `_NSCF…`
+  /// and `__NSCF…`, subclasses of `NSSet`, `NSDictionary`, … whose inherited Swift fields (`_storage:
+  /// Set<NSObject>`) are not there. Reading them by those fields dereferences CF's words.
+  static func isLaidOutByCoreFoundation(qualifiedName: String) -> Bool {
+    qualifiedName.hasPrefix("Foundation._NSCF") || qualifiedName.hasPrefix("Foundation.__NSCF")
+  }
+
   /// What a field record says of a type the compiler hides from reflection.
   enum HiddenType {
     /// `Synchronization.Atomic`, whose storage is always its value's `AtomicRepresentation`
