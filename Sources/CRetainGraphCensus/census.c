@@ -192,6 +192,7 @@ void *swift_allocObject(const void *metadata, size_t size, size_t alignMask) {
 
 void rgc_pause_this_thread(void) { paused++; }
 void rgc_resume_this_thread(void) { paused--; }
+int rgc_thread_is_paused(void) { return paused; }
 
 void rgc_start(int with_backtraces) {
   if (with_backtraces) atomic_store(&backtraces, 1);

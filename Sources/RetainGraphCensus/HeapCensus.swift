@@ -59,6 +59,7 @@ public enum HeapCensus {
     rgc_lock()
     rgc_forget_all()
     rgc_unlock()
+    rgc_forget_queued()
   }
 
   /// Runs `body` with the census started, and stops it afterwards: the XCTest way to run a test

@@ -47,6 +47,10 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     case unseenHolder
     /// An object kept by a strong retain cycle that nothing the census sees holds.
     case retainCycle
+    /// A running task or a block Dispatch keeps for queued work, named by what it runs:
+    /// `running task started in FireAndForget.start() (closure #1 in FireAndForget.start())`,
+    /// `block queued on DispatchQueue(label: "work") from closure #1 in DelayedWork.start()`.
+    case runtimeHolder(String)
     /// No strong holder at all is seen: only the caller (or something unseen) holds the object.
     case none
   }
@@ -76,6 +80,8 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     switch origin {
     case .global(let name):
       return ([name] + path.map(\.label)).joined(separator: ".")
+    case .runtimeHolder(let name):
+      return (["held by a \(name)"] + path.map(\.label)).joined(separator: ".")
     case .unseenHolder, .retainCycle:
       guard let first = path.first else { return nil }
       let chain = ([first.holder] + path.map(\.label)).joined(separator: ".")
@@ -108,6 +114,9 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     case .global(let name):
       lines.append("Shortest retainer path, from the global \(name):")
       lines.append("  \(name) → \(path.first?.holder ?? typeName)")
+    case .runtimeHolder(let name):
+      lines.append("Shortest retainer path, held by a \(name):")
+      lines.append("  \(name)")
     case .unseenHolder:
       lines.append(
         "Shortest retainer path, from a holder the census cannot see (C storage, a task, a thread's stack):")
@@ -146,7 +155,8 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     switch origin {
     case .global(let name): start = node(name, attributes: ", shape=note")
     case .unseenHolder: start = node("a holder the census cannot see", attributes: ", shape=plaintext")
-    case .retainCycle, .none: start = nil
+    // A task's or block's path starts at itself (its first step's holder).
+    case .retainCycle, .runtimeHolder, .none: start = nil
     }
     let startStyle = origin == .unseenHolder ? " [style=dotted]" : ""
     var current: String?

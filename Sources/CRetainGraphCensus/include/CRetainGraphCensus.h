@@ -48,4 +48,47 @@ void rgc_forget_all(void);
 /// Allocations not recorded because the table was full or out of memory.
 uint64_t rgc_dropped_count(void);
 
+/// One live task the census saw created (queued.c): recorded by its closure context, which the task
+/// holds until it finishes. The task's own memory is never read.
+typedef struct {
+  /// The task (an identity only: its memory may be gone).
+  const void *_Nonnull task;
+  /// The closure context the task was given (its memory kept by one unowned count while recorded).
+  const void *_Nonnull context;
+  /// The async function pointer of the task's entry function.
+  const void *_Nonnull entry;
+  /// Return addresses of the creating call stack (from the interposer's caller).
+  void *_Nullable const *_Nullable frames;
+  int32_t frameCount;
+  uint64_t sequence;
+} rgc_task_record;
+
+/// One live heap block the census saw copied (queued.c), valid to read while the queued lock is held.
+typedef struct {
+  const void *_Nonnull block;
+  /// The block's size (its descriptor's), 0 when unknown.
+  uint64_t size;
+  /// The label of the queue it was last queued on (owned by the census); null when never queued.
+  const char *_Nullable queue;
+  /// Whether it was given to dispatch_block_create (a DispatchWorkItem's block or its wrapper).
+  int32_t workItem;
+  uint64_t sequence;
+} rgc_block_record;
+
+/// The lock that keeps recorded blocks from being freed and task records from changing (recursive).
+void rgc_lock_queued(void);
+void rgc_unlock_queued(void);
+/// With the queued lock held: forgets finished tasks, then copies up to `capacity` live task records.
+/// Returns how many there are.
+size_t rgc_collect_tasks(rgc_task_record *_Nullable buffer, size_t capacity);
+/// With the queued lock held: copies up to `capacity` live block records. Returns how many there are.
+size_t rgc_collect_blocks(rgc_block_record *_Nullable buffer, size_t capacity);
+/// Forgets every task and block record.
+void rgc_forget_queued(void);
+/// Whether this thread's allocations are not being recorded (a census query runs on it).
+int rgc_thread_is_paused(void);
+/// The usable size of the malloc'd block at `object` (a live Swift heap object: swift_slowAlloc is
+/// malloc on Linux).
+size_t rgc_allocation_size(const void *_Nonnull object);
+
 #endif

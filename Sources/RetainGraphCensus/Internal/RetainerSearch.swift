@@ -57,6 +57,11 @@ enum RetainerSearch {
         globals.append(.strong(variable.name, variable.value))
       }
     }
+    // Running tasks and the blocks Dispatch keeps for queued work: holders outside the objects the
+    // census records, named by what they run.
+    let queued = QueuedHolders.snapshot()
+    let holders = queued.map { GraphChild.strong($0.name, $0.closure) }
+    let holderNames = queued.map(\.name)
     // First from the globals and the likely holders only, so that objects unrelated to the target
     // (other tests' objects, changing meanwhile) are not read; then, when no global holds it, from
     // every live object.
@@ -64,15 +69,19 @@ enum RetainerSearch {
       GraphChild.strong(CensusRoots.censusLabel, population.objects[$0])
     }
     let coreFoundationHolders = population.coreFoundationHolders
-    if var report = search(target, roots: globals + nearby, notes: notes), case .global = report.origin {
-      patch(&report, capturingContexts: capturingContexts)
-      addWordHolders(&report, coreFoundationHolders)
-      return report
+    if var report = search(target, roots: globals + holders + nearby, holders: holderNames, notes: notes) {
+      switch report.origin {
+      case .global, .runtimeHolder:
+        patch(&report, capturingContexts: capturingContexts)
+        addWordHolders(&report, coreFoundationHolders)
+        return report
+      default: break
+      }
     }
     let everything = population.objects.map { GraphChild.strong(CensusRoots.censusLabel, $0) }
     population = Population()
     var report =
-      search(target, roots: globals + everything, notes: notes)
+      search(target, roots: globals + holders + everything, holders: holderNames, notes: notes)
       ?? RetainerReport(
         typeName: CensusRuntime.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
         path: [], notes: notes + ["the walk did not reach it"])
@@ -95,16 +104,20 @@ enum RetainerSearch {
         + "strongly or weakly")
   }
 
-  private static func search(_ target: AnyObject, roots: [GraphChild], notes: [String]) -> RetainerReport? {
+  private static func search(
+    _ target: AnyObject, roots: [GraphChild], holders: [String], notes: [String]
+  ) -> RetainerReport? {
     let (graph, nodeObjects) = ObjectGraph.walk(
       CensusRoots(graphChildren: roots), options: GraphOptions(maxNodes: Int(Int32.max)))
     guard let targetNode = nodeObjects.firstIndex(where: { $0 === target }) else { return nil }
-    return analyse(graph, target: targetNode, notes: notes)
+    return analyse(graph, target: targetNode, holders: holders, notes: notes)
   }
 
   /// Closures the walk did not reach (their holder is storage it cannot see into) but whose
   /// captures hold the object.
   private static func patch(_ report: inout RetainerReport, capturingContexts: Int) {
+    // A task or a queued block is named: its closure's context is not an unseen one.
+    if case .runtimeHolder = report.origin { return }
     guard capturingContexts > 0, !report.retainers.contains(where: { $0.label.hasPrefix("capture") }) else {
       return
     }
@@ -181,8 +194,22 @@ enum RetainerSearch {
       ofObjectAt: UnsafeRawPointer(record.object), size: Int(record.size), satisfies: test)
   }
 
+  /// The task or block (one of `holders`, the names its root references start with) a root
+  /// reference labelled `label` comes from, and the rest of the label.
+  private static func holder(of label: String, among holders: [String]) -> (name: String, rest: String)? {
+    for name in holders where label.hasPrefix(name) {
+      let rest = label.dropFirst(name.count)
+      guard rest.isEmpty || rest.first == " " || rest.first == "." else { continue }
+      var path = rest.drop { $0 == " " || $0 == "." }
+      // The walk labels a closure's reference `(closure) → capture 0`: the holder is that closure.
+      for marker in ["(closure)", " → "] where path.hasPrefix(marker) { path = path.dropFirst(marker.count) }
+      return (name, String(path))
+    }
+    return nil
+  }
+
   private static func analyse(
-    _ graph: ObjectGraph, target: Node.ID, notes: [String]
+    _ graph: ObjectGraph, target: Node.ID, holders: [String], notes: [String]
   ) -> RetainerReport {
     let ends = graph.edgeEnds()
     let edgeCount = ends.from.count
@@ -197,13 +224,24 @@ enum RetainerSearch {
       incoming[fill[to]] = Int32(index)
       fill[to] += 1
     }
-    func name(_ node: Node.ID) -> String { graph.displayName(node) }
+    // A task's or block's own closure context is named as the holder it stands for.
+    var holderContexts: [Node.ID: String] = [:]
+    for position in 0..<edgeCount where Int(ends.from[position]) == graph.root {
+      let to = Int(ends.to[position])
+      guard to != target, graph.node(to).kind == .closure,
+        let (holder, rest) = holder(of: graph.edge(at: position).label, among: holders), rest.isEmpty
+      else { continue }
+      holderContexts[to] = holder
+    }
+    func name(_ node: Node.ID) -> String { holderContexts[node] ?? graph.displayName(node) }
 
     var retainers: [RetainerReport.Retainer] = []
     for position in offsets[target]..<offsets[target + 1] {
       let edge = graph.edge(at: Int(incoming[position]))
       if edge.from == graph.root {
-        if edge.label != CensusRoots.censusLabel {
+        if let (holder, rest) = holder(of: edge.label, among: holders) {
+          retainers.append(.init(holder: holder, label: rest, ownership: edge.ownership, isGlobal: false))
+        } else if edge.label != CensusRoots.censusLabel {
           retainers.append(.init(holder: edge.label, label: "", ownership: edge.ownership, isGlobal: true))
         }
       } else {
@@ -224,6 +262,7 @@ enum RetainerSearch {
     var head = 0
     var origin: RetainerReport.Origin = .none
     var start: Node.ID?
+    var startStep: RetainerReport.Step?
     var firstUnseen: Node.ID?
     search: while head < queue.count {
       let node = queue[head]
@@ -237,6 +276,15 @@ enum RetainerSearch {
           // The root's references are globals (labelled by name, `items[0]` for an array's
           // element) and the census's own list of live objects.
           let label = graph.edge(at: edgeIndex).label
+          if let (holder, rest) = holder(of: label, among: holders) {
+            origin = .runtimeHolder(holder)
+            start = node
+            if holderContexts[node] == nil {
+              // The holder's closure captures the node itself.
+              startStep = .init(holder: holder, label: rest, target: name(node))
+            }
+            break search
+          }
           if label != CensusRoots.censusLabel {
             origin = .global(label)
             start = node
@@ -265,7 +313,7 @@ enum RetainerSearch {
         }
       }
     }
-    var path: [RetainerReport.Step] = []
+    var path: [RetainerReport.Step] = startStep.map { [$0] } ?? []
     var node = start ?? target
     while node != target, towardTarget[node] >= 0 {
       let edge = graph.edge(at: Int(towardTarget[node]))

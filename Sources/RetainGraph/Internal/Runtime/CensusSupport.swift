@@ -132,6 +132,20 @@ package enum CensusRuntime {
   /// `App.ImageCache` → `ImageCache`.
   package static func shortName(_ qualified: String) -> String { TypeNames.short(qualified) }
 
+  /// The function an async function pointer starting exactly at `address` points to; nil when no
+  /// async function pointer symbol starts there (the word is then not read).
+  package static func asyncFunction(pointedToBy address: UnsafeRawPointer) -> UnsafeRawPointer? {
+    SymbolNames.asyncFunction(pointedToBy: address)
+  }
+
+  /// A function's name as a Swift developer writes it: `closure #1 in App.Feed.start() -> ()` →
+  /// `closure #1 in Feed.start()`; `App.Feed.start() -> ()` → `Feed.start()`.
+  package static func readableFunctionName(_ symbol: String) -> String {
+    let closure = Advice.closureName(symbol)
+    if closure != symbol { return closure }
+    return Advice.withoutModule(Advice.functionName(Substring(symbol)))
+  }
+
   /// The name of the function containing `address` (a return address), from the symbol tables.
   package static func functionName(containing address: UnsafeRawPointer) -> String? {
     SymbolNames.functionName(at: address)

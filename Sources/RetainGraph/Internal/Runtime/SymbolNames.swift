@@ -41,6 +41,31 @@ enum SymbolNames {
     return symbol.withCString { readable($0) }
   }
 
+  private static let dataImages = ForkSafeMutex<[String: ImageSymbols]>([:])
+
+  /// The function that the async function pointer starting exactly at `address` points to, when a
+  /// data symbol `$s…Tu` ("async function pointer to …") starts there; nil otherwise, so that a word
+  /// that is not one is never read. An async function pointer is a 32-bit offset from itself to the
+  /// function, then the size of the function's async context (include/swift/ABI/Task.h,
+  /// `AsyncFunctionPointer`).
+  static func asyncFunction(pointedToBy address: UnsafeRawPointer) -> UnsafeRawPointer? {
+    guard let info = lookUp(address), let fileName = info.fileName, let fileBase = info.fileBase else {
+      return nil
+    }
+    let path = String(cString: fileName)
+    let image = dataImages.withLock { cache in
+      if let known = cache[path] { return known }
+      let loaded = ImageSymbols(path: path, symbolType: 1)
+      cache[path] = loaded
+      return loaded
+    }
+    let offset = UInt(bitPattern: address) &- UInt(bitPattern: fileBase)
+    guard let extent = image.extent(at: offset), extent.start == offset, extent.size >= 8,
+      let name = image.name(at: offset), name.hasPrefix("$s"), name.hasSuffix("Tu")
+    else { return nil }
+    return address + Int(address.load(as: Int32.self))
+  }
+
   /// The address of the local symbol `name` (a demangling cache variable `$s…MD`, a metadata
   /// accessor `$s…Ma` or a type descriptor `$s…Mn`) of the image that contains `address`.
   static func localSymbol(named name: String, inImageContaining address: UnsafeRawPointer)

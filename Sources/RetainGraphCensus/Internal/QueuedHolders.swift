@@ -1,0 +1,187 @@
+internal import CRetainGraphCensus
+internal import Foundation
+internal import RetainGraph
+
+/// A holder the runtime keeps outside the objects the census records: a running task, or a block
+/// that Dispatch keeps for queued work (or a `DispatchWorkItem`'s). The search starts a walk at each.
+struct QueuedHolder {
+  /// What it is, as reports name it: `running task started in FireAndForget.start() (closure #1 in
+  /// FireAndForget.start())`, `block queued on DispatchQueue(label: "work") from closure #1 in
+  /// DelayedWork.start()`.
+  var name: String
+  /// The closure it runs, as a function value holding its context (retained): the walk reads the
+  /// context's captures.
+  var closure: Any
+}
+
+/// Snapshots the census's task and block records (queued.c) as holders.
+enum QueuedHolders {
+  /// A thick function's two words, to make a function value the walk can read from a known
+  /// function and a retained context.
+  private struct ThickParts {
+    var function: UnsafeRawPointer
+    var context: AnyObject?
+  }
+
+  /// The live tasks and Swift blocks the census recorded, each with the closure it holds.
+  static func snapshot() -> [QueuedHolder] {
+    rgc_lock_queued()
+    defer { rgc_unlock_queued() }
+    return tasks() + blocks()
+  }
+
+  private static func closure(function: UnsafeRawPointer, context: AnyObject) -> Any {
+    unsafeBitCast(ThickParts(function: function, context: context), to: (() -> Void).self)
+  }
+
+  // MARK: - Tasks
+
+  /// With the queued lock held.
+  private static func tasks() -> [QueuedHolder] {
+    let count = rgc_collect_tasks(nil, 0)
+    guard count > 0 else { return [] }
+    // `allocate` is malloc, not swift_allocObject.
+    let buffer = UnsafeMutablePointer<rgc_task_record>.allocate(capacity: count)
+    defer { buffer.deallocate() }
+    let records = UnsafeBufferPointer(start: buffer, count: min(count, rgc_collect_tasks(buffer, count)))
+    var holders: [QueuedHolder] = []
+    for record in records {
+      // The context is alive while the task runs (sweeping just forgot the finished ones); the
+      // record's unowned count keeps its memory.
+      guard let context = CensusRuntime.object(at: record.context) else { continue }
+      // The entry was given to swift_task_create as the task's async function pointer.
+      let entry = record.entry
+      let function = entry + Int(entry.load(as: Int32.self))
+      let closureName = taskClosureName(entryFunction: function, context: record.context)
+      let frames = (0..<Int(record.frameCount)).compactMap { record.frames?[$0].map { UnsafeRawPointer($0) } }
+      var name = "running task"
+      if let starter = starter(frames) { name += " started in \(starter)" }
+      if let closureName { name += " (\(closureName))" }
+      holders.append(QueuedHolder(name: name, closure: closure(function: function, context: context)))
+    }
+    return holders
+  }
+
+  /// The closure a task runs: its entry function's name, or, when the entry is a thunk (a
+  /// `Task { }` closure is passed reabstracted), the async function its context captures, found by
+  /// the async function pointer symbol a word of the context equals.
+  private static func taskClosureName(entryFunction: UnsafeRawPointer, context: UnsafeRawPointer) -> String? {
+    let entryName = CensusRuntime.functionName(containing: entryFunction).map(simplified)
+    guard entryName == nil || entryName?.contains("thunk") == true else { return entryName }
+    let size = min(rgc_allocation_size(context), 64 * 8)
+    for index in 2..<max(2, size / 8) {
+      let word = context.load(fromByteOffset: index * 8, as: UInt.self)
+      guard word > 4096, let pointer = UnsafeRawPointer(bitPattern: word),
+        let function = CensusRuntime.asyncFunction(pointedToBy: pointer),
+        let name = CensusRuntime.functionName(containing: function).map(simplified), !name.contains("thunk")
+      else { continue }
+      return name
+    }
+    return entryName
+  }
+
+  /// The function that created the task: the first frame above the interposer that is not the
+  /// concurrency library's own `Task` initialiser.
+  private static func starter(_ frames: [UnsafeRawPointer]) -> String? {
+    for frame in frames {
+      // A return address points just past the call.
+      guard let name = CensusRuntime.functionName(containing: frame - 1) else { continue }
+      // The initialisers (`Task.init`, `Task.detached`, emitted into the caller's module, maybe
+      // specialised) are the concurrency library's, however they are spelled.
+      if name.contains("Swift.Task") || name.contains("thunk") || name.hasPrefix("swift_task") { continue }
+      return simplified(name)
+    }
+    return nil
+  }
+
+  // MARK: - Blocks
+
+  /// A recorded block's words, copied while the queued lock holds it alive.
+  private struct BlockCopy {
+    var address: UInt
+    var words: [UInt]
+    var queue: String?
+    var isWorkItem: Bool
+  }
+
+  /// With the queued lock held: the Swift blocks (a Swift closure converted with
+  /// `@convention(block)`) among the recorded ones, each named by its queue and its closure.
+  private static func blocks() -> [QueuedHolder] {
+    let count = rgc_collect_blocks(nil, 0)
+    guard count > 0 else { return [] }
+    let buffer = UnsafeMutablePointer<rgc_block_record>.allocate(capacity: count)
+    defer { buffer.deallocate() }
+    let records = UnsafeBufferPointer(start: buffer, count: min(count, rgc_collect_blocks(buffer, count)))
+    var copies: [BlockCopy] = records.map { record in
+      let wordCount = min(Int(record.size) / 8, 64)
+      let words = (0..<wordCount).map { record.block.load(fromByteOffset: $0 * 8, as: UInt.self) }
+      return BlockCopy(
+        address: UInt(bitPattern: record.block), words: words,
+        queue: record.queue.map { String(cString: $0) }, isWorkItem: record.workItem != 0)
+    }
+    // A DispatchWorkItem queues libdispatch's own block, which holds the Swift block: a block held
+    // by a queued block is queued too.
+    let indexByAddress = Dictionary(
+      copies.indices.map { (copies[$0].address, $0) }, uniquingKeysWith: { first, _ in first })
+    for holder in copies.indices where copies[holder].queue != nil || copies[holder].isWorkItem {
+      for word in copies[holder].words.dropFirst(4) {
+        guard let held = indexByAddress[word], held != holder else { continue }
+        if copies[held].queue == nil { copies[held].queue = copies[holder].queue }
+        if copies[holder].isWorkItem { copies[held].isWorkItem = true }
+      }
+    }
+    var holders: [QueuedHolder] = []
+    for copy in copies where copy.words.count >= 6 && (copy.queue != nil || copy.isWorkItem) {
+      // A Swift block's invoke function is the reabstraction thunk to `@convention(block)`; its
+      // captured storage, after the 32-byte header, is the Swift closure: function, context.
+      guard let invoke = UnsafeRawPointer(bitPattern: copy.words[2]),
+        let invokeName = CensusRuntime.functionName(containing: invoke),
+        invokeName.contains("@convention(block)"),
+        let function = UnsafeRawPointer(bitPattern: copy.words[4])
+      else { continue }
+      let closureName = CensusRuntime.functionName(containing: function).map(simplified) ?? "a closure"
+      // The block holds its context (retained by its copy helper) while the lock keeps it.
+      guard let contextAddress = UnsafeRawPointer(bitPattern: copy.words[5]),
+        let context = CensusRuntime.object(at: contextAddress)
+      else { continue }
+      var name: String
+      if let queue = copy.queue, !copy.isWorkItem {
+        name = "block queued on \(queueName(queue)) from \(closureName)"
+      } else if let queue = copy.queue {
+        name = "DispatchWorkItem block (queued on \(queueName(queue))) from \(closureName)"
+      } else {
+        name = "DispatchWorkItem block from \(closureName)"
+      }
+      holders.append(QueuedHolder(name: name, closure: closure(function: function, context: context)))
+    }
+    return holders
+  }
+
+  /// `com.apple.root.default-qos` → `DispatchQueue.global()`; `work` → `DispatchQueue(label: "work")`.
+  static func queueName(_ label: String) -> String {
+    if label == "com.apple.main-thread" { return "DispatchQueue.main" }
+    let root = "com.apple.root."
+    if label.hasPrefix(root) {
+      let qos = label.dropFirst(root.count).replacingOccurrences(of: "-overcommit", with: "")
+      switch qos {
+      case "default-qos": return "DispatchQueue.global()"
+      case "user-interactive-qos": return "DispatchQueue.global(qos: .userInteractive)"
+      case "user-initiated-qos": return "DispatchQueue.global(qos: .userInitiated)"
+      case "utility-qos": return "DispatchQueue.global(qos: .utility)"
+      case "background-qos": return "DispatchQueue.global(qos: .background)"
+      default: break
+      }
+    }
+    return "DispatchQueue(label: \"\(label)\")"
+  }
+
+  /// `partial apply for closure #1 in App.DelayedWork.start() -> ()` → `closure #1 in
+  /// DelayedWork.start()`.
+  private static func simplified(_ name: String) -> String {
+    var text = name
+    for prefix in ["partial apply for ", "specialized "] where text.hasPrefix(prefix) {
+      text = String(text.dropFirst(prefix.count))
+    }
+    return CensusRuntime.readableFunctionName(text)
+  }
+}

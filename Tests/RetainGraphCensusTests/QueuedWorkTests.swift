@@ -1,0 +1,210 @@
+import Dispatch
+import Foundation
+import RetainGraph
+import RetainGraphCensus
+import Testing
+
+// MARK: - Fixtures
+
+/// Starts a task nobody stores, which reads a stream the object owns: the task holds the object
+/// until the stream ends.
+final class FireAndForget: @unchecked Sendable {
+  let feed: AsyncStream<Int>
+  let continuation: AsyncStream<Int>.Continuation
+  var handled = 0
+
+  init() { (feed, continuation) = AsyncStream.makeStream() }
+
+  func start() {
+    Task {
+      for await value in self.feed { self.handle(value) }
+    }
+  }
+
+  func handle(_ value: Int) { handled += value }
+}
+
+/// Starts a task that finishes at once.
+final class QuickTask: @unchecked Sendable {
+  var handled = 0
+
+  func start() -> Task<Void, Never> {
+    Task { self.handled += 1 }
+  }
+}
+
+/// Queues work an hour from now on its own queue.
+final class DelayedWork: @unchecked Sendable {
+  let queue: DispatchQueue
+  var fired = 0
+
+  init(queue: DispatchQueue) { self.queue = queue }
+
+  func start() {
+    queue.asyncAfter(deadline: .now() + 3600) { self.fire() }
+  }
+
+  func startNow() {
+    queue.async { self.fire() }
+  }
+
+  func fire() { fired += 1 }
+}
+
+/// Keeps a work item whose block captures the owner.
+final class StoredWorkItem: @unchecked Sendable {
+  var item: DispatchWorkItem?
+  var ran = 0
+
+  func start() {
+    item = DispatchWorkItem { self.run() }
+  }
+
+  func run() { ran += 1 }
+}
+
+/// Waits (up to 10 s) for `condition`, yielding.
+private func eventually(_ condition: () -> Bool) async -> Bool {
+  for _ in 0..<1_000 {
+    if condition() { return true }
+    try? await Task.sleep(for: .milliseconds(10))
+  }
+  return condition()
+}
+
+// MARK: - Tests
+
+extension CensusTests {
+  /// Holders the census does not see as objects: running tasks (recorded when `swift_task_create`
+  /// is given a closure) and the blocks Dispatch keeps for queued work.
+  @Suite(.heapCensus) struct QueuedWork {
+    @Test func unstoredTaskReadingAStreamIsNamed() async throws {
+      weak var probe: FireAndForget?
+      let continuation: AsyncStream<Int>.Continuation
+      do {
+        let object = FireAndForget()
+        object.start()
+        continuation = object.continuation
+        probe = object
+      }
+      // The runtime keeps it: the task waits in `for await`, holding its closure's context.
+      let object = try #require(probe)
+      let report = HeapCensus.retainers(of: object)
+      let holder = "running task started in FireAndForget.start() (closure #1 in FireAndForget.start())"
+      #expect(report.origin == .runtimeHolder(holder))
+      #expect(
+        report.description == """
+          FireAndForget is referenced by 1 holder:
+            \(holder).capture 1
+          Shortest retainer path, held by a \(holder):
+            \(holder)
+             ├─ capture 1 → FireAndForget
+          """)
+      // The stream ends, so does the task: its closure context goes, and the object with it.
+      continuation.finish()
+      _ = consume object
+      #expect(await eventually { probe == nil })
+    }
+
+    @Test func finishedTaskHoldsNothing() async {
+      let object = QuickTask()
+      await object.start().value
+      #expect(object.handled == 1)
+      let report = HeapCensus.retainers(of: object)
+      // Only this test's variable holds it now.
+      #expect(report.origin == .none)
+      #expect(!report.description.contains("running task"))
+      weak let probe = object
+      _ = consume object
+      #expect(probe == nil)
+    }
+
+    @Test func blockQueuedWithAsyncAfterIsNamedByItsQueue() throws {
+      weak var probe: DelayedWork?
+      do {
+        let object = DelayedWork(queue: DispatchQueue(label: "census.delayed"))
+        object.start()
+        probe = object
+      }
+      // Leaked for the hour the block waits: Dispatch holds the block, the block the object.
+      let object = try #require(probe)
+      let report = HeapCensus.retainers(of: object)
+      let holder =
+        #"block queued on DispatchQueue(label: "census.delayed") from closure #1 in DelayedWork.start()"#
+      #expect(report.origin == .runtimeHolder(holder))
+      #expect(
+        report.description == """
+          DelayedWork is referenced by 1 holder:
+            \(holder).capture 0
+          Shortest retainer path, held by a \(holder):
+            \(holder)
+             ├─ capture 0 → DelayedWork
+          """)
+      #expect(
+        report.dot() == """
+          digraph retainers {
+            rankdir=LR;
+            node [shape=box, fontname="Helvetica"];
+            n0 [label="DelayedWork", style=bold];
+            n1 [label="block queued on DispatchQueue(label: \\"census.delayed\\") from closure #1 in DelayedWork.start()"];
+            n1 -> n0 [label="capture 0"];
+          }
+
+          """)
+    }
+
+    @Test func workThatRanHoldsNothing() {
+      let object = DelayedWork(queue: DispatchQueue(label: "census.now"))
+      object.startNow()
+      object.queue.sync {}
+      #expect(object.fired == 1)
+      let report = HeapCensus.retainers(of: object)
+      #expect(report.origin == .none)
+      #expect(!report.description.contains("block"))
+      weak let probe = object
+      _ = consume object
+      #expect(probe == nil)
+    }
+
+    @Test func storedWorkItemsBlockIsNamed() throws {
+      weak var probe: StoredWorkItem?
+      do {
+        let object = StoredWorkItem()
+        object.start()
+        probe = object
+      }
+      // A cycle: the owner keeps the item, whose block keeps the owner.
+      let object = try #require(probe)
+      let report = HeapCensus.retainers(of: object)
+      let holder = "DispatchWorkItem block from closure #1 in StoredWorkItem.start()"
+      #expect(report.origin == .runtimeHolder(holder))
+      #expect(
+        report.description == """
+          StoredWorkItem is referenced by 1 holder:
+            \(holder).capture 0
+          Shortest retainer path, held by a \(holder):
+            \(holder)
+             ├─ capture 0 → StoredWorkItem
+          """)
+      object.item = nil
+      _ = consume object
+      #expect(probe == nil)
+    }
+
+    @Test func workItemThatRanAndWasDroppedHoldsNothing() {
+      let object = StoredWorkItem()
+      let queue = DispatchQueue(label: "census.item")
+      do {
+        let item = DispatchWorkItem { object.run() }
+        queue.async(execute: item)
+        queue.sync {}
+      }
+      #expect(object.ran == 1)
+      let report = HeapCensus.retainers(of: object)
+      #expect(report.origin == .none)
+      weak let probe = object
+      _ = consume object
+      #expect(probe == nil)
+    }
+  }
+}
