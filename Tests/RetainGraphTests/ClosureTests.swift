@@ -104,6 +104,49 @@ struct ClosureTests {
     #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
   }
 
+  /// A closure made in code generic over a parameter pack (issue 19.5, FlyingFox's route handlers):
+  /// its context stores the pack's length and its metadata pack, and captures the pack's values as
+  /// a tuple. Read like other generic contexts, checked against the runtime after release.
+  @Test(arguments: [0, 1, 3])
+  func packGenericContextsAreRead(packLength: Int) {
+    func make() -> (PackRouterOwner?, [WeakProbe]) {
+      let leaf = Leaf()
+      let owner = PackRouterOwner(capturingSelf: true, packLength: packLength, leaf: leaf)
+      return (owner, [WeakProbe(owner), WeakProbe(owner.router), WeakProbe(leaf)])
+    }
+    var (owner, probes) = make()
+    let graph = ObjectGraph(reflecting: owner as Any)
+    #expect(graph.notes.isEmpty, "\(graph.notes)")
+    let closure = graph.nodes.first { $0.kind == .closure }
+    #expect(closure?.typeName.hasPrefix("closure #1 in RetainGraphTests.PackRouter.append<each A>") == true)
+    #expect(graph.cycles.count == 1)
+    let intoLeaf = graph.edges.filter { graph.nodes[$0.to].shortTypeName == "Leaf" }
+    // The pack's values are one tuple (a one-element tuple is its element): `capture 1`, `capture 1.2`.
+    let expected = [0: [], 1: ["capture 1"], 3: ["capture 1.1", "capture 1.2"]][packLength]
+    #expect(intoLeaf.map(\.label) == expected, "\(graph.edgeDescriptions)")
+    #expect(intoLeaf.allSatisfy { $0.ownership == .strong })
+    let predicted = Set(graph.predictedLeakedNodes().filter { $0.kind == .object }.map(\.shortTypeName))
+    owner = nil
+    #expect(probes[0].object != nil && probes[1].object != nil)
+    #expect(predicted == Set(["PackRouterOwner", "PackRouter"] + (packLength >= 1 ? ["Leaf"] : [])))
+    #expect((probes[2].object != nil) == (packLength >= 1))
+    (probes[1].object as? PackRouter)?.handlers.removeAll()
+    #expect(probes.allSatisfy { $0.object == nil })
+  }
+
+  /// The twin whose handler does not capture its owner: no cycle, nothing predicted.
+  @Test func packGenericContextWithoutSelfIsFree() {
+    var owner: PackRouterOwner? = PackRouterOwner(capturingSelf: false, packLength: 3, leaf: Leaf())
+    let probe = WeakProbe(owner!)
+    let graph = ObjectGraph(reflecting: owner as Any)
+    #expect(graph.notes.isEmpty, "\(graph.notes)")
+    #expect(graph.cycles.isEmpty)
+    #expect(graph.predictedLeaks().isEmpty)
+    #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
+    owner = nil
+    #expect(probe.object == nil)
+  }
+
   @Test func closuresCanBeTurnedOff() throws {
     let instance = try #require(Sample.named("lazy-closure")).make()
     defer { instance.breakCycles() }
@@ -159,6 +202,53 @@ struct ClosureNameTests {
         == "closure #1 in closure #2 in Center.add<A>(_:at:)")
   }
 
+  /// An optimised build names a closure with the specialisation and the copy it made; the names
+  /// are the closure's as written, the same as in a debug build.
+  @Test func optimisedNamesAreSimplified() {
+    #expect(
+      SymbolNames.simplify(
+        "generic not re-abstracted specialization <Swift.Array<App.Price>> of closure #1 (A) -> () in "
+          + "App.Store.subscribe((A) -> ()) -> () with unmangled suffix \".20\"")
+        == "closure #1 in App.Store.subscribe((A) -> ()) -> ()")
+    #expect(
+      SymbolNames.simplify(
+        "partial apply forwarder for generic specialization <Pack{Swift.Int, Swift.String}> of closure #1 "
+          + "(Swift.String) -> () in App.Router.append<each A>((Swift.String, repeat A) -> (), repeat A) -> ()"
+      )
+        == "closure #1 in App.Router.append<each A>((Swift.String, repeat A) -> (), repeat A) -> ()")
+    #expect(
+      SymbolNames.simplify(
+        "function signature specialization <Arg[0] = Owned To Guaranteed> of closure #1 () -> () in App.A.run() -> ()"
+      )
+        == "closure #1 in App.A.run() -> ()")
+    #expect(SymbolNames.simplify("App.specialization <Int> of") == "App.specialization <Int> of")
+  }
+
+  /// Private declarations are named as written, without their discriminator.
+  @Test func privateNamesLoseTheirDiscriminator() {
+    #expect(
+      SymbolNames.simplify(
+        "closure #1 () -> () in App.ChatViewModel.(setUp in _C654A129CC2DF9B3)(service: App.(Service in _AB12)) -> ()"
+      )
+        == "closure #1 in App.ChatViewModel.setUp(service: App.Service) -> ()")
+    #expect(
+      MethodReference.method(
+        closureName: "implicit closure #2 in implicit closure #1 in App.CartViewModel.init(store: App.Store)",
+        objectType: "App.CartViewModel",
+        callees: {
+          ["App.CartViewModel.(handlePrices in _C654A129CC2DF9B3C405B93AFCE73431)(_: [App.Price]) -> ()"]
+        })
+        == "CartViewModel.handlePrices(_:)")
+    #expect(
+      MethodReference.method(
+        closureName: "implicit closure #2 in implicit closure #1 in App.A.init()", objectType: "App.A",
+        callees: { ["App.A.update(with: (Swift.Int) -> (), at: Swift.Int) -> ()"] }) == "A.update(with:at:)")
+    #expect(
+      Advice.closureName(
+        "closure #1 in App.Router.append<each A>((Swift.String, repeat A) -> (), repeat A) -> ()")
+        == "closure #1 in Router.append<each A>(_:_:)")
+  }
+
   @Test func modulesOfNodeNames() {
     #expect(
       TypeNames.module(ofNodeNamed: "OpenCombine.Subscribers.Assign<App.Model, Swift.Int>") == "OpenCombine")
@@ -167,5 +257,31 @@ struct ClosureNameTests {
     #expect(TypeNames.module(ofNodeNamed: "closure #1 in closure #2 in App.Store.run() -> ()") == "App")
     #expect(TypeNames.module(ofNodeNamed: "closure at Holder.handler") == nil)
     #expect(TypeNames.module(ofNodeNamed: "(Swift.Int, App.Item)") == nil)
+  }
+}
+
+/// A router generic over a parameter pack, as FlyingFox 0.27.1 stores a `:id` route's handler:
+/// the stored closure is made inside `append`, not specialised.
+final class PackRouter {
+  var handlers: [(String) -> Void] = []
+
+  @inline(never)
+  func append<each P>(_ handler: @escaping (String, repeat each P) -> Void, _ values: repeat each P) {
+    handlers.append { path in handler(path, repeat each values) }
+  }
+}
+
+/// Owns a router whose handler captures `self` strongly (or not), with 0, 1 or 3 pack values.
+final class PackRouterOwner {
+  let router = PackRouter()
+  var hits = 0
+
+  init(capturingSelf: Bool, packLength: Int, leaf: Leaf) {
+    switch (capturingSelf, packLength) {
+    case (true, 0): router.append({ (_: String) in self.hits += 1 })
+    case (true, 1): router.append({ (_: String, _: Leaf) in self.hits += 1 }, leaf)
+    case (true, _): router.append({ (_: String, n: Int, _: Leaf, _: Leaf) in self.hits += n }, 1, leaf, leaf)
+    case (false, _): router.append({ (_: String, _: Int, _: Leaf, _: Leaf) in }, 1, leaf, leaf)
+    }
   }
 }

@@ -194,31 +194,59 @@ enum ClosureLayout {
 struct GenericArguments {
   /// Generic parameters per depth (depth 0 first), each level's argument metadata in index order.
   private var levels: [[UnsafeRawPointer?]]
+  /// The parameters (depth, index) that are packs (`each P`): their argument is a metadata pack.
+  private var packs: Set<[Int]> = []
 
   init?(
     descriptor: UnsafeRawPointer, captureCount: Int, sourceCount: Int, bindings: UnsafeRawPointer,
     bindingCount: Int
   ) {
     var levels: [[UnsafeRawPointer?]] = []
+    var packs: Set<[Int]> = []
     // Metadata sources follow the capture records: pairs of (generic parameter, source) names.
     for index in 0..<sourceCount {
       let pair = descriptor + 12 + 4 * captureCount + 8 * index
-      guard let parameterName = Metadata.relative(pair), let sourceName = Metadata.relative(pair + 4),
-        let (depth, position) = Self.parameter(MangledName(start: parameterName).trailingText),
+      guard let parameterName = Metadata.relative(pair), let sourceName = Metadata.relative(pair + 4) else {
+        return nil
+      }
+      let source = MangledName(start: sourceName).trailingText
+      // A pack's shape (`s` + source: its element count) is read from the pack itself.
+      if source.first == UInt8(ascii: "s") { continue }
+      guard
+        let (depth, position, isPack) = Self.sourceParameter(MangledName(start: parameterName).trailingText),
         depth < 16, position < 256,
-        let metadata = Self.metadata(
-          from: MangledName(start: sourceName).trailingText[...], bindings: bindings,
-          bindingCount: bindingCount)
+        let metadata = Self.metadata(from: source[...], bindings: bindings, bindingCount: bindingCount)
       else { return nil }
       while levels.count <= depth { levels.append([]) }
       while levels[depth].count <= position { levels[depth].append(nil) }
       levels[depth][position] = metadata
+      if isPack {
+        // A heap metadata pack: tagged in bit 0, its element count in the word before the elements.
+        guard Int(bitPattern: metadata) & 1 == 1 else { return nil }
+        packs.insert([depth, position])
+      }
     }
     // Every parameter up to the last one named must be known: a capture type may mention any.
     guard !levels.isEmpty, levels.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 != nil } }) else {
       return nil
     }
     self.levels = levels
+    self.packs = packs
+  }
+
+  /// A metadata source's parameter: `x`, or a pack parameter, named as the pack of its own
+  /// expansion (`xxQp_QP`, `Pack{repeat each x}`).
+  private static func sourceParameter(_ text: [UInt8]) -> (depth: Int, index: Int, isPack: Bool)? {
+    let packSuffix = Array("Qp_QP".utf8)
+    if text.count > packSuffix.count, Array(text.suffix(packSuffix.count)) == packSuffix {
+      // The expansion's pattern and count are the parameter itself.
+      let both = text.dropLast(packSuffix.count)
+      guard both.count % 2 == 0, both.prefix(both.count / 2).elementsEqual(both.suffix(both.count / 2)),
+        let (depth, index) = parameter(Array(both.prefix(both.count / 2)))
+      else { return nil }
+      return (depth, index, true)
+    }
+    return parameter(text).map { ($0.depth, $0.index, false) }
   }
 
   /// `x` → (0, 0), `q_` → (0, 1), `q0_` → (0, 2), `qd__` → (1, 0), `qd_0_` → (1, 1),
@@ -287,9 +315,14 @@ struct GenericArguments {
       cumulative += level.count
       environment.storeBytes(of: UInt16(cumulative), toByteOffset: 4 + 2 * depth, as: UInt16.self)
     }
-    for index in arguments.indices {
-      // A type parameter that is a key argument.
-      environment.storeBytes(of: UInt8(0x80), toByteOffset: 4 + 2 * levels.count + index, as: UInt8.self)
+    var index = 0
+    for (depth, level) in levels.enumerated() {
+      for position in level.indices {
+        // A key argument (0x80) of kind type (0) or type pack (1).
+        let kind: UInt8 = packs.contains([depth, position]) ? 1 : 0
+        environment.storeBytes(of: 0x80 | kind, toByteOffset: 4 + 2 * levels.count + index, as: UInt8.self)
+        index += 1
+      }
     }
     return arguments.withUnsafeBufferPointer { buffer in
       guard let base = buffer.baseAddress else { return nil }

@@ -189,12 +189,17 @@ enum SymbolNames {
   }
 
   /// `closure #1 () -> Swift.String in App.Person.greeting.getter : () -> Swift.String` →
-  /// `closure #1 in App.Person.greeting.getter`.
+  /// `closure #1 in App.Person.greeting.getter`. What an optimised build adds is dropped too, so
+  /// that a function has one name in debug and release builds: the wrappers (`partial apply
+  /// forwarder for `, `merged `), the specialisations (`generic specialization <Swift.Int> of `,
+  /// `generic not re-abstracted specialization <…> of `, `function signature specialization <…>
+  /// of `…) and the suffix LLVM gives a copy (` with unmangled suffix ".20"`).
   static func simplify(_ name: String) -> String {
     var text = Substring(name)
-    for wrapper in ["partial apply forwarder for ", "merged "] where text.hasPrefix(wrapper) {
-      text = text.dropFirst(wrapper.count)
+    if let suffix = text.range(of: " with unmangled suffix \"", options: .backwards), text.hasSuffix("\"") {
+      text = text[..<suffix.lowerBound]
     }
+    while let wrapper = wrapperLength(text) { text = text.dropFirst(wrapper) }
     var prefix = ""
     // Each closure's own signature sits between its number and " in " (outside brackets: a
     // private type in the signature reads `(Box in _D7F0…)`); closures nest.
@@ -206,7 +211,47 @@ enum SymbolNames {
       text = text[inRange.upperBound...]
     }
     if let colon = outermost(" : ", in: text) { text = text[..<colon.lowerBound] }
-    return prefix + text
+    return withoutPrivateDiscriminators(prefix + text)
+  }
+
+  /// A private declaration's name without its discriminator, as it is written:
+  /// `App.CartViewModel.(handlePrices in _C654A129CC2DF9B3)(_: [App.Price])` →
+  /// `App.CartViewModel.handlePrices(_: [App.Price])`.
+  static func withoutPrivateDiscriminators(_ name: String) -> String {
+    guard name.contains(" in _") else { return name }
+    var result = ""
+    var rest = Substring(name)
+    while let open = rest.firstIndex(of: "(") {
+      result += rest[..<open]
+      let inside = rest[rest.index(after: open)...]
+      let identifier = inside.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+      let afterIdentifier = inside.dropFirst(identifier.count)
+      if !identifier.isEmpty, afterIdentifier.hasPrefix(" in _") {
+        let discriminator = afterIdentifier.dropFirst(5).prefix { $0.isLetter || $0.isNumber }
+        let afterDiscriminator = afterIdentifier.dropFirst(5 + discriminator.count)
+        if !discriminator.isEmpty, afterDiscriminator.hasPrefix(")") {
+          result += identifier
+          rest = afterDiscriminator.dropFirst()
+          continue
+        }
+      }
+      result.append("(")
+      rest = inside
+    }
+    return result + rest
+  }
+
+  /// The length of the wrapper or specialisation that `text` starts with, nil when none does.
+  private static func wrapperLength(_ text: Substring) -> Int? {
+    for wrapper in ["partial apply forwarder for ", "merged "] where text.hasPrefix(wrapper) {
+      return wrapper.count
+    }
+    // `<kind> specialization <arguments> of `, the arguments bracket-balanced.
+    guard let specialization = text.range(of: "specialization <"),
+      !text[..<specialization.lowerBound].contains(where: { !$0.isLetter && $0 != " " && $0 != "-" }),
+      let of = outermost(" of ", in: text[text.index(before: specialization.upperBound)...])
+    else { return nil }
+    return text.distance(from: text.startIndex, to: of.upperBound)
   }
 
   /// The first occurrence of `separator` in `text` outside parentheses, brackets and angle brackets

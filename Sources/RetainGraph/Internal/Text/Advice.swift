@@ -82,10 +82,14 @@ enum Advice {
     var current = function.index(after: open)
     var close: String.Index?
     var index = current
+    var previous: Character = " "
     while index < function.endIndex {
       let character = function[index]
+      defer { previous = character }
       if "(<[".contains(character) {
         depth += 1
+      } else if character == ">", previous == "-" {
+        // The arrow of a function type (`(A) -> ()`) closes nothing.
       } else if ")>]".contains(character) {
         if depth == 0, character == ")" {
           close = index

@@ -84,7 +84,7 @@ enum MethodReference {
       closureName.dropFirst(thunk.count).drop(while: \.isNumber).hasPrefix(" in " + thunk)
     else { return nil }
     let prefix = objectType + "."
-    for callee in callees() where callee.hasPrefix(prefix) {
+    for callee in callees().map(SymbolNames.withoutPrivateDiscriminators) where callee.hasPrefix(prefix) {
       let rest = callee.dropFirst(prefix.count)
       guard let open = rest.firstIndex(of: "("), !rest[..<open].contains(" ") else { continue }
       let name = rest[..<open]
@@ -106,6 +106,8 @@ enum MethodReference {
     for index in text.indices {
       switch text[index] {
       case "(", "[", "<": depth += 1
+      case ">" where index > text.startIndex && text[text.index(before: index)] == "-":
+        continue  // the arrow of a function type closes nothing
       case ")", "]", ">":
         depth -= 1
         if depth == 0 {
