@@ -276,3 +276,11 @@ void rgc_forget_all(void) {
   }
   sweep();
 }
+
+void rgc_hold_records(const rgc_record *records, size_t count) {
+  for (size_t index = 0; index < count; index++) swift_unownedRetain((void *)records[index].object);
+}
+
+void rgc_release_records(const rgc_record *records, size_t count) {
+  for (size_t index = 0; index < count; index++) swift_unownedRelease((void *)records[index].object);
+}
