@@ -160,7 +160,7 @@ import Testing
     ),
     (
       breaking(#""kind": "object" } ]"#, with: #""kind": "struct" } ]"#),
-      #"nodes[1].kind: unknown kind "struct"; expected one of "object", "closure", "value""#
+      #"nodes[1].kind: unknown kind "struct"; expected one of "object", "closure", "value", "task""#
     ),
     (breaking(#""to": 1"#, with: #""to": 5"#), "edges[0].to: 5 is not the id of a node"),
     (breaking(#""from": 0"#, with: #""from": 9"#), "edges[0].from: 9 is not the id of a node"),

@@ -270,6 +270,7 @@ extension Node.Kind {
     case .object: 0
     case .closure: 1
     case .value: 2
+    case .task: 3
     }
   }
 
@@ -278,6 +279,7 @@ extension Node.Kind {
     case 0: self = .object
     case 1: self = .closure
     case 2: self = .value
+    case 3: self = .task
     default: return nil
     }
   }
