@@ -140,7 +140,6 @@ package let packageCheckout: String = {
   return checkout.resolvingSymlinksInPath().path
 }()
 
-
 /// The one place where a text under test loses what depends on the machine before it is compared with
 /// a golden file: every occurrence of each `path` (a temporary folder, an artifacts folder) becomes its
 /// placeholder, longest path first, so that `/tmp/x/artifacts` never leaves `/tmp/x` half-replaced.
