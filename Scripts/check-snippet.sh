@@ -54,7 +54,7 @@ import Testing
   presenter.view = View()
   presenter.view?.presenter = presenter
   #expect(verifyNoCycles(presenter) != nil)
-  #expect(ObjectGraph(reflecting: presenter).predictedLeakedNodes().count == 2)
+  #expect(ObjectGraph(reflecting: presenter).predictedLeaks().count == 2)
   presenter.view = nil
   assertNoCycles(presenter)
 }
