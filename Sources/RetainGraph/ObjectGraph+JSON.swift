@@ -11,27 +11,64 @@ extension ObjectGraph {
   /// ```
   /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` are written
   /// when there are any. Read a snapshot back with ``init(jsonData:)``.
-  /// - Returns: UTF-8 JSON.
-  /// - Throws: only if Foundation's encoder fails, which it does not for these plain values.
-  public func jsonData() throws -> Data {
-    let snapshot = SnapshotV1(
-      format: SnapshotV1.formatName,
-      version: SnapshotV1.version,
-      root: root,
-      truncated: isTruncated,
-      nodes: nodes.map { SnapshotV1.NodeRecord(id: $0.id, type: $0.typeName, kind: $0.kind.rawValue) },
-      edges: edges.map {
-        SnapshotV1.EdgeRecord(from: $0.from, to: $0.to, label: $0.label, ownership: $0.ownership.rawValue)
-      },
-      dangling: danglingReferences.isEmpty
-        ? nil : danglingReferences.map { SnapshotV1.DanglingRecord(holder: $0.holder, label: $0.label) },
-      notes: notes.isEmpty ? nil : notes
-    )
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    var data = try encoder.encode(snapshot)
-    data.append(0x0A)
-    return data
+  /// - Returns: UTF-8 JSON, ending with a line feed. Writing cannot fail.
+  public func jsonData() -> Data {
+    var json = JSONWriter(reservingCapacity: 64 + 96 * nodeCount + 128 * edgeCount)
+    json.beginObject()
+    if !danglingReferences.isEmpty {
+      json.key("dangling")
+      json.beginArray()
+      for dangling in danglingReferences {
+        json.element()
+        json.beginObject()
+        json.member("holder", dangling.holder)
+        json.member("label", dangling.label)
+        json.endObject()
+      }
+      json.endArray()
+    }
+    json.key("edges")
+    json.beginArray()
+    for index in 0..<edgeCount {
+      let edge = edge(at: index)
+      json.element()
+      json.beginObject()
+      json.member("from", edge.from)
+      json.member("label", edge.label)
+      json.member("ownership", edge.ownership.rawValue)
+      json.member("to", edge.to)
+      json.endObject()
+    }
+    json.endArray()
+    json.member("format", SnapshotV1.formatName)
+    json.key("nodes")
+    json.beginArray()
+    for id in 0..<nodeCount {
+      let node = node(id)
+      json.element()
+      json.beginObject()
+      json.member("id", node.id)
+      json.member("kind", node.kind.rawValue)
+      json.member("type", node.typeName)
+      json.endObject()
+    }
+    json.endArray()
+    if !notes.isEmpty {
+      json.key("notes")
+      json.beginArray()
+      for note in notes {
+        json.element()
+        json.string(note)
+      }
+      json.endArray()
+    }
+    json.member("root", root)
+    json.key("truncated")
+    json.boolean(isTruncated)
+    json.member("version", SnapshotV1.version)
+    json.endObject()
+    json.bytes.append(0x0A)
+    return Data(json.bytes)
   }
 
   /// Reads a JSON snapshot written by ``jsonData()`` (format `retain-graph`, version 1) and
@@ -51,37 +88,10 @@ extension ObjectGraph {
   }
 }
 
-/// The encodable shape of a version 1 snapshot.
-private struct SnapshotV1: Encodable {
+/// The format's name and version.
+private enum SnapshotV1 {
   static let formatName = "retain-graph"
   static let version = 1
-
-  struct NodeRecord: Encodable {
-    var id: Int
-    var type: String
-    var kind: String
-  }
-
-  struct EdgeRecord: Encodable {
-    var from: Int
-    var to: Int
-    var label: String
-    var ownership: String
-  }
-
-  struct DanglingRecord: Encodable {
-    var holder: Int
-    var label: String
-  }
-
-  var format: String
-  var version: Int
-  var root: Int
-  var truncated: Bool
-  var nodes: [NodeRecord]
-  var edges: [EdgeRecord]
-  var dangling: [DanglingRecord]?
-  var notes: [String]?
 }
 
 /// Validates a parsed snapshot by hand, so every problem is reported with its place.
