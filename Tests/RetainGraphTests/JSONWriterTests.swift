@@ -20,13 +20,28 @@ import Testing
       var to: Int
       var label: String
       var ownership: String
+      var kind: String
+      var capture: Int?
+      var method: String?
+      var property: String?
+
+      init(_ edge: Edge) {
+        from = edge.from
+        to = edge.to
+        label = edge.label
+        ownership = edge.ownership.rawValue
+        kind = edge.kind.jsonName
+        if case .capture(let index) = edge.kind { capture = index }
+        if case .methodReference(let name) = edge.kind { method = name }
+        property = edge.property
+      }
     }
     struct DanglingRecord: Encodable {
       var holder: Int
       var label: String
     }
     var format = "retain-graph"
-    var version = 1
+    var version = 2
     var root: Int
     var truncated: Bool
     var nodes: [NodeRecord]
@@ -38,9 +53,7 @@ import Testing
       root = graph.root
       truncated = graph.isTruncated
       nodes = graph.nodes.map { NodeRecord(id: $0.id, type: $0.typeName, kind: $0.kind.rawValue) }
-      edges = graph.edges.map {
-        EdgeRecord(from: $0.from, to: $0.to, label: $0.label, ownership: $0.ownership.rawValue)
-      }
+      edges = graph.edges.map(EdgeRecord.init)
       dangling =
         graph.danglingReferences.isEmpty
         ? nil : graph.danglingReferences.map { DanglingRecord(holder: $0.holder, label: $0.label) }
