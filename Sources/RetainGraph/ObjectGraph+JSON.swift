@@ -1,8 +1,8 @@
 public import Foundation
 
 extension ObjectGraph {
-  /// The graph as a JSON snapshot (format `retain-graph`, version 2): pretty printed with sorted keys,
-  /// so the same graph always gives the same bytes.
+  /// The graph as JSON (format `retain-graph`, version 2): pretty printed with sorted keys, so the
+  /// same graph always gives the same bytes.
   ///
   /// ```json
   /// { "format": "retain-graph", "version": 2, "root": 0, "truncated": false,
@@ -14,7 +14,7 @@ extension ObjectGraph {
   /// `singleCapture`, `methodReference` (with `method`), `capture` (with `capture`, the index) or
   /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one.
   /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` are written
-  /// when there are any. Read a snapshot back with ``init(jsonData:)``.
+  /// when there are any. Read it back with ``init(jsonData:)``.
   /// - Returns: UTF-8 JSON, ending with a line feed. Writing cannot fail.
   public func jsonData() -> Data {
     var json = JSONWriter(reservingCapacity: 64 + 96 * nodeCount + 128 * edgeCount)
@@ -80,13 +80,13 @@ extension ObjectGraph {
     return Data(json.bytes)
   }
 
-  /// Reads a JSON snapshot written by ``jsonData()`` (format `retain-graph`, version 2, or version 1,
+  /// Reads the JSON written by ``jsonData()`` (format `retain-graph`, version 2, or version 1,
   /// whose edges have no `kind`: each edge's kind and property are then read from its label, as
   /// ``Edge/init(from:to:label:ownership:)`` does) and recomputes its cycles.
   ///
   /// Nodes may come in any order, but their ids must be exactly `0..<count`. The `dangling` and
   /// `notes` arrays are optional; unknown keys are ignored.
-  /// - Parameter jsonData: the snapshot's bytes.
+  /// - Parameter jsonData: the JSON's bytes.
   /// - Throws: ``GraphDecodingError`` naming what is wrong and where: not JSON, another format or version,
   ///   a missing field, a value of the wrong type (`nodes[2].id: expected an integer, found "x"`), a
   ///   duplicate or missing id, an edge to an unknown node, an unknown kind or ownership, a kind

@@ -384,7 +384,7 @@ import Testing
       nodes: [Node(id: 0, typeName: "A", kind: .value), Node(id: 1, typeName: "B", kind: .object)],
       edges: edges)
     #expect(graph.edges == edges)
-    let data = try graph.jsonData()
+    let data = graph.jsonData()
     let read = try ObjectGraph(jsonData: data)
     #expect(read.edges == edges)
     let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
