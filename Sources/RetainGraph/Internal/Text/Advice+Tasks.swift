@@ -32,7 +32,7 @@ extension Advice {
       guard
         let stored = storage.edges.first(where: {
           Int($0.to) == holder && $0.isStrong && storage.typeName(Int($0.from)) == workItemType
-            && storage.reference($0).storagePath(number: $0.index) == workItemBlock
+            && storage.storagePath($0) == workItemBlock
         })
       else { return nil }
       item = Int(stored.from)
@@ -40,14 +40,14 @@ extension Advice {
     } else {
       guard storage.typeName(holder) == workItemType,
         storage.reference(edge).kind == .singleCapture,
-        storage.reference(edge).storagePath(number: edge.index) == workItemBlock
+        storage.storagePath(edge) == workItemBlock
       else { return nil }
     }
     let storing =
       loop.first { Int(storage.edges[Int($0)].to) == item }.map { storage.edges[Int($0)] }
       ?? storage.edges.first { Int($0.to) == item && $0.isStrong }
     let place = storing.map {
-      "the DispatchWorkItem stored in \(storage.shortTypeName(Int($0.from))).\(storage.reference($0).storagePath(number: $0.index))"
+      "the DispatchWorkItem stored in \(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
     }
     let target = Int(edge.to)
     let captured =
