@@ -38,13 +38,14 @@ extension ObjectGraph {
     lines.append(summary())
     for (index, cycle) in cycles.enumerated().prefix(limits.maxCycles ?? cycles.count) {
       lines.append("")
-      let fixes = cycle.referencesToWeaken
+      let fixes = Self.edits(of: cycle)
       let shown = cycle.fixPlan.count < fixes ? " (the first \(cycle.fixPlan.count) shown)" : ""
       if cycles.count > 1 {
-        let weaken = fixes > 1 ? "; \(Self.count(fixes, "reference")) to weaken" : ""
+        let weaken = fixes > 1 ? "; \(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken))" : ""
         lines.append("cycle \(index + 1) of \(cycles.count) (\(memberSummary(cycle)))\(weaken)\(shown):")
       } else if fixes > 1 {
-        lines.append("\(Self.count(fixes, "reference")) to weaken, one loop each\(shown):")
+        lines.append(
+          "\(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken)), one loop each\(shown):")
       }
       for (number, fix) in cycle.fixPlan.enumerated() {
         if number > 0 { lines.append("") }
@@ -80,14 +81,29 @@ extension ObjectGraph {
   /// hold, and how many references to weaken to free them all —
   /// `1 retain cycle reachable from ViewController (2 objects); 1 reference to weaken`, or
   /// `no retain cycle reachable from ViewController`.
+  /// How many edits a cycle's plan is: one per break, and one per reference not described (a
+  /// huge component's plan describes its first breaks only, each one reference).
+  static func edits(of cycle: Cycle) -> Int {
+    cycle.referencesToWeaken - cycle.fixPlan.reduce(0) { $0 + $1.edges.count - 1 }
+  }
+
+  /// `2 references to weaken`, or, when an edit weakens several references through one
+  /// declaration, `23 fixes (46 references) to weaken`.
+  static func toWeaken(edits: Int, references: Int) -> String {
+    edits == references
+      ? "\(count(references, "reference")) to weaken"
+      : "\(count(edits, "fix", plural: "fixes")) (\(count(references, "reference"))) to weaken"
+  }
+
   public func summary() -> String {
     let rootName = storage.shortTypeName(root)
     guard !cycles.isEmpty else { return "no retain cycle reachable from \(rootName)" }
     let objects = Set(cycles.flatMap(\.members)).count
     let noun = cycles.count == 1 ? "retain cycle" : "retain cycles"
-    let fixes = cycles.reduce(0) { $0 + $1.referencesToWeaken }
+    let fixes = cycles.reduce(0) { $0 + Self.edits(of: $1) }
+    let references = cycles.reduce(0) { $0 + $1.referencesToWeaken }
     return "\(cycles.count) \(noun) reachable from \(rootName) (\(Self.count(objects, "object"))); "
-      + "\(Self.count(fixes, "reference")) to weaken"
+      + Self.toWeaken(edits: fixes, references: references)
   }
 
   /// `left to OpenCombine: 2 of its objects still hold each other (PassthroughSubject<Int, Never>,
@@ -104,8 +120,8 @@ extension ObjectGraph {
       + "\(their) own \(members.count == 1 ? "loop" : "loops"), not references of yours"
   }
 
-  private static func count(_ number: Int, _ noun: String) -> String {
-    "\(number) \(noun)\(number == 1 ? "" : "s")"
+  private static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
+    "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
   }
 
   private func memberSummary(_ cycle: Cycle) -> String {
