@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test test-release snippet record-golden demo docs-image lint bench clean
+.PHONY: deps build test test-fast test-release snippet record-golden demo docs-image lint bench clean
 
 # Graphviz (libgvc) is the only C dependency; install it when pkg-config cannot find it.
 deps:
@@ -23,10 +23,22 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The whole check CI runs: the build, the package made from the README's snippet, every test. Quiet:
+# a passing test prints no line and known issues (expected failures) are counted, not shown; every
+# other line (a failure, a crash, what a test prints) shows, and a summary ends the run. The whole
+# test output is in .build/test-output.txt; VERBOSE=1 shows it as it comes.
+test: export RETAIN_GRAPH_TEST_START := $(shell date +%s)
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) snippet
-	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory snippet
+	SWIFT="$(SWIFT)" bash Scripts/run-tests.sh
+
+# The contributor's quick loop: the build and every test, without the snippet package (nor any
+# release build). Pass swift test arguments with ARGS, e.g. make test-fast ARGS="--filter Snapshotting".
+test-fast: export RETAIN_GRAPH_TEST_START := $(shell date +%s)
+test-fast: deps
+	$(SWIFT) build --build-tests
+	SWIFT="$(SWIFT)" bash Scripts/run-tests.sh $(ARGS)
 
 # Builds the command line in release and checks every sample's report and fix lines against the
 # debug goldens: the walk reads closures, thunks and method references the optimiser rewrote.

@@ -74,7 +74,14 @@ if [ -e "$work/build/checkouts/swift-argument-parser" ] || grep -q "ArgumentPars
   echo "error: the snippet's package fetched or built swift-argument-parser" >&2
   exit 1
 fi
-RETAIN_GRAPH_ARTIFACTS="$work/artifacts" "$SWIFT" test --skip-build --scratch-path "$work/build"
+# Its output (one known issue on purpose) is shown only when the run fails.
+if ! RETAIN_GRAPH_ARTIFACTS="$work/artifacts" "$SWIFT" test --skip-build --scratch-path "$work/build" \
+  > "$work/test.log" 2>&1; then
+  cat "$work/test.log" >&2
+  echo "error: the tests of the package made from the README's snippet failed" >&2
+  exit 1
+fi
+grep -E "Test run with [0-9]+ tests?" "$work/test.log" | tail -n 1 | sed -E 's/^[^A-Za-z]+//; s/^/snippet package: /'
 for file in aFailingCheckWritesItsGraph-Presenter-1.dot aFailingCheckWritesItsGraph-Presenter-1.json; do
   if [ ! -s "$work/artifacts/$file" ]; then
     echo "error: RETAIN_GRAPH_ARTIFACTS: $work/artifacts/$file was not written" >&2

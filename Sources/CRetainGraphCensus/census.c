@@ -13,6 +13,9 @@
 
 typedef void *(*AllocObject)(const void *, size_t, size_t);
 
+// In queued.c.
+void rgc_queued_register_fork_handlers(void);
+
 // Runtime entry points: the test executable links libswiftCore, so these resolve at load time.
 extern void swift_unownedRetain(void *object);
 extern void swift_unownedRelease(void *object);
@@ -197,6 +200,7 @@ int rgc_thread_is_paused(void) { return paused; }
 void rgc_start(int with_backtraces) {
   if (with_backtraces) atomic_store(&backtraces, 1);
   if (atomic_fetch_add(&start_count, 1) == 0) {
+    rgc_queued_register_fork_handlers();
     real();
     get_directory();
     atomic_store(&running, 1);
@@ -275,4 +279,12 @@ void rgc_forget_all(void) {
     }
   }
   sweep();
+}
+
+void rgc_hold_records(const rgc_record *records, size_t count) {
+  for (size_t index = 0; index < count; index++) swift_unownedRetain((void *)records[index].object);
+}
+
+void rgc_release_records(const rgc_record *records, size_t count) {
+  for (size_t index = 0; index < count; index++) swift_unownedRelease((void *)records[index].object);
 }

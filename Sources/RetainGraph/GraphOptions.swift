@@ -1,7 +1,15 @@
 /// Limits and filters for ``ObjectGraph/init(reflecting:options:)``.
 public struct GraphOptions: Sendable {
   /// The most nodes the walk records; past it the walk stops and the graph is marked truncated.
-  public var maxNodes: Int
+  ///
+  /// At least 1: the root is always recorded, so a value below 1 (`0`, `-1`) is taken as 1, both here
+  /// and in the initialiser. A graph walked with it has its root alone and is marked truncated when
+  /// the root holds anything.
+  public var maxNodes: Int {
+    get { nodeLimit }
+    set { nodeLimit = max(1, newValue) }
+  }
+  private var nodeLimit: Int
   /// How many references away from the root the walk goes (nil: no limit). Objects at this depth are
   /// recorded but their references are not followed.
   public var maxDepth: Int?
@@ -33,7 +41,8 @@ public struct GraphOptions: Sendable {
 
   /// Creates options; every parameter has a default.
   /// - Parameters:
-  ///   - maxNodes: the most nodes to record (default 100,000).
+  ///   - maxNodes: the most nodes to record (default 100,000); values below 1 are taken as 1, since
+  ///     the root is always recorded.
   ///   - maxDepth: how many references away from the root to go (default: no limit).
   ///   - ignoredTypes: types to leave out.
   ///   - ignoredLabels: edge labels (`output` or `Interactor.output`) to leave out.
@@ -47,7 +56,7 @@ public struct GraphOptions: Sendable {
     includeClosures: Bool = true,
     libraryModules: Set<String> = GraphOptions.knownLibraryModules
   ) {
-    self.maxNodes = maxNodes
+    self.nodeLimit = max(1, maxNodes)
     self.maxDepth = maxDepth
     self.ignoredTypeIDs = ignoredTypes.map(TypeID.init)
     self.ignoredLabels = ignoredLabels

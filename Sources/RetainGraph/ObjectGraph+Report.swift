@@ -26,7 +26,7 @@ extension ObjectGraph {
     var lines: [String] = []
     if isTruncated {
       lines.append(
-        "warning: a limit stopped the walk at \(nodeCount) nodes; this graph is partial and may miss cycles"
+        "warning: a limit stopped the walk at \(nodeCount) node\(nodeCount == 1 ? "" : "s"); this graph is partial and may miss cycles"
       )
     }
     lines.append(summary())

@@ -191,8 +191,12 @@ public enum HeapCensus {
   /// //   ImageCache.shared
   /// //    ├─ images[0] → Image
   /// ```
-  /// It walks every live object the census saw and every object reachable from global storage,
-  /// so call it when other threads are not changing the objects it walks.
+  /// It walks every live object the census saw and every object reachable from global storage.
+  /// The census's records are copied first (those allocated before the call), and the copy is read
+  /// with the census unlocked, so threads that keep allocating meanwhile neither stall the search
+  /// nor grow the census while it runs. The objects' fields are read in this process as they are
+  /// now: when other threads may be changing them, use ``retainers(isolating:timeout:)``, which
+  /// searches a frozen copy of the process.
   /// - Parameter object: the object to explain.
   /// - Returns: the report; its `description` is the trace and ``RetainerReport/dot()`` draws it.
   /// - Complexity: O(*n* + *e* + *g*) for *n* objects, *e* references and *g* words of global storage.
@@ -213,10 +217,10 @@ public enum HeapCensus {
   ///   - timeout: how long the child may take (it may block on a lock another thread held at the
   ///     fork; it is killed then).
   /// - Returns: the report.
-  /// - Throws: `SnapshotWalkError` when the child crashed, timed out or sent something unreadable.
+  /// - Throws: `ForkedWalkError` when the child crashed, timed out or sent something unreadable.
   public static func retainers(
     isolating object: AnyObject, timeout: Duration = .seconds(30)
-  ) throws(SnapshotWalkError) -> RetainerReport {
+  ) throws(ForkedWalkError) -> RetainerReport {
     let bytes = try ForkedChild.run(timeout: timeout) {
       let report = retainers(of: object)
       return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
@@ -234,7 +238,7 @@ public enum HeapCensus {
   /// - Returns: the function names (`?` where no symbol names a frame), or nil.
   public static func allocationBacktrace(of object: AnyObject) -> [String]? {
     let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-    let frames: [UnsafeRawPointer]? = CensusTable.withLiveRecords { records in
+    let frames: [UnsafeRawPointer]? = CensusTable.withLockedRecords { records in
       guard let record = records.first(where: { $0.object == address }), let frames = record.frames else {
         return nil
       }

@@ -75,13 +75,16 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
   static let shownFrames = 8
 
   /// The holder as one line: `ImageCache.shared.images[0]`, `Registry.presenters[0] (held from
-  /// outside the census)`; nil when nothing holds it.
+  /// outside the census)`, `a running task started in Feed.start() (closure #1 in Feed.start())`;
+  /// nil when nothing holds it.
   public var holderPath: String? {
     switch origin {
     case .global(let name):
       return ([name] + path.map(\.label)).joined(separator: ".")
     case .runtimeHolder(let name):
-      return (["held by a \(name)"] + path.map(\.label)).joined(separator: ".")
+      // The first step is the holder's own closure capturing: the holder is named by that closure.
+      let rest = path.dropFirst().map(\.label)
+      return "a \(name)" + (rest.isEmpty ? "" : ", through \(rest.joined(separator: "."))")
     case .unseenHolder, .retainCycle:
       guard let first = path.first else { return nil }
       let chain = ([first.holder] + path.map(\.label)).joined(separator: ".")

@@ -67,6 +67,46 @@ private let collectMessage: agusererrf = { message in
   return 0
 }
 
+/// GLib's `GLogFunc`: domain, level, message, user data.
+private typealias GLogFunction =
+  @convention(c) (UnsafePointer<CChar>?, UInt32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
+
+/// GLib's message handler for Pango, which Graphviz's cairo and pango plugins use to lay out and
+/// draw labels: appends to `capturedMessages` instead of printing `(process:…): Pango-CRITICAL **: …`
+/// to standard error. Only those plugins use Pango here, inside a render, with `Graphviz.session`
+/// locked.
+private let collectPangoMessage: GLogFunction = { domain, _, message, _ in
+  guard let message else { return }
+  capturedMessages += "\(domain.map { String(cString: $0) + ": " } ?? "")\(String(cString: message))\n"
+}
+
+/// Routes Pango's log domains to `collectPangoMessage`, once, before the plugins load. GLib is
+/// looked up at run time: libgvc does not link it, its plugins do, and a Graphviz built without them
+/// never loads it.
+private enum PangoMessages {
+  static func route() { _ = routed }
+
+  private static let routed: Bool = {
+    #if os(Linux)
+      // Loaded here if the plugins have not loaded it yet: they will, and share this copy.
+      guard let glib = dlopen("libglib-2.0.so.0", RTLD_NOW | RTLD_GLOBAL),
+        let symbol = dlsym(glib, "g_log_set_handler")
+      else { return false }
+      typealias SetHandler =
+        @convention(c) (UnsafePointer<CChar>?, UInt32, GLogFunction, UnsafeMutableRawPointer?) -> UInt32
+      let setHandler = unsafeBitCast(symbol, to: SetHandler.self)
+      // G_LOG_LEVEL_CRITICAL | WARNING | MESSAGE | INFO | DEBUG; an error (fatal) keeps GLib's handler.
+      let levels: UInt32 = 0x08 | 0x10 | 0x20 | 0x40 | 0x80
+      for domain in ["Pango", "PangoCairo", "PangoFT2"] {
+        _ = setHandler(domain, levels, collectPangoMessage, nil)
+      }
+      return true
+    #else
+      return false
+    #endif
+  }()
+}
+
 private enum GraphvizSession {
   /// Routes Graphviz's messages to `collectMessage` and returns the context, creating it once.
   static func prepare(_ context: inout OpaquePointer?) throws(RenderingError) -> OpaquePointer {
@@ -75,6 +115,7 @@ private enum GraphvizSession {
     _ = agseterr(AGWARN)
     _ = agseterrf(collectMessage)
     if let context { return context }
+    PangoMessages.route()
     // gvContext() loads the plugins listed in Graphviz's installed config (dot layout, core SVG
     // renderer, cairo for PNG and PDF).
     guard let created = gvContext() else {

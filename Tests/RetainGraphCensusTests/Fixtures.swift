@@ -123,3 +123,11 @@ nonisolated(unsafe) weak var censusCurrentSession: CensusSession?
 
 /// The same through unowned(unsafe) and unowned globals: words equal to the address.
 nonisolated(unsafe) unowned(unsafe) var censusUnsafeSession: CensusSession? = nil
+
+/// A registry of targets beside pools that other threads keep filling and clearing.
+final class CensusBusyRegistry: @unchecked Sendable {
+  static let shared = CensusBusyRegistry()
+  var targets: [CensusWidget] = []
+  let lock = NSLock()
+  var pools: [[CensusTransient]] = [[], [], []]
+}

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import RetainGraph
 import RetainGraphCensus
+import RetainGraphTesting
 import Testing
 
 // MARK: - Fixtures
@@ -18,6 +19,18 @@ final class FireAndForget: @unchecked Sendable {
   func start() {
     Task {
       for await value in self.feed { self.handle(value) }
+    }
+  }
+
+  func startDetached() {
+    Task.detached {
+      for await value in self.feed { self.handle(value) }
+    }
+  }
+
+  func startWeakly() {
+    Task { [weak self, feed] in
+      for await value in feed { self?.handle(value) }
     }
   }
 
@@ -100,10 +113,62 @@ extension CensusTests {
             \(holder)
              ├─ capture 1 → FireAndForget
           """)
+      // The forked search (fork handlers keep the census's lock for tasks and blocks usable there).
+      #expect(try HeapCensus.retainers(isolating: object) == report)
       // The stream ends, so does the task: its closure context goes, and the object with it.
       continuation.finish()
       _ = consume object
       #expect(await eventually { probe == nil })
+    }
+
+    @Test func assertDeallocatedNamesTheRunningTask() async throws {
+      var continuation: AsyncStream<Int>.Continuation?
+      defer { continuation?.finish() }
+      let failure = try #require(
+        await verifyDeallocated(timeout: .milliseconds(20)) { () -> FireAndForget in
+          let object = FireAndForget()
+          object.start()
+          continuation = object.continuation
+          return object
+        })
+      #expect(
+        failure.contains(
+          "Why: no retain cycle keeps FireAndForget alive; it is retained by a running task started in "
+            + "FireAndForget.start() (closure #1 in FireAndForget.start())."))
+    }
+
+    @Test func detachedTaskIsNamed() async throws {
+      weak var probe: FireAndForget?
+      let continuation: AsyncStream<Int>.Continuation
+      do {
+        let object = FireAndForget()
+        object.startDetached()
+        continuation = object.continuation
+        probe = object
+      }
+      let object = try #require(probe)
+      let report = HeapCensus.retainers(of: object)
+      #expect(
+        report.holderPath
+          == "a running task started in FireAndForget.startDetached() (closure #1 in FireAndForget.startDetached())"
+      )
+      continuation.finish()
+      _ = consume object
+      #expect(await eventually { probe == nil })
+    }
+
+    @Test func taskHoldingSelfWeaklyIsNotAHolder() {
+      let object = FireAndForget()
+      object.startWeakly()
+      let continuation = object.continuation
+      defer { continuation.finish() }
+      let report = HeapCensus.retainers(of: object)
+      // The task's closure is seen (a weak reference), but it does not keep the object.
+      #expect(report.origin == .none)
+      #expect(report.retainers.allSatisfy { $0.ownership == .weak })
+      weak let probe = object
+      _ = consume object
+      #expect(probe == nil)
     }
 
     @Test func finishedTaskHoldsNothing() async {

@@ -43,6 +43,11 @@ void rgc_unlock(void);
 /// `buffer`. Returns how many live records there are in the range (which may exceed `capacity`).
 size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *_Nullable buffer, size_t capacity,
                    int sweep_first);
+/// Keeps the memory of each record's object (one more unowned count each), so that a copy of the
+/// records stays readable after the lock is released and a sweep forgets them; call with the lock
+/// held. `rgc_release_records` gives the counts back (any time, without the lock).
+void rgc_hold_records(const rgc_record *_Nonnull records, size_t count);
+void rgc_release_records(const rgc_record *_Nonnull records, size_t count);
 /// With the lock held: forgets every record (live or not).
 void rgc_forget_all(void);
 /// Allocations not recorded because the table was full or out of memory.

@@ -37,13 +37,13 @@ package enum ForkedChild {
   ///     anything holding a lock at the fork (another thread's `Mutex`, the runtime's metadata
   ///     locks) stays locked there. A crash in it ends only the child.
   /// - Returns: the bytes `body` returned, exactly.
-  /// - Throws: ``SnapshotWalkError`` when the child crashed, timed out, exited early, sent a
+  /// - Throws: ``ForkedWalkError`` when the child crashed, timed out, exited early, sent a
   ///   truncated answer, or a system call failed.
   package static func run(
     timeout: Duration,
     trace: ((Trace) -> Void)? = nil,
     body: () -> [UInt8]
-  ) throws(SnapshotWalkError) -> [UInt8] {
+  ) throws(ForkedWalkError) -> [UInt8] {
     #if canImport(Glibc) || canImport(Darwin)
       let deadline = ContinuousClock.now + timeout
       let (readEnd, writeEnd) = try makePipe()
@@ -69,7 +69,7 @@ package enum ForkedChild {
 
   #if canImport(Glibc) || canImport(Darwin)
     /// A pipe whose ends are closed on `exec` (a process another thread spawns does not keep them).
-    private static func makePipe() throws(SnapshotWalkError) -> (read: Int32, write: Int32) {
+    private static func makePipe() throws(ForkedWalkError) -> (read: Int32, write: Int32) {
       var fds: [Int32] = [-1, -1]
       if let pipe2 = Self.pipe2 {
         guard pipe2(&fds, Int32(O_CLOEXEC)) == 0 else { throw .systemCallFailed("pipe2", errno: errno) }
@@ -151,8 +151,8 @@ package enum ForkedChild {
 
       var isComplete: Bool { expected.map { payload.count == $0 } ?? false }
 
-      mutating func receive() throws(SnapshotWalkError) -> [UInt8] {
-        do throws(SnapshotWalkError) {
+      mutating func receive() throws(ForkedWalkError) -> [UInt8] {
+        do throws(ForkedWalkError) {
           try readUntilCompleteOrExited()
         } catch {
           killAndReap()
@@ -163,7 +163,7 @@ package enum ForkedChild {
       }
 
       /// The answer, judged by the child's exit and the bytes it sent.
-      func verdict() throws(SnapshotWalkError) -> [UInt8] {
+      func verdict() throws(ForkedWalkError) -> [UInt8] {
         let status = status ?? 0
         let signal = status & 0x7F
         if signal != 0 && signal != 0x7F { throw .childCrashed(signal: signal) }
@@ -179,7 +179,7 @@ package enum ForkedChild {
         return payload
       }
 
-      mutating func readUntilCompleteOrExited() throws(SnapshotWalkError) {
+      mutating func readUntilCompleteOrExited() throws(ForkedWalkError) {
         while !isComplete {
           let left = deadline - .now
           guard left > .zero else { throw .timedOut(after: timeout) }
@@ -205,7 +205,7 @@ package enum ForkedChild {
       }
 
       /// Reads once; false at end of file.
-      mutating func readAvailable() throws(SnapshotWalkError) -> Bool {
+      mutating func readAvailable() throws(ForkedWalkError) -> Bool {
         let wanted = expected.map { $0 - payload.count } ?? (8 - header.count)
         let fd = fd
         let count = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, wanted)) }
@@ -232,7 +232,7 @@ package enum ForkedChild {
       }
 
       /// Reads what an exited child left in the pipe.
-      mutating func drain() throws(SnapshotWalkError) {
+      mutating func drain() throws(ForkedWalkError) {
         while !isComplete {
           var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
           let ready = poll(&entry, 1, 0)
@@ -242,7 +242,7 @@ package enum ForkedChild {
       }
 
       /// Reaps the child if it has exited; true when it has.
-      mutating func reapIfExited() throws(SnapshotWalkError) -> Bool {
+      mutating func reapIfExited() throws(ForkedWalkError) -> Bool {
         var status: Int32 = 0
         while true {
           let result = waitpid(pid, &status, WNOHANG)
@@ -258,7 +258,7 @@ package enum ForkedChild {
 
       /// Waits for a child that finished sending (or closed the pipe) to exit, until the deadline;
       /// kills it past the deadline.
-      mutating func reap() throws(SnapshotWalkError) {
+      mutating func reap() throws(ForkedWalkError) {
         var pause: UInt32 = 20
         while try !reapIfExited() {
           guard deadline - .now > .zero else {

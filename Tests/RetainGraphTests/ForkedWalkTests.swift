@@ -7,8 +7,8 @@ import Testing
 
 @testable import RetainGraph
 
-@Suite("Snapshotting in a forked child")
-struct SnapshottingTests {
+@Suite("The forked walk")
+struct ForkedWalkTests {
   // MARK: Same graph as the in-process walk
 
   @Test func everySampleMatchesTheInProcessWalk() throws {
@@ -84,7 +84,7 @@ struct SnapshottingTests {
     // Walked once in this process first, so that each child finds the type plans and the
     // runtime's caches for these types made: a child that must make them takes the runtime's locks,
     // and one that another test's thread held at the fork never comes free in the child (it then
-    // times out: see `SnapshotWalkError.timedOut`). This test is about mutation, not cold caches.
+    // times out: see `ForkedWalkError.timedOut`). This test is about mutation, not cold caches.
     _ = ObjectGraph(reflecting: Family(childCount: 1))
     let root = Family(childCount: 200)
     let stop = StopFlag()
@@ -98,11 +98,11 @@ struct SnapshottingTests {
     }
     mutator.start()
     let box = UncheckedBox(root)
-    let tally = await onThread { () -> SnapshotTally in
-      var tally = SnapshotTally()
+    let tally = await onThread { () -> ForkedWalkTally in
+      var tally = ForkedWalkTally()
       let start = ContinuousClock.now
       while ContinuousClock.now - start < .seconds(Self.mutationSeconds) {
-        do throws(SnapshotWalkError) {
+        do throws(ForkedWalkError) {
           let graph = try ObjectGraph(snapshotting: box.value, timeout: .seconds(10))
           tally.snapshots += 1
           let labels = Set(graph.edges.map(\.label))
@@ -174,7 +174,7 @@ struct SnapshottingTests {
     let box = UncheckedBox(locked)
     let run = await onThread { () -> FaultRun in
       var trace: ForkedChild.Trace?
-      do throws(SnapshotWalkError) {
+      do throws(ForkedWalkError) {
         _ = try ObjectGraph(
           snapshotting: box.value, timeout: .milliseconds(300), childFault: nil, trace: { trace = $0 })
         return FaultRun(error: nil, trace: trace)
@@ -226,11 +226,11 @@ struct SnapshottingTests {
   @Test func everyTruncationOfTheTransferFormIsATypedError() throws {
     let bytes = GraphTransfer.encode(try Self.smallGraph())
     for length in 0..<bytes.count {
-      #expect(throws: SnapshotWalkError.self, "prefix of \(length) bytes") {
+      #expect(throws: ForkedWalkError.self, "prefix of \(length) bytes") {
         try GraphTransfer.decode(Array(bytes[..<length]))
       }
     }
-    #expect(throws: SnapshotWalkError.self) { try GraphTransfer.decode(bytes + [0]) }
+    #expect(throws: ForkedWalkError.self) { try GraphTransfer.decode(bytes + [0]) }
   }
 
   @Test func everyCorruptedByteIsATypedErrorOrAValidGraph() throws {
@@ -263,11 +263,11 @@ struct SnapshottingTests {
   @Test func malformedMessagesNameWhatAndWhere() throws {
     var bytes = GraphTransfer.encode(try Self.smallGraph())
     bytes[4] = 9
-    #expect(throws: SnapshotWalkError.malformedData("version 9 is not 1 (at byte 4 of \(bytes.count))")) {
+    #expect(throws: ForkedWalkError.malformedData("version 9 is not 1 (at byte 4 of \(bytes.count))")) {
       try GraphTransfer.decode(bytes)
     }
     #expect(
-      throws: SnapshotWalkError.malformedData("the stream ends inside the version (at byte 4 of 6)")
+      throws: ForkedWalkError.malformedData("the stream ends inside the version (at byte 4 of 6)")
     ) {
       try GraphTransfer.decode(Array(GraphTransfer.encode(try Self.smallGraph())[..<6]))
     }
@@ -333,18 +333,18 @@ func expectNoLeftovers(_ trace: ForkedChild.Trace?, sourceLocation: SourceLocati
 }
 
 struct FaultRun: Sendable {
-  var error: SnapshotWalkError?
+  var error: ForkedWalkError?
   var trace: ForkedChild.Trace?
   /// How long the call took, measured on its own thread.
   var elapsed: Duration = .zero
 }
 
 /// Snapshots a small graph with the child told to fail, on a thread of its own.
-func runWithFault(_ fault: ObjectGraph.SnapshotChildFault, timeout: Duration) async -> FaultRun {
+func runWithFault(_ fault: ObjectGraph.ForkedChildFault, timeout: Duration) async -> FaultRun {
   await onThread {
     var trace: ForkedChild.Trace?
     let start = ContinuousClock.now
-    do throws(SnapshotWalkError) {
+    do throws(ForkedWalkError) {
       _ = try ObjectGraph(snapshotting: Holder(Leaf()), timeout: timeout, childFault: fault) { trace = $0 }
       return FaultRun(error: nil, trace: trace, elapsed: ContinuousClock.now - start)
     } catch {
@@ -361,7 +361,7 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
   }
 }
 
-struct SnapshotTally: Sendable {
+struct ForkedWalkTally: Sendable {
   var snapshots = 0
   var failures = 0
   var crashes = 0

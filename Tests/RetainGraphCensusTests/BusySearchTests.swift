@@ -1,0 +1,73 @@
+import Foundation
+import RetainGraph
+import Synchronization
+import Testing
+
+@testable import RetainGraphCensus
+
+extension CensusTests {
+  /// Searches beside threads that keep allocating (issue 20.4): a search copies the census's records
+  /// and reads the copy with the table unlocked, so allocating threads keep sweeping meanwhile.
+  @Suite(.heapCensus(recordingBacktraces: true)) struct Busy {
+    @Test func searchBesideAllocatingThreadsFindsTheHolder() throws {
+      let registry = CensusBusyRegistry.shared
+      registry.targets = (0..<100).map { _ in CensusWidget() }
+      defer { registry.targets = [] }
+      let peakBefore = try peakResidentKilobytes()
+      let stop = Atomic<Bool>(false)
+      let finished = DispatchGroup()
+      for pool in 0..<3 {
+        finished.enter()
+        Thread {
+          while !stop.load(ordering: .relaxed) {
+            var local: [CensusTransient] = []
+            for _ in 0..<1_000 { local.append(CensusTransient()) }
+            registry.lock.lock()
+            registry.pools[pool] = local
+            registry.lock.unlock()
+          }
+          registry.lock.lock()
+          registry.pools[pool] = []
+          registry.lock.unlock()
+          finished.leave()
+        }.start()
+      }
+      let allocatedBefore = HeapCensus.mark()
+      let report = HeapCensus.retainers(of: registry.targets[50])
+      let allocatedDuring = HeapCensus.mark().sequence - allocatedBefore.sequence
+      stop.store(true, ordering: .relaxed)
+      finished.wait()
+      #expect(report.holderPath == "CensusBusyRegistry.shared.targets[50]")
+      #expect(
+        report.allocationBacktrace?.contains { $0.contains("searchBesideAllocatingThreadsFindsTheHolder()") }
+          == true)
+      // The threads really allocated while it searched; the process did not grow without bound.
+      #expect(allocatedDuring > 1_000)
+      let grown = try peakResidentKilobytes() - peakBefore
+      #expect(grown < 1_000_000, "peak resident memory grew by \(grown) kB during the search")
+    }
+
+    /// While one query reads its copy of the records, another thread's query (or sweep) takes the
+    /// table's lock and finishes: before, the lock was held for the whole read.
+    @Test func aQueryDoesNotHoldTheTableWhileItReads() {
+      let answered = DispatchSemaphore(value: 0)
+      let waited = CensusTable.withLiveRecords { _ -> DispatchTimeoutResult in
+        Thread {
+          _ = HeapCensus.liveCount(of: CensusWidget.self)
+          answered.signal()
+        }.start()
+        return answered.wait(timeout: .now() + 20)
+      }
+      if waited == .timedOut { answered.wait() }
+      #expect(waited == .success)
+    }
+  }
+}
+
+/// The process's peak resident set size (VmHWM), in kilobytes.
+private func peakResidentKilobytes() throws -> Int {
+  let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+  let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+  return try #require(
+    Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? ""))
+}
