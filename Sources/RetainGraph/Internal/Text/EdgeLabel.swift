@@ -120,7 +120,9 @@ enum MethodReference {
   /// The first of `functions` that is a method of `objectType`, as `Type.method(label:_:)`.
   private static func method(ofType objectType: String, among functions: [String]) -> String? {
     let prefix = objectType + "."
-    let names = functions.map { SymbolNames.withoutPrivateDiscriminators(String($0.trimmingPrefix("merged "))) }
+    let names = functions.map {
+      SymbolNames.withoutPrivateDiscriminators(String($0.trimmingPrefix("merged ")))
+    }
     for callee in names where callee.hasPrefix(prefix) {
       let rest = callee.dropFirst(prefix.count)
       guard let open = rest.firstIndex(of: "("), !rest[..<open].contains(" ") else { continue }
