@@ -75,25 +75,32 @@ extension ObjectGraph {
     // comes free in the child. Only the root's type is read, not what it holds.
     TypePlans.prepare(for: type(of: root))
     let bytes = try ForkedChild.run(timeout: timeout, trace: trace) {
-      switch childFault {
-      case .crash?:
-        raise(SIGSEGV)
-      case .trap?:
-        fatalError("ForkedChildFault.trap")
-      case .hang(let duration)?:
-        let (seconds, attoseconds) = duration.components
-        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var left = timespec()
-        while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
-      case .exit(let status)?:
-        _exit(status)
-      case .bytes(let bytes)?:
-        return bytes
-      case nil:
-        break
-      }
+      if let childFault, let bytes = childFault.perform() { return bytes }
       return GraphTransfer.encode(ObjectGraph(reflecting: root, options: options))
     }
     self = try GraphTransfer.decode(bytes, libraryModules: options.libraryModules)
+  }
+}
+
+extension ObjectGraph.ForkedChildFault {
+  /// Does the fault in a forked child: crashes, traps, sleeps, exits, or returns the bytes to send
+  /// instead of the answer; nil when the child should go on (after a hang).
+  package func perform() -> [UInt8]? {
+    switch self {
+    case .crash:
+      raise(SIGSEGV)
+    case .trap:
+      fatalError("ForkedChildFault.trap")
+    case .hang(let duration):
+      let (seconds, attoseconds) = duration.components
+      var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+      var left = timespec()
+      while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
+    case .exit(let status):
+      _exit(status)
+    case .bytes(let bytes):
+      return bytes
+    }
+    return nil
   }
 }
