@@ -100,6 +100,7 @@ struct TaskTests {
     let task = try! #require(graph.nodes.first { $0.kind == .task })
     let fromTask = graph.edges.filter { $0.from == task.id && $0.to == 0 }
     #expect(fromTask.map(\.label) == ["suspended frame"], "\(graph.edges)")
+    #expect(fromTask.map(\.kind) == [.suspendedFrame])
   }
 
   /// The report and the picture of a cycle through a stored task, and of one through a suspended

@@ -4,8 +4,6 @@ extension Advice {
   /// The label of the reference from a task to its closure (`operation (closure)`, or
   /// `operation (closure) → capture 0` when the closure captured one object).
   static let taskOperationPath = "operation"
-  /// The label of a reference found in a suspended task's frames.
-  static let suspendedFrameLabel = "suspended frame"
 
   /// A task node's name: `task (` the closure it runs `)`, or `task (finished)`, `task (running)`,
   /// `task`.
@@ -28,16 +26,16 @@ extension Advice {
   /// of its suspended frame) or by the closure a task runs; nil for any other reference.
   static func taskFix(breaking edge: CompactEdge, loop: [Int32], in storage: GraphStorage) -> String? {
     let holder = Int(edge.from)
-    let label = storage.label(edge)
+    let kind = storage.reference(edge).kind
     let task: Int
     let closureSymbol: String?
     let isFrame: Bool
     switch storage.nodeKinds[holder] {
     case .task:
-      guard label == suspendedFrameLabel || EdgeLabel.isSingleCapture(label) else { return nil }
+      guard kind == .suspendedFrame || kind == .singleCapture else { return nil }
       task = holder
       closureSymbol = taskClosureSymbol(storage.typeName(holder))
-      isFrame = label == suspendedFrameLabel
+      isFrame = kind == .suspendedFrame
     case .closure:
       guard
         let running = storage.edges.first(where: {
@@ -64,7 +62,7 @@ extension Advice {
       captured = short.prefix(1).lowercased() + short.dropFirst()
     }
     let place = storing.map {
-      "\(storage.shortTypeName(Int($0.from))).\(EdgeLabel.storagePath(of: storage.label($0)))"
+      "\(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
     }
     let theTask = place.map { "the task stored in \($0)" } ?? "a task"
     let closure = closureSymbol.map(closureName)

@@ -7,8 +7,7 @@ extension Walker {
       addTask(object, label: label)
     } else if Metadata.kind(ofHeapObject: object) == .class {
       addReference(
-        .borrowed(Unmanaged.fromOpaque(object)), labelID: nil, index: label.index,
-        label: { PendingLabel(base: label.base) }, ownership: .strong)
+        .borrowed(Unmanaged.fromOpaque(object)), labelID: nil, label: { label }, ownership: .strong)
     } else if let reason = TaskLayout.unavailableReason {
       note("\(recorder.typeName(of: current)).\(label.text): a task, not read: \(reason)")
     } else {
@@ -102,7 +101,7 @@ extension Walker {
       }
       current = taskNode
       for target in targets {
-        appendEdge(to: target, label: PendingLabel(base: Advice.suspendedFrameLabel), ownership: .strong)
+        appendEdge(to: target, label: .suspendedFrame, ownership: .strong)
       }
     }
   }
