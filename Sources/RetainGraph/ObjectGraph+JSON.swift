@@ -12,7 +12,8 @@ extension ObjectGraph {
   /// ```
   /// Each edge's `kind` is its ``Edge/kind``: `property`, `enumPayload`, `element`, `closure`,
   /// `singleCapture`, `methodReference` (with `method`), `capture` (with `capture`, the index) or
-  /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one.
+  /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one;
+  /// `function` is its ``Edge/closureFunction``, written when there is one.
   /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` are written
   /// when there are any. Read a snapshot back with ``init(jsonData:)``.
   /// - Returns: UTF-8 JSON.
@@ -77,6 +78,7 @@ private struct SnapshotV2: Encodable {
     var capture: Int?
     var method: String?
     var property: String?
+    var function: String?
 
     init(_ edge: Edge) {
       from = edge.from
@@ -87,6 +89,7 @@ private struct SnapshotV2: Encodable {
       if case .capture(let index) = edge.kind { capture = index }
       if case .methodReference(let name) = edge.kind { method = name }
       property = edge.property
+      function = edge.closureFunction
     }
   }
 
@@ -191,8 +194,11 @@ private struct SnapshotReader {
       }
       let kind = try edgeKind(fields, at: place)
       let property = try optionalString(fields, "property", at: place)
+      let function = try optionalString(fields, "function", at: place)
       edges.append(
-        Edge(from: from, to: to, label: label, ownership: ownership, kind: kind, property: property))
+        Edge(
+          from: from, to: to, label: label, ownership: ownership, kind: kind, property: property,
+          closureFunction: function))
     }
 
     var dangling: [DanglingReference] = []

@@ -246,6 +246,9 @@ struct ClosureNameTests {
         closureName: "implicit closure #2 in implicit closure #1 in App.A.init()", objectType: "App.A",
         callees: { ["App.A.update(with: (Swift.Int) -> (), at: Swift.Int) -> ()"] }) == "A.update(with:at:)")
     #expect(
+      Advice.closureName("closure #2 in static App.SinkViewModel.make(count: Swift.Int) -> App.SinkViewModel")
+        == "closure #2 in static SinkViewModel.make(count:)")
+    #expect(
       Advice.closureName(
         "closure #1 in App.Router.append<each A>((Swift.String, repeat A) -> (), repeat A) -> ()")
         == "closure #1 in Router.append<each A>(_:_:)")
