@@ -25,7 +25,11 @@ enum Advice {
         + "\(targetName) itself, or end what holds it (cancel, invalidate, remove) when done"
     }
 
-    if let fix = taskFix(breaking: edge, loop: loop, in: storage) { return fix }
+    if let fix = taskFix(breaking: edge, loop: loop, in: storage)
+      ?? workItemFix(breaking: edge, loop: loop, in: storage)
+    {
+      return fix
+    }
     // Where the reference is stored: a property of its holder, or a capture of a closure that is
     // itself stored somewhere (a library's wrapper: `Feed.subscribe` stores `{ subscriber($0) }`).
     let place: String

@@ -68,6 +68,25 @@ extension Walker {
         } else {
           addClosure(function, label: label())
         }
+      case .block:
+        guard options.includeClosures, let block = HeapLayout.object(at: address) else { continue }
+        guard let function = BlockLayout.swiftClosure(ofBlock: block) else {
+          record(
+            .note(
+              "\(recorder.typeName(of: current)).\(label().text): a block not made from a Swift closure was not read; what it holds is not shown"
+            ))
+          continue
+        }
+        guard let context = function.context else { continue }
+        if queueing {
+          queued.append(
+            .closure(
+              context: RetainedReference(retaining: Unmanaged.fromOpaque(context)),
+              function: function.function,
+              label: label()))
+        } else {
+          addClosure(function, label: label())
+        }
       case .reference(let storage):
         record(loadReference(storage, at: address, labelID: labelID, label: label()))
       case .unreadable:

@@ -63,7 +63,8 @@ extension Walker {
     }
     if state.isRunning {
       note(
-        "\(recorder.typeName(of: current)): the task was running during the walk; its frames were not read")
+        "\(recorder.typeName(of: current)): the task was running during the walk; what it holds (its closure's captures, its frames) was not read"
+      )
     } else {
       suspendedTasks.append(current)
     }
