@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test test-fast test-release snippet record-golden demo docs-image lint bench clean
+.PHONY: deps build install test test-fast test-release snippet record-golden demo docs-image lint bench clean
 
 # Graphviz (libgvc) is the only C dependency; install it when pkg-config cannot find it.
 deps:
@@ -27,6 +27,15 @@ build: deps
 # a passing test prints no line and known issues (expected failures) are counted, not shown; every
 # other line (a failure, a crash, what a test prints) shows, and a summary ends the run. The whole
 # test output is in .build/test-output.txt; VERBOSE=1 shows it as it comes.
+# Installs the retain-graph command line (release build) as $(PREFIX)/bin/retain-graph, e.g.
+# make install PREFIX=$$HOME/.local. It uses the Swift toolchain's runtime libraries where they are.
+PREFIX ?= /usr/local
+install: deps
+	$(SWIFT) build -c release --product retain-graph
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/retain-graph" "$(DESTDIR)$(PREFIX)/bin/retain-graph"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/retain-graph"
+
 test: export RETAIN_GRAPH_TEST_START := $(shell date +%s)
 test: deps
 	$(SWIFT) build --build-tests

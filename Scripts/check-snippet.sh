@@ -38,15 +38,23 @@ SWIFT
 cat > "$app/Tests/MyAppTests/MyAppTests.swift" <<'SWIFT'
 import MyApp
 import RetainGraph
+import RetainGraphCensus
 import RetainGraphTesting
 import Testing
+
+// The census product links: with it running, instances are counted process-wide.
+@Test(.heapCensus) func theCensusCountsPresenters() {
+  let presenter = Presenter()
+  assertInstances(of: Presenter.self, atMost: 1)
+  withExtendedLifetime(presenter) {}
+}
 
 @Test func aPresenterAndItsViewFormACycle() {
   let presenter = Presenter()
   presenter.view = View()
   presenter.view?.presenter = presenter
   #expect(verifyNoCycles(presenter) != nil)
-  #expect(ObjectGraph(reflecting: presenter).predictedLeakedNodes().count == 2)
+  #expect(ObjectGraph(reflecting: presenter).predictedLeaks().count == 2)
   presenter.view = nil
   assertNoCycles(presenter)
 }
@@ -89,4 +97,18 @@ for file in aFailingCheckWritesItsGraph-Presenter-1.dot aFailingCheckWritesItsGr
     exit 1
   fi
 done
+# The failure printed the command that draws its graph; it must work from here (the snippet's
+# package, whose traits leave the command line out).
+command=$(grep -m 1 -E "^ *swift run --package-path .* retain-graph render " "$work/test.log" | sed -E 's/^ +//')
+if [ -z "$command" ]; then
+  cat "$work/test.log" >&2
+  echo "error: the failing check did not print the command that draws its graph" >&2
+  exit 1
+fi
+if ! eval "$command" > "$work/draw.log" 2>&1 || [ ! -s "$work/artifacts/aFailingCheckWritesItsGraph-Presenter-1.svg" ]; then
+  cat "$work/draw.log" >&2
+  echo "error: the printed command did not draw the graph: $command" >&2
+  exit 1
+fi
+echo "snippet package: the printed command drew aFailingCheckWritesItsGraph-Presenter-1.svg"
 echo "snippet package built and tested in $(( $(date +%s) - start )) s"

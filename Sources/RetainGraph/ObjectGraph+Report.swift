@@ -22,6 +22,12 @@ extension ObjectGraph {
   ///
   /// - Returns: the report, or `""` when there is no cycle, no dangling reference and no truncation.
   public func report() -> String {
+    report(limits: ReportLimits())
+  }
+
+  /// The report, shortened to `limits` (the command line's defaults: a 1M-object loop is printed
+  /// as its first and last references and a count, not as 2M lines).
+  package func report(limits: ReportLimits) -> String {
     guard !cycles.isEmpty || !danglingReferences.isEmpty || isTruncated else { return "" }
     var lines: [String] = []
     if isTruncated {
@@ -30,7 +36,7 @@ extension ObjectGraph {
       )
     }
     lines.append(summary())
-    for (index, cycle) in cycles.enumerated() {
+    for (index, cycle) in cycles.enumerated().prefix(limits.maxCycles ?? cycles.count) {
       lines.append("")
       let fixes = cycle.referencesToWeaken
       let shown = cycle.fixPlan.count < fixes ? " (the first \(cycle.fixPlan.count) shown)" : ""
@@ -42,7 +48,7 @@ extension ObjectGraph {
       }
       for (number, fix) in cycle.fixPlan.enumerated() {
         if number > 0 { lines.append("") }
-        let (trace, reachable) = traceLines(of: fix)
+        let (trace, reachable) = traceLines(of: fix, maxHops: limits.maxHops)
         lines += trace
         if !reachable { lines.append("(not reachable from the root)") }
         lines.append(fixes > 1 ? "fix \(number + 1) of \(fixes): \(fix.fix)" : "fix: \(fix.fix)")
@@ -51,6 +57,9 @@ extension ObjectGraph {
         if !cycle.fixPlan.isEmpty { lines.append("") }
         lines.append(libraryLoopLine(cycle.libraryLoopMembers))
       }
+    }
+    if let maxCycles = limits.maxCycles, cycles.count > maxCycles {
+      lines += ["", "… \(Self.count(cycles.count - maxCycles, "more cycle")) not shown"]
     }
     if !danglingReferences.isEmpty {
       lines.append("")
@@ -103,5 +112,19 @@ extension ObjectGraph {
     let names = cycle.members.prefix(4).map { displayName($0) }
     let more = cycle.members.count > 4 ? ", +\(cycle.members.count - 4) more" : ""
     return "\(cycle.members.count) objects: \(names.joined(separator: ", "))\(more)"
+  }
+}
+
+/// How much of a long report ``ObjectGraph/report(limits:)`` prints.
+package struct ReportLimits: Sendable, Hashable {
+  /// The most references a trace prints; a longer one keeps its first and last references (and the
+  /// one to break) and says how many it leaves out. `nil` prints every reference.
+  package var maxHops: Int?
+  /// The most cycles printed, then a count of the others. `nil` prints every cycle.
+  package var maxCycles: Int?
+
+  package init(maxHops: Int? = nil, maxCycles: Int? = nil) {
+    self.maxHops = maxHops
+    self.maxCycles = maxCycles
   }
 }

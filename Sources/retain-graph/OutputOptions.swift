@@ -1,132 +1,161 @@
-import ArgumentParser
-import Foundation
-import RetainGraph
-import RetainGraphRendering
+// The commands need swift-argument-parser, which only the CommandLine trait brings (see
+// WithoutCommandLine.swift for the executable built without it).
+#if CommandLine
+  import ArgumentParser
+  import Foundation
+  import RetainGraph
+  import RetainGraphRendering
 
-/// What the CLI can write.
-enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
-  case text, dot, svg, png, pdf, json
+  /// What the CLI can write.
+  enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
+    case text, dot, svg, png, pdf, json
 
-  /// PNG and PDF are binary: they go to a file unless `--output -` asks for standard output.
-  var isBinary: Bool { self == .png || self == .pdf }
-}
+    /// PNG and PDF are binary: they go to a file unless `--output -` asks for standard output.
+    var isBinary: Bool { self == .png || self == .pdf }
 
-/// `--rank-dir`: the values of `DOTStyle.RankDirection`.
-enum RankDirectionArgument: String, CaseIterable, ExpressibleByArgument {
-  case auto, LR, TB
-
-  var direction: DOTStyle.RankDirection {
-    switch self {
-    case .auto: .automatic
-    case .LR: .leftToRight
-    case .TB: .topToBottom
-    }
-  }
-}
-
-/// The options shared by `sample` and `render`.
-struct OutputOptions: ParsableArguments {
-  @Option(
-    name: [.customShort("f"), .long],
-    help: "The output format: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
-  var format: OutputFormat?
-
-  @Option(
-    name: [.customShort("o"), .long],
-    help: ArgumentHelp(
-      "The file to write (written only on success); '-' for standard output.",
-      valueName: "file"))
-  var output: String?
-
-  @Flag(help: "Draw only the retain cycles and the shortest path from the root to each.")
-  var cyclesOnly = false
-
-  @Option(
-    help: ArgumentHelp(
-      "The layout direction: LR (left to right), TB (top to bottom) or auto (LR for a small graph; for a "
-        + "larger one, the direction that keeps the picture narrower).",
-      valueName: "auto|LR|TB"))
-  var rankDir: RankDirectionArgument = .auto
-
-  @Option(
-    help: ArgumentHelp(
-      "The most nodes to draw (at least 1); the others are collapsed into one '+N more' node per holder.",
-      valueName: "count"))
-  var maxNodes: Int?
-
-  @Flag(help: "Label nodes with fully qualified type names (App.Presenter) instead of short ones.")
-  var qualifiedNames = false
-
-  func validate() throws {
-    if output?.isEmpty == true { throw ValidationError("--output needs a file name (or '-' for stdout)") }
-    if let maxNodes, maxNodes < 1 { throw ValidationError("--max-nodes must be at least 1, got \(maxNodes)") }
+    /// A drawing of the graph, which `--max-nodes` limits.
+    var isPicture: Bool { self != .text && self != .json }
   }
 
-  /// How the graph is drawn.
-  var style: DOTStyle {
-    DOTStyle(
-      qualifiedTypeNames: qualifiedNames, cyclesOnly: cyclesOnly, maxNodes: maxNodes,
-      rankDirection: rankDir.direction)
-  }
+  /// `--rank-dir`: the values of `DOTStyle.RankDirection`.
+  enum RankDirectionArgument: String, CaseIterable, ExpressibleByArgument {
+    case auto, LR, TB
 
-  /// The bytes of `graph` in `format`.
-  func data(for graph: ObjectGraph, format: OutputFormat) throws -> Data {
-    let style = style
-    switch format {
-    case .text:
-      let report = graph.report()
-      let text =
-        report.isEmpty ? graph.summary() : report
-      return Data((text + "\n").utf8)
-    case .dot: return Data(graph.dot(style: style).utf8)
-    case .json: return graph.jsonData()
-    case .svg: return try graph.render(.svg, style: style)
-    case .png: return try graph.render(.png, style: style)
-    case .pdf: return try graph.render(.pdf, style: style)
+    var direction: DOTStyle.RankDirection {
+      switch self {
+      case .auto: .automatic
+      case .LR: .leftToRight
+      case .TB: .topToBottom
+      }
     }
   }
 
-  /// Checks that the output can go where it was asked to, before doing any work.
-  func checkDestination(for format: OutputFormat) throws {
-    if format.isBinary && output == nil {
-      throw ValidationError(
-        "\(format.rawValue) output is binary; pass --output FILE (or --output - for standard output)")
+  /// The options shared by `sample` and `render`.
+  struct OutputOptions: ParsableArguments {
+    @Option(
+      name: [.customShort("f"), .long],
+      help: "The output format: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var format: OutputFormat?
+
+    @Option(
+      name: [.customShort("o"), .long],
+      help: ArgumentHelp(
+        "The file to write (written only on success); '-' for standard output.",
+        valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Draw only the retain cycles and the shortest path from the root to each.")
+    var cyclesOnly = false
+
+    @Option(
+      help: ArgumentHelp(
+        "The layout direction: LR (left to right), TB (top to bottom) or auto (LR for a small graph; for a "
+          + "larger one, the direction that keeps the picture narrower).",
+        valueName: "auto|LR|TB"))
+    var rankDir: RankDirectionArgument = .auto
+
+    @Option(
+      help: ArgumentHelp(
+        "The most nodes a picture (dot, svg, png, pdf) draws; the others are collapsed into one '+N more' "
+          + "node per holder, and a note on standard error says how many were left out.",
+        valueName: "count|all"))
+    var maxNodes: Limit = .count(Self.defaultMaxNodes)
+
+    /// Graphviz lays out a few hundred nodes in about a second; a 2,000-node ring takes minutes.
+    static let defaultMaxNodes = 200
+
+    @Flag(help: "Label nodes with fully qualified type names (App.Presenter) instead of short ones.")
+    var qualifiedNames = false
+
+    @OptionGroup var report: ReportOptions
+
+    func validate() throws {
+      if output?.isEmpty == true { throw ValidationError("--output needs a file name (or '-' for stdout)") }
+      try maxNodes.validate("--max-nodes")
+    }
+
+    /// How the graph is drawn.
+    var style: DOTStyle {
+      DOTStyle(
+        qualifiedTypeNames: qualifiedNames, cyclesOnly: cyclesOnly, maxNodes: maxNodes.value,
+        rankDirection: rankDir.direction)
+    }
+
+    /// The note for standard error when the node cap left nodes out of a picture, else nil.
+    func capNote(for graph: ObjectGraph, format: OutputFormat) -> String? {
+      guard format.isPicture, let cap = maxNodes.value else { return nil }
+      let (drawn, candidates) = graph.drawnNodeCounts(style: style)
+      guard drawn < candidates else { return nil }
+      let which =
+        cyclesOnly
+        ? "of the \(candidates) nodes on the cycles and the paths to them" : "of \(candidates) nodes"
+      return "note: drew \(drawn) \(which) (--max-nodes \(cap)); the others are collapsed into '+N more' "
+        + "nodes. --max-nodes all draws every node (Graphviz may take minutes on thousands)."
+    }
+
+    /// The bytes of `graph` in `format`.
+    func data(for graph: ObjectGraph, format: OutputFormat) throws -> Data {
+      let style = style
+      switch format {
+      case .text:
+        return Data((report.text(of: graph) + "\n").utf8)
+      case .dot: return Data(graph.dot(style: style).utf8)
+      case .json: return graph.jsonData()
+      case .svg: return try graph.render(.svg, style: style)
+      case .png: return try graph.render(.png, style: style)
+      case .pdf: return try graph.render(.pdf, style: style)
+      }
+    }
+
+    /// Checks that the output can go where it was asked to, before doing any work.
+    func checkDestination(for format: OutputFormat) throws {
+      if format.isBinary && output == nil {
+        throw ValidationError(
+          "\(format.rawValue) output is binary; pass --output FILE (or --output - for standard output)")
+      }
+    }
+
+    /// Writes `graph` in `format` to `--output` or standard output, then the note on what the node
+    /// cap left out, if anything, to standard error.
+    func write(_ graph: ObjectGraph, format: OutputFormat) throws {
+      try emit(try data(for: graph, format: format))
+      if let note = capNote(for: graph, format: format) { StandardStreams.printError(note) }
+    }
+
+    /// Writes `data` to `--output` atomically, or to standard output.
+    func emit(_ data: Data) throws {
+      guard let output, output != "-" else {
+        try StandardStreams.writeOutput(data)
+        return
+      }
+      do {
+        try AtomicFile.write(data, to: URL(fileURLWithPath: output))
+      } catch {
+        throw CommandFailure(error.message)
+      }
     }
   }
 
-  /// Writes `data` to `--output` atomically, or to standard output.
-  func emit(_ data: Data) throws {
-    guard let output, output != "-" else {
-      FileHandle.standardOutput.write(data)
-      return
+  /// A failure of a command's input or output (a missing file, a malformed snapshot, an unwritable
+  /// output): reported on standard error with exit status 2.
+  struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+  }
+
+  /// Reads and validates a snapshot file.
+  func readSnapshot(at path: String) throws -> ObjectGraph {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+      throw CommandFailure("\(path): \(reason)")
     }
     do {
-      try AtomicFile.write(data, to: URL(fileURLWithPath: output))
+      return try ObjectGraph(jsonData: data)
     } catch {
-      throw CommandFailure(error.message)
+      throw CommandFailure("\(path): \(error)")
     }
   }
-}
-
-/// A failure of a command's input or output (a missing file, a malformed snapshot, an unwritable
-/// output): reported on standard error with exit status 2.
-struct CommandFailure: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// Reads and validates a snapshot file.
-func readSnapshot(at path: String) throws -> ObjectGraph {
-  let data: Data
-  do {
-    data = try Data(contentsOf: URL(fileURLWithPath: path))
-  } catch {
-    let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
-    throw CommandFailure("\(path): \(reason)")
-  }
-  do {
-    return try ObjectGraph(jsonData: data)
-  } catch {
-    throw CommandFailure("\(path): \(error)")
-  }
-}
+#endif

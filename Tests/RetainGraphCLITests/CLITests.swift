@@ -10,6 +10,8 @@ import Testing
     var status: Int32
     var stdout: Data
     var stderr: String
+    /// False when a signal ended the process (a trap, SIGPIPE): `status` is then the signal.
+    var exited = true
     var text: String { String(decoding: stdout, as: UTF8.self) }
 
     /// The standard error with `directory` (a fresh temporary directory, a new name every run)
@@ -38,23 +40,37 @@ import Testing
   }()
 
   static func run(_ arguments: String...) throws -> Run {
+    try run(arguments: arguments)
+  }
+
+  /// Runs `retain-graph` with `arguments`: its standard output is captured, or goes to `stdout` when
+  /// given (a device, a pipe whose reader is gone). With `ignoringSIGPIPE`, it is started through
+  /// `sh` with SIGPIPE ignored (`trap '' PIPE`, which `exec` keeps), as CI runners and Python do.
+  static func run(arguments: [String], stdout: FileHandle? = nil, ignoringSIGPIPE: Bool = false) throws -> Run
+  {
     let process = Process()
     let executable: URL = try #require(Self.executable, "retain-graph was not built next to the tests")
-    process.executableURL = executable
-    process.arguments = arguments
+    if ignoringSIGPIPE {
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", "trap '' PIPE; exec \"$0\" \"$@\"", executable.path] + arguments
+    } else {
+      process.executableURL = executable
+      process.arguments = arguments
+    }
     let output = Pipe()
     let errors = Pipe()
-    process.standardOutput = output
+    process.standardOutput = stdout ?? output
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
     // Help is wrapped to the terminal's width, read from COLUMNS when there is no terminal: fix it.
     process.environment = ProcessInfo.processInfo.environment.merging(["COLUMNS": "80"]) { $1 }
     try process.run()
-    let stdout = output.fileHandleForReading.readDataToEndOfFile()
+    let captured = stdout == nil ? output.fileHandleForReading.readDataToEndOfFile() : Data()
     let stderr = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return Run(
-      status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+      status: process.terminationStatus, stdout: captured, stderr: String(decoding: stderr, as: UTF8.self),
+      exited: process.terminationReason == .exit)
   }
 
   /// A fresh temporary directory, removed by the caller.
@@ -191,15 +207,6 @@ import Testing
     assertGolden(process.text, named: (["help"] + command).joined(separator: "-"))
   }
 
-  static func run(arguments: [String]) throws -> Run {
-    // Variadic forwarding: Swift cannot splat an array into `run(_:...)`.
-    switch arguments.count {
-    case 1: return try run(arguments[0])
-    case 2: return try run(arguments[0], arguments[1])
-    default: return try run(arguments[0], arguments[1], arguments[2])
-    }
-  }
-
   // MARK: render and check
 
   /// Writes `sample`'s JSON snapshot with the CLI itself and returns its file.
@@ -234,7 +241,7 @@ import Testing
     let noNodes = try Self.run("render", snapshot.path, "--format", "dot", "--max-nodes", "0")
     #expect(noNodes.status == 2)
     #expect(noNodes.stdout.isEmpty)
-    #expect(noNodes.stderr.contains("--max-nodes must be at least 1, got 0"), "\(noNodes.stderr)")
+    #expect(noNodes.stderr.contains("--max-nodes must be at least 1 or 'all', got 0"), "\(noNodes.stderr)")
     let badDirection = try Self.run("render", snapshot.path, "--format", "dot", "--rank-dir", "up")
     #expect(badDirection.status == 2)
     #expect(badDirection.stderr.contains("'auto', 'LR' or 'TB'"), "\(badDirection.stderr)")

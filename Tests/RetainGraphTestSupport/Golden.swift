@@ -131,6 +131,15 @@ func lineDiff(expected: String, actual: String, limit: Int = 20) -> String {
   return header + "\n" + shown + more
 }
 
+/// This package's checkout (resolved), which failure messages name in the command that draws a graph
+/// (`swift run --package-path CHECKOUT retain-graph render …`): goldens write it `$CHECKOUT`.
+package let packageCheckout: String = {
+  // Tests/RetainGraphTestSupport/Golden.swift → the checkout.
+  var checkout = URL(fileURLWithPath: #filePath)
+  for _ in 0..<3 { checkout.deleteLastPathComponent() }
+  return checkout.resolvingSymlinksInPath().path
+}()
+
 /// The one place where a text under test loses what depends on the machine before it is compared with
 /// a golden file: every occurrence of each `path` (a temporary folder, an artifacts folder) becomes its
 /// placeholder, longest path first, so that `/tmp/x/artifacts` never leaves `/tmp/x` half-replaced.
@@ -138,9 +147,11 @@ func lineDiff(expected: String, actual: String, limit: Int = 20) -> String {
 /// - Parameters:
 ///   - text: The text under test.
 ///   - paths: Each machine-dependent path and the placeholder that stands for it (`$ARTIFACTS`).
+///     This package's checkout is always one of them: ``packageCheckout`` becomes `$CHECKOUT`.
 /// - Returns: The text with every path replaced.
 package func normalizingPaths(_ text: String, _ paths: [String: String]) -> String {
   var result = text
+  let paths = paths.merging([packageCheckout: "$CHECKOUT"]) { given, _ in given }
   for (path, placeholder) in paths.sorted(by: { $0.key.count > $1.key.count }) where !path.isEmpty {
     result = result.replacingOccurrences(of: path, with: placeholder)
   }

@@ -42,7 +42,7 @@ enum GraphAttachment {
       let picture = snapshot.deletingPathExtension().appendingPathExtension("svg")
       let names = files.map(\.name).joined(separator: ", ")
       return "Graph: written to \(folder.path)/ (\(names)). To draw it, run:\n"
-        + "  retain-graph render \(shellQuoted(snapshot.path)) --format svg --output \(shellQuoted(picture.path))"
+        + "  \(commandLine) render \(shellQuoted(snapshot.path)) --format svg --output \(shellQuoted(picture.path))"
     case .failed(let folder, let reason):
       return "Graph: could not be written to \(folder.path) (\(variable)): \(reason)"
     case .off:
@@ -56,6 +56,20 @@ enum GraphAttachment {
         + "write their graphs there as DOT and JSON snapshots, with the command that draws them."
     }
   }
+
+  /// How to start the `retain-graph` command line from wherever the test ran: `swift run` in
+  /// RetainGraph's own checkout, whose default traits include the command line (a dependent that
+  /// asks for `traits: []` cannot build it; `retain-graph` is on nobody's PATH unless installed with
+  /// `make install`). The checkout is where this file was compiled from; when it is gone (a copied
+  /// test binary), plain `retain-graph`.
+  static let commandLine: String = {
+    // Sources/RetainGraphTesting/Internal/GraphAttachment.swift → the checkout.
+    var checkout = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { checkout.deleteLastPathComponent() }
+    let path = checkout.resolvingSymlinksInPath().path
+    guard FileManager.default.fileExists(atPath: path + "/Package.swift") else { return "retain-graph" }
+    return "swift run --package-path \(shellQuoted(path)) retain-graph"
+  }()
 
   /// `path` as one shell word.
   static func shellQuoted(_ path: String) -> String {

@@ -34,13 +34,29 @@ extension ObjectGraph {
   ///   - marked: the reference to mark `← break this`, if any.
   ///   - closesLoop: whether the path ends where a loop of it started: the last object is marked
   ///     `(loop closes)`.
+  ///   - maxHops: the most references to print: a longer path keeps its first and last
+  ///     `maxHops / 2` references and the marked one, each run left out becomes one line
+  ///     `  ⋮ 999990 more references`. `nil` prints them all.
   /// - Returns: the lines, without line breaks.
   package func traceLines(
-    along path: [Edge], indent: String = "", marked: Edge? = nil, closesLoop: Bool = false
+    along path: [Edge], indent: String = "", marked: Edge? = nil, closesLoop: Bool = false,
+    maxHops: Int? = nil
   ) -> [String] {
     let start = path.first?.from ?? root
     var lines = [indent + displayName(start)]
+    let head = maxHops.map { max(1, $0 / 2) } ?? path.count
+    let tail = maxHops.map { max(1, $0 - $0 / 2) } ?? path.count
+    var skipped = 0
     for (index, edge) in path.enumerated() {
+      if index >= head && index < path.count - tail && edge != marked {
+        skipped += 1
+        continue
+      }
+      if skipped > 0 {
+        lines.append(indent + "  ⋮ \(skipped) more \(skipped == 1 ? "reference" : "references")")
+        lines.append(indent + displayName(edge.from))
+        skipped = 0
+      }
       lines.append(indent + hop(edge) + (edge == marked ? "   ← break this" : ""))
       let closes = closesLoop && index == path.count - 1
       lines.append(indent + displayName(edge.to) + (closes ? " (loop closes)" : ""))
@@ -51,7 +67,9 @@ extension ObjectGraph {
   /// The trace of one break of a fix plan: from the root to the loop's member nearest the root,
   /// then around the loop back to that member, the reference to break marked.
   /// - Returns: the lines, and whether the loop is reachable from the root.
-  func traceLines(of fix: Cycle.Break, indent: String = "") -> (lines: [String], reachable: Bool) {
+  func traceLines(of fix: Cycle.Break, indent: String = "", maxHops: Int? = nil) -> (
+    lines: [String], reachable: Bool
+  ) {
     let search = storage.distances(from: root)
     let distance = search.distance
     guard
@@ -64,7 +82,7 @@ extension ObjectGraph {
     let prefix = search.pathEdges(to: start, in: storage)
     let lines = traceLines(
       along: (prefix ?? []).map { storage.edge(Int($0)) } + loop, indent: indent, marked: fix.edge,
-      closesLoop: true)
+      closesLoop: true, maxHops: maxHops)
     return (lines, prefix != nil)
   }
 }
