@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build install test test-fast snippet record-golden demo docs-image lint bench clean
+.PHONY: deps build install test test-fast test-release snippet record-golden demo docs-image lint bench clean
 
 # Graphviz (libgvc) is the only C dependency; install it when pkg-config cannot find it.
 deps:
@@ -48,6 +48,11 @@ test-fast: export RETAIN_GRAPH_TEST_START := $(shell date +%s)
 test-fast: deps
 	$(SWIFT) build --build-tests
 	SWIFT="$(SWIFT)" bash Scripts/run-tests.sh $(ARGS)
+
+# Builds the command line in release and checks every sample's report and fix lines against the
+# debug goldens: the walk reads closures, thunks and method references the optimiser rewrote.
+test-release: deps
+	SWIFT="$(SWIFT)" bash Scripts/check-release-advice.sh
 
 # Builds a new package made from the README's Package.swift snippet as written (in .build-snippet/,
 # nothing reused from .build) and runs one test in it.

@@ -24,6 +24,8 @@ public struct Sample: Sendable {
     lazyClosure, lazyClosureFixed, methodReference, methodReferenceFixed, observerToken,
     coordinatorParent, coordinatorParentFixed, strongDelegate, strongDelegateFixed, storeSubscription,
     storeSubscriptionFixed, networkCompletion, networkCompletionFixed, finishedCoordinators,
+    genericFeedMethod,
+    routeHandler,
   ]
 
   /// The sample with that name, if there is one.

@@ -19,6 +19,11 @@ public struct Edge: Sendable, Hashable {
   /// `greeting` for `greeting (closure) → capture 0`; nil when the holder is a closure context (its
   /// references are captures, `capture 0`, not properties).
   public var property: String?
+  /// The function a closure stored at the path was written in, as the runtime names it
+  /// (`closure #1 in App.Screen.init()`), for ``Kind/closure`` and ``Kind/singleCapture`` edges
+  /// the walk could name; nil otherwise. (A ``Kind/closure`` edge's target node has the same name;
+  /// a ``Kind/singleCapture`` closure has no node of its own, so this is where its name is.)
+  public var closureFunction: String?
 
   /// How a reference is stored in its holder (what LeakCanary calls a reference type).
   ///
@@ -73,8 +78,11 @@ public struct Edge: Sendable, Hashable {
   ///   - ownership: whether the reference retains its target.
   ///   - kind: how the reference is stored.
   ///   - property: the holder's stored property the reference is in (nil in a closure context).
+  ///   - closureFunction: the function the closure stored at the path was written in, for a
+  ///     closure or single-capture edge.
   public init(
-    from: Node.ID, to: Node.ID, label: String, ownership: Ownership, kind: Kind, property: String?
+    from: Node.ID, to: Node.ID, label: String, ownership: Ownership, kind: Kind, property: String?,
+    closureFunction: String? = nil
   ) {
     self.from = from
     self.to = to
@@ -82,5 +90,6 @@ public struct Edge: Sendable, Hashable {
     self.ownership = ownership
     self.kind = kind
     self.property = property
+    self.closureFunction = closureFunction
   }
 }

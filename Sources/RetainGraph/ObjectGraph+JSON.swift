@@ -12,7 +12,8 @@ extension ObjectGraph {
   /// ```
   /// Each edge's `kind` is its ``Edge/kind``: `property`, `enumPayload`, `element`, `closure`,
   /// `singleCapture`, `methodReference` (with `method`), `capture` (with `capture`, the index) or
-  /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one.
+  /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one;
+  /// `function` is its ``Edge/closureFunction``, written when there is one.
   /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` are written
   /// when there are any. Read it back with ``init(jsonData:)``.
   /// - Returns: UTF-8 JSON, ending with a line feed. Writing cannot fail.
@@ -37,9 +38,10 @@ extension ObjectGraph {
       let edge = edge(at: index)
       json.element()
       json.beginObject()
-      // Keys in ascending order: capture, from, kind, label, method, ownership, property, to.
+      // Keys in ascending order: capture, from, function, kind, label, method, ownership, property, to.
       if case .capture(let index) = edge.kind { json.member("capture", index) }
       json.member("from", edge.from)
+      if let function = edge.closureFunction { json.member("function", function) }
       json.member("kind", edge.kind.jsonName)
       json.member("label", edge.label)
       if case .methodReference(let method) = edge.kind { json.member("method", method) }
@@ -193,8 +195,11 @@ private struct SnapshotReader {
       }
       let kind = try edgeKind(fields, at: place)
       let property = try optionalString(fields, "property", at: place)
+      let function = try optionalString(fields, "function", at: place)
       edges.append(
-        Edge(from: from, to: to, label: label, ownership: ownership, kind: kind, property: property))
+        Edge(
+          from: from, to: to, label: label, ownership: ownership, kind: kind, property: property,
+          closureFunction: function))
     }
 
     var dangling: [DanglingReference] = []

@@ -1,3 +1,4 @@
+import Foundation
 import RetainGraphTestSupport
 import Samples
 import Testing
@@ -245,9 +246,64 @@ struct ClosureNameTests {
         closureName: "implicit closure #2 in implicit closure #1 in App.A.init()", objectType: "App.A",
         callees: { ["App.A.update(with: (Swift.Int) -> (), at: Swift.Int) -> ()"] }) == "A.update(with:at:)")
     #expect(
+      Advice.closureName("closure #2 in static App.SinkViewModel.make(count: Swift.Int) -> App.SinkViewModel")
+        == "closure #2 in static SinkViewModel.make(count:)")
+    #expect(
       Advice.closureName(
         "closure #1 in App.Router.append<each A>((Swift.String, repeat A) -> (), repeat A) -> ()")
         == "closure #1 in Router.append<each A>(_:_:)")
+  }
+
+  /// An optimised build inlines a method into the curry thunk, or merges it with an identical
+  /// method of another type: the candidates then come from the DWARF and the merged twins, asked
+  /// only when no direct call names a method of the object's type.
+  @Test func methodReferencesFromOptimisedCandidates() {
+    let thunk = "implicit closure #2 in implicit closure #1 in App.UseCase.start() -> ()"
+    #expect(
+      MethodReference.method(
+        closureName: thunk, objectType: "App.UseCase",
+        callees: { ["App.FixedUseCase.handleResponse(Swift.Int) -> ()"] },
+        inlined: {
+          ["App.FixedUseCase.handleResponse(Swift.Int) -> ()", "App.UseCase.handleResponse(Swift.Int) -> ()"]
+        })
+        == "UseCase.handleResponse(_:)")
+    #expect(
+      MethodReference.method(
+        closureName: thunk, objectType: "App.PriceList", callees: { [] },
+        inlined: { ["merged App.PriceList.handlePrices([Swift.Int]) -> ()"] }) == "PriceList.handlePrices(_:)"
+    )
+    // A direct call that names the method wins; the optimised candidates are not asked for.
+    #expect(
+      MethodReference.method(
+        closureName: thunk, objectType: "App.UseCase",
+        callees: { ["App.UseCase.handleResponse(Swift.Int) -> ()"] },
+        inlined: {
+          Issue.record("asked for the optimised candidates")
+          return []
+        }) == "UseCase.handleResponse(_:)")
+    #expect(
+      MethodReference.method(
+        closureName: thunk, objectType: "App.UseCase", callees: { [] },
+        inlined: { ["App.CartViewModel.handlePrices([App.Price]) -> ()"] }) == nil)
+  }
+
+  /// The image's DWARF is read whole: a debug build's test binary still has functions with inlined
+  /// code (the test macros' async bodies), each named by its origin's linkage name. (The release
+  /// check, `make test-release`, is where a method is found only this way.)
+  @Test func inlinedFunctionsAreReadFromTheDWARF() throws {
+    let path = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    let debugInfo = ImageDebugInfo(path: path)
+    let starts = debugInfo.functionsWithInlinedCode
+    #expect(starts.count > 100, "\(starts.count) functions with inlined code")
+    // Swift symbols, beside the compiler's artificial functions (`__unknown_macro__`,
+    // `__swift_continuation_await_point`).
+    let names = starts.flatMap { debugInfo.inlinedFunctions(at: $0) }
+    let swiftNames = names.filter { $0.hasPrefix("$s") }
+    #expect(
+      swiftNames.count > 100 && swiftNames.count * 2 > names.count, "\(swiftNames.count) of \(names.count)")
+    #expect(swiftNames.allSatisfy { SymbolNames.demangled($0) != nil })
+    #expect(debugInfo.inlinedFunctions(at: 1).isEmpty)
+    #expect(ImageDebugInfo(path: "/nonexistent").functionsWithInlinedCode.isEmpty)
   }
 
   @Test func modulesOfNodeNames() {

@@ -21,7 +21,9 @@ struct FixPlanTests {
         + "store `{ [weak self] in self?.handlePrices($0) }` instead"
     ],
     "viper-module": ["make Interactor.output weak"],
-    "observer-token": ["capture `[weak self]` in the closure stored in Notifier.observers[0]"],
+    "observer-token": [
+      "capture `[weak self]` in closure #1 in Screen.init() (stored in Notifier.observers[0])"
+    ],
     "method-reference": [
       "method reference UseCase.handleResponse(_:) stored in Service.completion: "
         + "store `{ [weak self] in self?.handleResponse($0) }` instead"

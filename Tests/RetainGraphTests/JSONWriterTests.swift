@@ -24,6 +24,7 @@ import Testing
       var capture: Int?
       var method: String?
       var property: String?
+      var function: String?
 
       init(_ edge: Edge) {
         from = edge.from
@@ -34,6 +35,7 @@ import Testing
         if case .capture(let index) = edge.kind { capture = index }
         if case .methodReference(let name) = edge.kind { method = name }
         property = edge.property
+        function = edge.closureFunction
       }
     }
     struct DanglingRecord: Encodable {

@@ -89,7 +89,9 @@ final class GraphStorage: Sendable {
     let nodeTypes = nodes.map { typeNames.intern($0.typeName) }
     var compact = ChunkedArray<CompactEdge>()
     for edge in edges {
-      let label = labels.intern(ReferencePath(label: edge.label, kind: edge.kind, property: edge.property))
+      var reference = ReferencePath(label: edge.label, kind: edge.kind, property: edge.property)
+      reference.function = edge.closureFunction
+      let label = labels.intern(reference)
       guard let packed = CompactEdge(from: edge.from, to: edge.to, label: label, ownership: edge.ownership)
       else { return nil }
       compact.append(packed)
@@ -134,7 +136,8 @@ final class GraphStorage: Sendable {
     let reference = labels[Int(compact.label)]
     return Edge(
       from: Int(compact.from), to: Int(compact.to), label: reference.text(number: compact.index),
-      ownership: compact.ownership, kind: reference.kind, property: reference.property)
+      ownership: compact.ownership, kind: reference.kind, property: reference.property,
+      closureFunction: reference.function)
   }
 
   /// Every node, made once and kept.

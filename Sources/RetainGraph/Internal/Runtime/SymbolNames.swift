@@ -33,6 +33,7 @@ enum SymbolNames {
   private static let demangle: Demangle? =
     RuntimeSymbols.function("swift_demangle", as: Demangle.self)
   private static let images = ForkSafeMutex<[String: ImageSymbols]>([:])
+  private static let debugInfos = ForkSafeMutex<[String: ImageDebugInfo]>([:])
 
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
   /// has it.
@@ -114,8 +115,16 @@ enum SymbolNames {
   static func directCallees(
     ofFunctionAt address: UnsafeRawPointer, following: (String) -> Bool = { _ in false }
   ) -> [String] {
+    directCalls(ofFunctionAt: address, following: following).map(\.name)
+  }
+
+  /// ``directCallees(ofFunctionAt:following:)`` with each callee's address, and the functions read
+  /// (the one at `address` first, then those followed).
+  static func directCalls(
+    ofFunctionAt address: UnsafeRawPointer, following: (String) -> Bool = { _ in false }
+  ) -> [(address: UnsafeRawPointer, name: String)] {
     #if arch(x86_64)
-      var callees: [String] = []
+      var callees: [(address: UnsafeRawPointer, name: String)] = []
       var pending: [(UnsafeRawPointer, Int)] = [(address, 0)]
       var visited: Set<UInt> = []
       while let (function, level) = pending.popLast() {
@@ -125,7 +134,7 @@ enum SymbolNames {
           extent.size < 4096
         else { continue }
         let start = UnsafeRawPointer(base) + Int(extent.start)
-        var found: [(UnsafeRawPointer, String)] = []
+        var found: [(address: UnsafeRawPointer, name: String)] = []
         for position in 0..<max(0, Int(extent.size) - 4) {
           let opcode = start.load(fromByteOffset: position, as: UInt8.self)
           guard opcode == 0xE8 || opcode == 0xE9 else { continue }
@@ -138,15 +147,61 @@ enum SymbolNames {
           else { continue }
           found.append((target, name))
         }
-        callees += found.map(\.1)
+        callees += found
         if level < 3 {
-          pending += found.reversed().filter { following($0.1) }.map { ($0.0, level + 1) }
+          pending += found.reversed().filter { following($0.name) }.map { ($0.address, level + 1) }
         }
       }
       return callees
     #else
       return []
     #endif
+  }
+
+  /// The functions whose body is only a jump to the function at `address` (after the frame
+  /// set-up `push rbp; mov rbp, rsp; pop rbp`), among the image's functions whose mangled name
+  /// contains `identifier` (e.g. `14handleResponse`): LLVM's function merging keeps one body for
+  /// functions with identical machine code and turns the others into such jumps, and calls to any
+  /// of them go to the body, named after one of them only. Named (demangled). x86_64 only.
+  static func mergedTwins(ofFunctionAt address: UnsafeRawPointer, identifier: String) -> [String] {
+    #if arch(x86_64)
+      guard let (image, base) = image(containing: address), !identifier.isEmpty else { return [] }
+      let candidates = identifier.withCString { wanted in image.entries { strstr($0, wanted) != nil } }
+      return candidates.compactMap { candidate -> String? in
+        let start = UnsafeRawPointer(base) + Int(candidate.start)
+        guard let extent = image.extent(at: candidate.start), extent.size >= 5 else { return nil }
+        // The jump may follow the frame's set-up and tear-down (55 48 89 E5 5D).
+        let prologue: [UInt8] = [0x55, 0x48, 0x89, 0xE5, 0x5D]
+        let hasPrologue =
+          extent.size >= 10
+          && prologue.indices.allSatisfy { start.load(fromByteOffset: $0, as: UInt8.self) == prologue[$0] }
+        let jump = hasPrologue ? 5 : 0
+        guard start.load(fromByteOffset: jump, as: UInt8.self) == 0xE9 else { return nil }
+        let displacement = Int(start.loadUnaligned(fromByteOffset: jump + 1, as: Int32.self))
+        guard start + jump + 5 + displacement == address else { return nil }
+        return demangled(candidate.name)
+      }
+    #else
+      return []
+    #endif
+  }
+
+  /// The functions an optimised build inlined into the function that starts at `address`, named
+  /// (demangled, not simplified), from the image's DWARF (`ImageDebugInfo`, read once per image on
+  /// first use); empty when the image has no debug information.
+  static func inlinedFunctions(ofFunctionAt address: UnsafeRawPointer) -> [String] {
+    guard let info = lookUp(address), let fileName = info.fileName, let (image, base) = image(of: info) else {
+      return []
+    }
+    let path = String(cString: fileName)
+    let debugInfo = debugInfos.withLock { cache in
+      if let known = cache[path] { return known }
+      let loaded = ImageDebugInfo(path: path)
+      cache[path] = loaded
+      return loaded
+    }
+    let start = UInt(bitPattern: address) &- UInt(bitPattern: base) &+ image.loadBase
+    return debugInfo.inlinedFunctions(at: start).compactMap(demangled)
   }
 
   /// The symbols of the image that contains `address` (read once and cached), and its base.

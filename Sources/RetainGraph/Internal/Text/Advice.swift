@@ -30,30 +30,52 @@ enum Advice {
     {
       return fix
     }
+    // Where the reference is stored: a property of its holder, or a capture of a closure that is
+    // itself stored somewhere (a library's wrapper: `Feed.subscribe` stores `{ subscriber($0) }`).
+    let place: String
+    // With a closure holder, what the closure is and, apart, where that closure is stored.
+    var wrapperPlace: String?
     if storage.nodeKinds[holder] == .closure {
-      // A closure context captures the object: name the closure, and where it is stored.
-      let stored =
-        loop.first { Int(storage.edges[Int($0)].to) == holder }
-        ?? storage.edges.indices.first { Int(storage.edges[$0].to) == holder && storage.edges[$0].isStrong }
-        .map(Int32.init)
-      let place = stored.map { index -> String in
-        let storing = storage.edges[Int(index)]
-        return "\(storage.shortTypeName(Int(storing.from))).\(storage.storagePath(storing))"
-      }
       let symbol = storage.typeName(holder)
-      let capture = captureList(closureSymbol: symbol, target: Int(edge.to), in: storage)
+      let stored = closureStorage(of: holder, loop: loop, in: storage)
       if symbol.hasPrefix("closure at ") || !symbol.hasPrefix("closure") {
-        return "capture `\(capture)` in the closure stored in \(place ?? closureName(symbol))"
+        place = "passed to the closure stored in \(stored ?? closureName(symbol))"
+      } else {
+        place = "passed to \(closureName(symbol))"
+        wrapperPlace = stored.map { "stored in \($0)" }
       }
-      return "capture `\(capture)` in \(closureName(symbol))\(place.map { " (stored in \($0))" } ?? "")"
+    } else {
+      place = "stored in \(holderName).\(storedAt)"
     }
     switch reference.kind {
     case .methodReference(let method):
-      let shortMethod = withoutModule(method)
-      return "method reference \(shortMethod) stored in \(holderName).\(storedAt): store "
-        + "`{ [weak self] in self?.\(call(of: method)) }` instead"
+      // The method is named, and where its reference is stored.
+      return "method reference \(withoutModule(method)) \(place)\(wrapperPlace.map { " (\($0))" } ?? ""): "
+        + "store `{ [weak self] in self?.\(call(of: method)) }` instead"
     case .singleCapture:
-      return "capture `[weak self]` in the closure stored in \(holderName).\(storedAt)"
+      // A closure whose only capture is the object: named by its function when the walk could.
+      let whole = ([place] + [wrapperPlace].compactMap { $0 }).joined(separator: ", ")
+      guard let function = reference.function, function.hasPrefix("closure") else {
+        return "capture `[weak self]` in the closure \(whole)"
+      }
+      let capture = captureList(closureSymbol: function, target: Int(edge.to), in: storage)
+      return "capture `\(capture)` in \(closureName(function)) (\(whole))"
+    default:
+      break
+    }
+    if storage.nodeKinds[holder] == .closure {
+      // A closure context captures the object: name the closure, and where it is stored.
+      let stored = closureStorage(of: holder, loop: loop, in: storage)
+      let symbol = storage.typeName(holder)
+      let capture = captureList(closureSymbol: symbol, target: Int(edge.to), in: storage)
+      if symbol.hasPrefix("closure at ") || !symbol.hasPrefix("closure") {
+        return "capture `\(capture)` in the closure stored in \(stored ?? closureName(symbol))"
+      }
+      return "capture `\(capture)` in \(closureName(symbol))\(stored.map { " (stored in \($0))" } ?? "")"
+    }
+    switch reference.kind {
+    case .methodReference, .singleCapture:
+      return ""  // answered above
     case .closure:
       return "capture weakly what the closure stored in \(holderName).\(storedAt) "
         + "captures, or remove it when done"
@@ -65,14 +87,30 @@ enum Advice {
     }
   }
 
+  /// Where the closure node `closure` is stored (`Store.subscribers[0]`): the loop's reference into
+  /// it, or else its first strong holder; nil when nothing holds it.
+  private static func closureStorage(of closure: Int, loop: [Int32], in storage: GraphStorage) -> String? {
+    let stored =
+      loop.first { Int(storage.edges[Int($0)].to) == closure }
+      ?? storage.edges.indices.first { Int(storage.edges[$0].to) == closure && storage.edges[$0].isStrong }
+      .map(Int32.init)
+    return stored.map { index -> String in
+      let storing = storage.edges[Int(index)]
+      return "\(storage.shortTypeName(Int(storing.from))).\(storage.storagePath(storing))"
+    }
+  }
+
   /// A closure's function name as a Swift developer writes it, without the module, the parameter
   /// types and the return type: `closure #1 in App.CartViewModel.init(store: App.Store) ->
   /// App.CartViewModel` → `closure #1 in CartViewModel.init(store:)`.
   static func closureName(_ symbol: String) -> String {
     // The closures' prefixes, then the function, whose signature may name private types
     // (`(Box in _D7F0…)`).
-    let function = TypeNames.function(afterClosuresIn: symbol)
+    var function = TypeNames.function(afterClosuresIn: symbol)
     guard function.startIndex > symbol.startIndex else { return symbol }
+    // `static` (or `class`) stays before the function, the module goes.
+    let modifier = ["static ", "class "].first { function.hasPrefix($0) } ?? ""
+    function = function.dropFirst(modifier.count)
     return symbol[..<function.startIndex] + withoutModule(functionName(function))
   }
 

@@ -191,16 +191,55 @@ struct ReferencePath: Hashable, Sendable {
 enum MethodReference {
   /// The method a closure named `closureName` refers to on an instance of `objectType` (qualified
   /// name), as `Type.method(label:_:)`; nil when the closure is not a method reference or the method
-  /// cannot be named. `callees` are the demangled names of the functions the closure calls.
-  static func method(closureName: String, objectType: String, callees: () -> [String]) -> String? {
+  /// cannot be named. `callees` are the demangled names of the functions the closure calls;
+  /// `inlined`, asked only when no callee names the method, those an optimised build inlined into it.
+  static func method(
+    closureName: String, objectType: String, callees: () -> [String], inlined: () -> [String] = { [] }
+  ) -> String? {
     // An implicit closure directly in an implicit closure; the object is the only capture, and
     // the method called is one of the object's type.
     let thunk = "implicit closure #"
     guard closureName.hasPrefix(thunk),
       closureName.dropFirst(thunk.count).drop(while: \.isNumber).hasPrefix(" in " + thunk)
     else { return nil }
+    return method(ofType: objectType, among: callees()) ?? method(ofType: objectType, among: inlined())
+  }
+
+  /// Whether a callee is the compiler's curry thunk (or its forwarder), whose callees are read too.
+  static func isThunk(_ name: String) -> Bool {
+    name.hasPrefix("implicit closure #") || name.hasPrefix("partial apply forwarder for implicit closure #")
+  }
+
+  /// The functions that may be the method in an optimised build, where the method's body can be
+  /// inlined into the thunk or merged with an identical one of another type: the functions
+  /// inlined into the thunk and the thunks it calls (from the DWARF), then, for each method
+  /// called, the methods of the same name that are only a jump to it (LLVM's merged twins).
+  static func optimisedCandidates(ofFunctionAt function: UnsafeRawPointer) -> [String] {
+    let calls = SymbolNames.directCalls(ofFunctionAt: function, following: isThunk)
+    var candidates = SymbolNames.inlinedFunctions(ofFunctionAt: function)
+    for call in calls where isThunk(call.name) {
+      candidates += SymbolNames.inlinedFunctions(ofFunctionAt: call.address)
+    }
+    for call in calls where !isThunk(call.name) {
+      // `Samples.FixedUseCase.handleResponse(Swift.Int) -> ()` → `14handleResponse`, as mangled.
+      let name = SymbolNames.withoutPrivateDiscriminators(call.name)
+      guard let open = name.firstIndex(of: "("),
+        let identifier = name[..<open].split(separator: ".").last,
+        identifier.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), identifier.utf8.count > 2
+      else { continue }
+      candidates += SymbolNames.mergedTwins(
+        ofFunctionAt: call.address, identifier: "\(identifier.utf8.count)\(identifier)")
+    }
+    return candidates
+  }
+
+  /// The first of `functions` that is a method of `objectType`, as `Type.method(label:_:)`.
+  private static func method(ofType objectType: String, among functions: [String]) -> String? {
     let prefix = objectType + "."
-    for callee in callees().map(SymbolNames.withoutPrivateDiscriminators) where callee.hasPrefix(prefix) {
+    let names = functions.map {
+      SymbolNames.withoutPrivateDiscriminators(String($0.trimmingPrefix("merged ")))
+    }
+    for callee in names where callee.hasPrefix(prefix) {
       let rest = callee.dropFirst(prefix.count)
       guard let open = rest.firstIndex(of: "("), !rest[..<open].contains(" ") else { continue }
       let name = rest[..<open]

@@ -13,12 +13,8 @@ extension Walker {
       if let name, let function = closure.function,
         let method = MethodReference.method(
           closureName: name, objectType: TypeNames.qualified(HeapLayout.dynamicType(ofObject: context)),
-          callees: {
-            SymbolNames.directCallees(ofFunctionAt: function) {
-              $0.hasPrefix("implicit closure #")
-                || $0.hasPrefix("partial apply forwarder for implicit closure #")
-            }
-          })
+          callees: { SymbolNames.directCallees(ofFunctionAt: function, following: MethodReference.isThunk) },
+          inlined: { MethodReference.optimisedCandidates(ofFunctionAt: function) })
       {
         addReference(
           .borrowed(contextObject), labelID: nil, label: { label }, ownership: .strong,

@@ -1,0 +1,322 @@
+internal import Foundation
+
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
+/// The functions an optimised build inlined into a function, from the image's DWARF (README.md in
+/// this folder, "Method references in optimised builds"). A release build inlines a method into the
+/// compiler's curry thunk, so its machine code calls nothing that names the method; the debug
+/// information still says which functions were inlined there (`DW_TAG_inlined_subroutine` under
+/// the `DW_TAG_subprogram` whose `DW_AT_low_pc` is the function's address, each naming its origin's
+/// `DW_AT_linkage_name`).
+///
+/// Read once per image, on first use, only when a method reference is not named by its direct
+/// calls. Anything not understood (64-bit DWARF, an unknown form, a missing section) gives no names:
+/// the reference is then shown as a closure, as before.
+final class ImageDebugInfo: @unchecked Sendable {
+  /// Per function start (virtual address): the DIE offsets of the functions inlined into it.
+  private var inlined: [UInt: [Int]] = [:]
+  /// Per DIE offset: its linkage name (a C string in the mapped file).
+  private var names: [Int: UnsafePointer<CChar>] = [:]
+  /// Per DIE offset without a linkage name: the DIE it refers to (abstract origin or specification).
+  private var origins: [Int: Int] = [:]
+  /// The image stays mapped for the process: the names point into it.
+  private var mapping: UnsafeRawPointer?
+
+  init(path: String) {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_size > 64 else { return }
+    let length = Int(status.st_size)
+    guard let base = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
+      return
+    }
+    mapping = UnsafeRawPointer(base)
+    guard let sections = Self.sections(UnsafeRawPointer(base), length: length),
+      let info = sections[".debug_info"], let abbreviations = sections[".debug_abbrev"]
+    else { return }
+    var reader = Reader(
+      file: UnsafeRawPointer(base), info: info, abbreviations: abbreviations, strings: sections[".debug_str"],
+      lineStrings: sections[".debug_line_str"])
+    reader.read()
+    inlined = reader.inlined
+    names = reader.names
+    origins = reader.origins
+  }
+
+  /// The start addresses of the functions with inlined code.
+  var functionsWithInlinedCode: [UInt] { Array(inlined.keys) }
+
+  /// The mangled names of the functions inlined (at any depth) into the function that starts at
+  /// the virtual address `start`, in the order the DWARF lists them.
+  func inlinedFunctions(at start: UInt) -> [String] {
+    (inlined[start] ?? []).compactMap { offset in
+      var die = offset
+      for _ in 0..<8 {
+        if let name = names[die] { return String(cString: name) }
+        guard let next = origins[die] else { return nil }
+        die = next
+      }
+      return nil
+    }
+  }
+
+  /// The file ranges of the ELF64 sections by name.
+  private static func sections(_ file: UnsafeRawPointer, length: Int) -> [String: Range<Int>]? {
+    guard file.load(as: UInt32.self) == 0x464C_457F, file.load(fromByteOffset: 4, as: UInt8.self) == 2 else {
+      return nil
+    }
+    let headers = Int(file.loadUnaligned(fromByteOffset: 0x28, as: UInt64.self))
+    let headerSize = Int(file.loadUnaligned(fromByteOffset: 0x3A, as: UInt16.self))
+    let count = Int(file.loadUnaligned(fromByteOffset: 0x3C, as: UInt16.self))
+    let namesIndex = Int(file.loadUnaligned(fromByteOffset: 0x3E, as: UInt16.self))
+    func inBounds(_ offset: Int, _ size: Int) -> Bool { offset >= 0 && size >= 0 && offset + size <= length }
+    guard headerSize >= 64, namesIndex < count, inBounds(headers, headerSize * count) else { return nil }
+    let namesOffset = Int(
+      file.loadUnaligned(fromByteOffset: headers + namesIndex * headerSize + 0x18, as: UInt64.self))
+    var result: [String: Range<Int>] = [:]
+    for index in 0..<count {
+      let header = headers + index * headerSize
+      let nameOffset = Int(file.loadUnaligned(fromByteOffset: header, as: UInt32.self))
+      let offset = Int(file.loadUnaligned(fromByteOffset: header + 0x18, as: UInt64.self))
+      let size = Int(file.loadUnaligned(fromByteOffset: header + 0x20, as: UInt64.self))
+      // SHT_NOBITS (8) has no bytes in the file.
+      guard file.loadUnaligned(fromByteOffset: header + 4, as: UInt32.self) != 8, inBounds(offset, size),
+        inBounds(namesOffset + nameOffset, 1)
+      else { continue }
+      let name = String(cString: (file + namesOffset + nameOffset).assumingMemoryBound(to: CChar.self))
+      result[name] = offset..<(offset + size)
+    }
+    return result
+  }
+}
+
+/// One pass over `.debug_info` (DWARF 2 to 5, 32-bit format, compile and partial units).
+private struct Reader {
+  let file: UnsafeRawPointer
+  let info: Range<Int>
+  let abbreviations: Range<Int>
+  let strings: Range<Int>?
+  let lineStrings: Range<Int>?
+
+  var inlined: [UInt: [Int]] = [:]
+  var names: [Int: UnsafePointer<CChar>] = [:]
+  var origins: [Int: Int] = [:]
+
+  init(
+    file: UnsafeRawPointer, info: Range<Int>, abbreviations: Range<Int>, strings: Range<Int>?,
+    lineStrings: Range<Int>?
+  ) {
+    self.file = file
+    self.info = info
+    self.abbreviations = abbreviations
+    self.strings = strings
+    self.lineStrings = lineStrings
+  }
+
+  /// An abbreviation: the DIE's tag, whether it has children, and its attributes' (name, form,
+  /// implicit constant).
+  struct Abbreviation {
+    var tag: UInt64
+    var hasChildren: Bool
+    var attributes: [(name: UInt64, form: UInt64)]
+  }
+
+  /// What a DIE says that matters here.
+  struct Entry {
+    var lowPC: UInt?
+    var linkageName: UnsafePointer<CChar>?
+    var reference: Int?
+  }
+
+  mutating func read() {
+    var tables: [Int: [UInt64: Abbreviation]] = [:]
+    var unit = info.lowerBound
+    while unit + 11 <= info.upperBound {
+      let unitLength = Int(file.loadUnaligned(fromByteOffset: unit, as: UInt32.self))
+      // 0xFFFFFFFF announces the 64-bit format, not read here; 0xFFFFFFF0… are reserved.
+      guard unitLength < 0xFFFF_FFF0, unit + 4 + unitLength <= info.upperBound else { return }
+      let end = unit + 4 + unitLength
+      defer { unit = end }
+      let version = Int(file.loadUnaligned(fromByteOffset: unit + 4, as: UInt16.self))
+      var cursor = unit + 6
+      let abbreviationOffset: Int
+      let addressSize: Int
+      switch version {
+      case 2...4:
+        abbreviationOffset = Int(file.loadUnaligned(fromByteOffset: cursor, as: UInt32.self))
+        addressSize = Int(file.load(fromByteOffset: cursor + 4, as: UInt8.self))
+        cursor += 5
+      case 5:
+        let unitType = file.load(fromByteOffset: cursor, as: UInt8.self)
+        // Compile (1) and partial (3) units only: type and skeleton units name no inlined code.
+        guard unitType == 1 || unitType == 3 else { continue }
+        addressSize = Int(file.load(fromByteOffset: cursor + 1, as: UInt8.self))
+        abbreviationOffset = Int(file.loadUnaligned(fromByteOffset: cursor + 2, as: UInt32.self))
+        cursor += 6
+      default:
+        continue
+      }
+      let table: [UInt64: Abbreviation]
+      if let known = tables[abbreviationOffset] {
+        table = known
+      } else {
+        guard let made = abbreviationTable(at: abbreviations.lowerBound + abbreviationOffset) else {
+          continue
+        }
+        tables[abbreviationOffset] = made
+        table = made
+      }
+      guard addressSize == 8 else { continue }
+      guard readEntries(from: cursor, to: end, unit: unit, version: version, table: table) else { return }
+    }
+  }
+
+  /// Reads one unit's DIEs; false when a form is not understood (the rest cannot be parsed).
+  private mutating func readEntries(
+    from start: Int, to end: Int, unit: Int, version: Int, table: [UInt64: Abbreviation]
+  ) -> Bool {
+    var cursor = start
+    // The functions being read, innermost last: (depth, start address), and the current depth.
+    var owners: [(depth: Int, start: UInt)] = []
+    var depth = 0
+    while cursor < end {
+      let offset = cursor
+      let code = uleb(&cursor)
+      if code == 0 {
+        depth -= 1
+        while let last = owners.last, last.depth > depth { owners.removeLast() }
+        if depth < 0 { return true }
+        continue
+      }
+      guard let abbreviation = table[code] else { return false }
+      var entry = Entry()
+      for attribute in abbreviation.attributes {
+        guard
+          read(
+            attribute.form, name: attribute.name, at: &cursor, unit: unit, version: version, into: &entry)
+        else { return false }
+      }
+      switch abbreviation.tag {
+      case 0x2E:  // DW_TAG_subprogram: named, or referring to its declaration or abstract origin
+        if let name = entry.linkageName {
+          names[offset] = name
+        } else if let reference = entry.reference {
+          origins[offset] = reference
+        }
+        if let lowPC = entry.lowPC, lowPC != 0 { owners.append((depth, lowPC)) }
+      case 0x1D:  // DW_TAG_inlined_subroutine
+        if let owner = owners.last, let reference = entry.reference {
+          inlined[owner.start, default: []].append(reference)
+        }
+      default:
+        break
+      }
+      if abbreviation.hasChildren { depth += 1 }
+    }
+    return true
+  }
+
+  /// Reads one attribute value of `form`, keeping what `name` says about the entry.
+  private func read(
+    _ form: UInt64, name: UInt64, at cursor: inout Int, unit: Int, version: Int, into entry: inout Entry
+  ) -> Bool {
+    func load<T: FixedWidthInteger>(_: T.Type) -> T {
+      defer { cursor += MemoryLayout<T>.size }
+      return file.loadUnaligned(fromByteOffset: cursor, as: T.self)
+    }
+    var form = form
+    if form == 0x16 { form = uleb(&cursor) }  // DW_FORM_indirect
+    switch form {
+    case 0x01:  // addr
+      let value = UInt(load(UInt64.self))
+      if name == 0x11 { entry.lowPC = value }
+    case 0x0E, 0x1F:  // strp, line_strp
+      let offset = Int(load(UInt32.self))
+      if name == 0x6E || name == 0x2007, let section = form == 0x0E ? strings : lineStrings,
+        section.lowerBound + offset < section.upperBound
+      {
+        entry.linkageName = (file + section.lowerBound + offset).assumingMemoryBound(to: CChar.self)
+      }
+    case 0x08:  // string
+      let start = (file + cursor).assumingMemoryBound(to: CChar.self)
+      cursor += strlen(start) + 1
+      if name == 0x6E || name == 0x2007 { entry.linkageName = start }
+    case 0x11, 0x12, 0x13, 0x14, 0x15:  // ref1, ref2, ref4, ref8, ref_udata: from the unit's start
+      let value: Int
+      switch form {
+      case 0x11: value = Int(load(UInt8.self))
+      case 0x12: value = Int(load(UInt16.self))
+      case 0x13: value = Int(load(UInt32.self))
+      case 0x14: value = Int(truncatingIfNeeded: load(UInt64.self))
+      default: value = Int(truncatingIfNeeded: uleb(&cursor))
+      }
+      if name == 0x31 || name == 0x47 { entry.reference = unit + value }
+    case 0x10:  // ref_addr: from the section's start
+      let value = version == 2 ? Int(truncatingIfNeeded: load(UInt64.self)) : Int(load(UInt32.self))
+      if name == 0x31 || name == 0x47 { entry.reference = info.lowerBound + value }
+    case 0x0B, 0x0C, 0x25, 0x29: cursor += 1  // data1, flag, strx1, addrx1
+    case 0x05, 0x26, 0x2A: cursor += 2  // data2, strx2, addrx2
+    case 0x27, 0x2B: cursor += 3  // strx3, addrx3
+    case 0x06, 0x17, 0x1C, 0x1D, 0x28, 0x2C, 0x1F20, 0x1F21: cursor += 4  // data4, sec_offset, …
+    case 0x07, 0x20, 0x24: cursor += 8  // data8, ref_sig8, ref_sup8
+    case 0x1E: cursor += 16  // data16
+    case 0x0D, 0x0F, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02: _ = uleb(&cursor)  // LEB128 values
+    case 0x19, 0x21: break  // flag_present, implicit_const: no bytes
+    case 0x0A, 0x03, 0x04:  // block1, block2, block4: a length, then the bytes
+      let length =
+        form == 0x0A ? Int(load(UInt8.self)) : form == 0x03 ? Int(load(UInt16.self)) : Int(load(UInt32.self))
+      cursor += length
+    case 0x09, 0x18:  // block, exprloc
+      let length = uleb(&cursor)
+      cursor += Int(truncatingIfNeeded: length)
+    default:
+      return false
+    }
+    return cursor <= info.upperBound
+  }
+
+  /// The abbreviation table that starts at `start` (a file offset).
+  private func abbreviationTable(at start: Int) -> [UInt64: Abbreviation]? {
+    var table: [UInt64: Abbreviation] = [:]
+    var cursor = start
+    while cursor < abbreviations.upperBound {
+      let code = uleb(&cursor)
+      if code == 0 { return table }
+      let tag = uleb(&cursor)
+      let hasChildren = file.load(fromByteOffset: cursor, as: UInt8.self) != 0
+      cursor += 1
+      var attributes: [(UInt64, UInt64)] = []
+      while cursor < abbreviations.upperBound {
+        let name = uleb(&cursor)
+        let form = uleb(&cursor)
+        if name == 0, form == 0 { break }
+        if form == 0x21 { _ = uleb(&cursor) }  // implicit_const's value lives here
+        attributes.append((name, form))
+      }
+      table[code] = Abbreviation(tag: tag, hasChildren: hasChildren, attributes: attributes)
+    }
+    return nil
+  }
+
+  /// An unsigned (or, skipped, signed) LEB128 at `cursor`, never read past the sections.
+  private func uleb(_ cursor: inout Int) -> UInt64 {
+    var result: UInt64 = 0
+    var shift: UInt64 = 0
+    while cursor < max(info.upperBound, abbreviations.upperBound) {
+      let byte = file.load(fromByteOffset: cursor, as: UInt8.self)
+      cursor += 1
+      if shift < 64 { result |= UInt64(byte & 0x7F) << shift }
+      shift += 7
+      if byte & 0x80 == 0 { break }
+    }
+    return result
+  }
+}
