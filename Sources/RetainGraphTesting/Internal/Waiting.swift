@@ -1,6 +1,7 @@
 internal import Dispatch
 internal import Foundation
 internal import RetainGraph
+internal import Synchronization
 
 /// Waits until `isDone()` is true or `timeout` has passed, and tells which happened.
 ///
@@ -189,12 +190,14 @@ private func audit(
 
 /// How many strong references ``audit(_:options:knownWeakReferences:)`` itself holds to the audited
 /// object (its weak load, and whatever copies the build keeps), measured on an object whose only
-/// other holder is known: the count differs between debug and release builds.
-private let auditTemporaries: Int? = {
+/// other holder is known: the count differs between debug and release builds. Measured again until
+/// a measurement succeeds (a census search running meanwhile makes it inconclusive).
+private var auditTemporaries: Int? {
+  if let known = measuredAuditTemporaries.withLock({ $0 }) { return known }
   final class Control {}
   let control = Control()
   let probe = WeakProbe(control)
-  return withExtendedLifetime(control) {
+  let measured: Int? = withExtendedLifetime(control) {
     let result = audit(probe, options: GraphOptions()) { _ in 1 }
     guard let result, result.incomplete == nil, result.outsideReferences.count == 1,
       let root = result.outsideReferences.first, root.node == 0,
@@ -203,7 +206,11 @@ private let auditTemporaries: Int? = {
     // `control` is the one holder besides the audit.
     return root.counts.strong - 1
   }
-}()
+  if let measured { measuredAuditTemporaries.withLock { $0 = measured } }
+  return measured
+}
+
+private let measuredAuditTemporaries = Mutex<Int?>(nil)
 
 /// Whether nothing outside the survivor's graph refers to any of its objects.
 private func isUnreleasable(
