@@ -11,12 +11,17 @@ public struct Node: Sendable, Hashable {
     case closure
     /// The root, when the root is a value type (a struct, enum or tuple) rather than an object.
     case value
+    /// A task of Swift concurrency (`Task`, `async let`, a task group's task), named by the closure
+    /// it runs: `task (closure #1 in App.Poller.start())`. Until it finishes it holds its
+    /// closure's context, and while suspended, what its frames hold.
+    case task
   }
 
   /// The node's position in ``ObjectGraph/nodes``.
   public var id: ID
   /// The fully qualified type name (`App.Presenter`), or for a closure the function it runs when
-  /// known (`closure #1 in App.Person.greeting.getter`).
+  /// known (`closure #1 in App.Person.greeting.getter`); for a task, `task (` and the closure it
+  /// runs `)`.
   public var typeName: String
   /// Whether this is an object, a closure context or a value root.
   public var kind: Kind

@@ -181,9 +181,11 @@ private struct DOTWriter {
       case .object: break
       case .closure: attributes += ["shape=ellipse", "style=filled"]
       case .value: attributes += ["style=\"rounded,filled,dashed\""]
+      case .task: attributes += ["shape=cds", "style=filled"]
       }
     }
     if node.kind == .closure { attributes.append("fillcolor=\"#eef2ff\"") }
+    if node.kind == .task { attributes.append("fillcolor=\"#fff4dd\"") }
     if cycleOf[node.id] != nil { attributes += ["color=\"#cc0000\"", "fillcolor=\"#ffe3e3\""] }
     return "\"n\(node.id)\" [\(attributes.joined(separator: ", "))];"
   }

@@ -51,7 +51,7 @@ public struct ObjectGraph: Sendable {
   ///   - notes: what the walk could not read.
   ///   - libraryModules: modules whose code is not yours, for the fix plans (see
   ///     ``GraphOptions/libraryModules``).
-  /// - Throws: ``SnapshotError`` when an edge names an unknown node, an id is out of place, or the
+  /// - Throws: ``GraphDecodingError`` when an edge names an unknown node, an id is out of place, or the
   ///   root is missing.
   public init(
     nodes: [Node],
@@ -61,24 +61,24 @@ public struct ObjectGraph: Sendable {
     danglingReferences: [DanglingReference] = [],
     notes: [String] = [],
     libraryModules: Set<String> = GraphOptions.knownLibraryModules
-  ) throws(SnapshotError) {
+  ) throws(GraphDecodingError) {
     for (index, node) in nodes.enumerated() where node.id != index {
-      throw SnapshotError(
+      throw GraphDecodingError(
         "nodes[\(index)]: id \(node.id) is out of place; ids must be 0..<\(nodes.count) in order")
     }
     guard nodes.indices.contains(root) else {
-      throw SnapshotError("root: \(root) is not the id of a node (there are \(nodes.count) nodes)")
+      throw GraphDecodingError("root: \(root) is not the id of a node (there are \(nodes.count) nodes)")
     }
     for (index, edge) in edges.enumerated() {
       for (end, id) in [("from", edge.from), ("to", edge.to)] where !nodes.indices.contains(id) {
-        throw SnapshotError("edges[\(index)].\(end): \(id) is not the id of a node")
+        throw GraphDecodingError("edges[\(index)].\(end): \(id) is not the id of a node")
       }
     }
     for (index, dangling) in danglingReferences.enumerated() where !nodes.indices.contains(dangling.holder) {
-      throw SnapshotError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
+      throw GraphDecodingError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
     }
     guard let storage = GraphStorage(nodes: nodes, edges: edges) else {
-      throw SnapshotError("edges: more than \(1 << 29) distinct labels")
+      throw GraphDecodingError("edges: more than \(1 << 29) distinct labels")
     }
     self.init(
       storage: storage, root: root, isTruncated: isTruncated, danglingReferences: danglingReferences,

@@ -217,10 +217,10 @@ public enum HeapCensus {
   ///   - timeout: how long the child may take (it may block on a lock another thread held at the
   ///     fork; it is killed then).
   /// - Returns: the report.
-  /// - Throws: `SnapshotWalkError` when the child crashed, timed out or sent something unreadable.
+  /// - Throws: `ForkedWalkError` when the child crashed, timed out or sent something unreadable.
   public static func retainers(
     isolating object: AnyObject, timeout: Duration = .seconds(30)
-  ) throws(SnapshotWalkError) -> RetainerReport {
+  ) throws(ForkedWalkError) -> RetainerReport {
     let bytes = try ForkedChild.run(timeout: timeout) {
       let report = retainers(of: object)
       return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []

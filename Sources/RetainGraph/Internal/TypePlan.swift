@@ -21,6 +21,9 @@ final class TypePlan: @unchecked Sendable {
     case rawLayout(like: any Any.Type)
     /// A function value: followed to its closure context.
     case function
+    /// One word holding a strong reference to a native heap object that may be a task: `Task`,
+    /// `UnsafeCurrentTask`, `Builtin.NativeObject`.
+    case nativeObject
     /// Values that may hold references the walk cannot read; `note` says why.
     case unreadable
   }
@@ -76,6 +79,12 @@ struct FieldPlan {
   var action: Action
 }
 
+/// The nominal type descriptors of `Task` (any generic arguments) and `UnsafeCurrentTask`.
+private let taskDescriptors: Set<UInt> = Set(
+  [Task<Void, Never>.self, UnsafeCurrentTask.self].compactMap { (type: any Any.Type) in
+    Metadata.descriptor(of: type).map { UInt(bitPattern: $0) }
+  })
+
 /// The nominal type descriptor shared by every `ManagedBufferPointer<Header, Element>`.
 private let managedBufferPointerDescriptor = UInt(
   bitPattern: Metadata.descriptor(of: ManagedBufferPointer<Int, Int>.self))
@@ -124,6 +133,9 @@ enum TypePlans {
   /// references, optionals and arrays of them, nested values), up to `limit` types: what a walk
   /// from a value of `root` will most likely need, made without reading any value.
   static func prepare(for root: any Any.Type, limit: Int = 256) {
+    // Reading a task needs the concurrency runtime's debug symbols (dlsym, which takes the dynamic
+    // loader's lock): looked up now, so that a forked child never does.
+    _ = TaskLayout.runtime
     var pending: [any Any.Type] = [root]
     var seen: Set<ObjectIdentifier> = [ObjectIdentifier(root)]
     while let type = pending.popLast(), seen.count <= limit {
@@ -203,6 +215,7 @@ enum TypePlans {
     case .function:
       return make(ClosureLayout.isThick(type) ? .function : .leaf)
     case .other(let raw):
+      if name == "Builtin.NativeObject" { return make(.nativeObject) }
       if Metadata.isPOD(type) { return make(.leaf) }
       return make(
         .unreadable,
@@ -211,6 +224,12 @@ enum TypePlans {
       )
     default:
       break
+    }
+    if kind == .struct, let descriptor = Metadata.descriptor(of: type),
+      taskDescriptors.contains(UInt(bitPattern: descriptor))
+    {
+      // `Task` and `UnsafeCurrentTask` are one `Builtin.NativeObject` field: the task.
+      return make(.nativeObject)
     }
     if kind == .struct, Metadata.size(of: type) > 0, FieldLayout.storedFields(of: type)?.isEmpty == true {
       // A struct with storage but no stored fields is a raw-layout cell (`Mutex`'s `_Cell<Value>`),

@@ -55,14 +55,14 @@ package enum ForkedChild {
   ///     locks) stays locked there. A crash in it ends only the child. Its argument is the try,
   ///     from 1.
   /// - Returns: the bytes `body` returned, exactly.
-  /// - Throws: ``SnapshotWalkError`` when every child crashed, the timeout passed, a child exited
+  /// - Throws: ``ForkedWalkError`` when every child crashed, the timeout passed, a child exited
   ///   early or sent a truncated answer, or a system call failed.
   package static func run(
     timeout: Duration,
     standardError: Int32? = nil,
     trace: ((Trace) -> Void)? = nil,
     body: (_ attempt: Int) -> [UInt8]
-  ) throws(SnapshotWalkError) -> [UInt8] {
+  ) throws(ForkedWalkError) -> [UInt8] {
     #if canImport(Glibc) || canImport(Darwin)
       let deadline = ContinuousClock.now + timeout
       var attempt = 1
@@ -92,7 +92,7 @@ package enum ForkedChild {
     standardError: Int32? = nil,
     trace: ((Trace) -> Void)? = nil,
     body: () -> [UInt8]
-  ) throws(SnapshotWalkError) -> [UInt8] {
+  ) throws(ForkedWalkError) -> [UInt8] {
     try run(timeout: timeout, standardError: standardError, trace: trace) { _ in body() }
   }
 
@@ -116,7 +116,7 @@ package enum ForkedChild {
       standardError: Int32?,
       trace: ((Trace) -> Void)?,
       body: (_ attempt: Int) -> [UInt8]
-    ) throws(SnapshotWalkError) -> Outcome {
+    ) throws(ForkedWalkError) -> Outcome {
       let (readEnd, writeEnd) = try makePipe()
       // The walk's process-wide caches are `ForkSafeMutex`es: held across the fork, made anew in
       // the child. Other locks a thread held at the fork (the runtime's, a user's) can still block
@@ -138,7 +138,7 @@ package enum ForkedChild {
     }
 
     /// A pipe whose ends are closed on `exec` (a process another thread spawns does not keep them).
-    private static func makePipe() throws(SnapshotWalkError) -> (read: Int32, write: Int32) {
+    private static func makePipe() throws(ForkedWalkError) -> (read: Int32, write: Int32) {
       var fds: [Int32] = [-1, -1]
       if let pipe2 = Self.pipe2 {
         guard pipe2(&fds, Int32(O_CLOEXEC)) == 0 else { throw .systemCallFailed("pipe2", errno: errno) }
@@ -244,8 +244,8 @@ package enum ForkedChild {
 
       var isComplete: Bool { expected.map { payload.count == $0 } ?? false }
 
-      mutating func receive() throws(SnapshotWalkError) -> Outcome {
-        do throws(SnapshotWalkError) {
+      mutating func receive() throws(ForkedWalkError) -> Outcome {
+        do throws(ForkedWalkError) {
           try readUntilCompleteOrExited()
         } catch {
           killAndReap()
@@ -260,7 +260,7 @@ package enum ForkedChild {
       }
 
       /// The answer, judged by the child's exit and the bytes it sent.
-      func verdict() throws(SnapshotWalkError) -> Outcome {
+      func verdict() throws(ForkedWalkError) -> Outcome {
         let status = status ?? 0
         let signal = status & 0x7F
         if signal != 0 && signal != 0x7F { return .crashed(signal) }
@@ -276,7 +276,7 @@ package enum ForkedChild {
         return .bytes(payload)
       }
 
-      mutating func readUntilCompleteOrExited() throws(SnapshotWalkError) {
+      mutating func readUntilCompleteOrExited() throws(ForkedWalkError) {
         while !isComplete {
           let left = deadline - .now
           guard left > .zero else { throw .timedOut(after: timeout, tries: attempt) }
@@ -306,7 +306,7 @@ package enum ForkedChild {
       }
 
       /// Reads once; false at end of file.
-      mutating func readAvailable() throws(SnapshotWalkError) -> Bool {
+      mutating func readAvailable() throws(ForkedWalkError) -> Bool {
         let wanted = expected.map { $0 - payload.count } ?? (8 - header.count)
         let fd = fd
         let count = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, wanted)) }
@@ -334,7 +334,7 @@ package enum ForkedChild {
       }
 
       /// Reads what an exited child left in the pipe.
-      mutating func drain() throws(SnapshotWalkError) {
+      mutating func drain() throws(ForkedWalkError) {
         while !isComplete {
           var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
           let ready = poll(&entry, 1, 0)
@@ -344,7 +344,7 @@ package enum ForkedChild {
       }
 
       /// Reaps the child if it has exited; true when it has.
-      mutating func reapIfExited() throws(SnapshotWalkError) -> Bool {
+      mutating func reapIfExited() throws(ForkedWalkError) -> Bool {
         var status: Int32 = 0
         while true {
           let result = waitpid(pid, &status, WNOHANG)
@@ -360,7 +360,7 @@ package enum ForkedChild {
 
       /// Waits for a child that finished sending (or closed the pipe) to exit, until the deadline;
       /// kills it past the deadline.
-      mutating func reap() throws(SnapshotWalkError) {
+      mutating func reap() throws(ForkedWalkError) {
         var pause: UInt32 = 20
         while try !reapIfExited() {
           guard deadline - .now > .zero else {

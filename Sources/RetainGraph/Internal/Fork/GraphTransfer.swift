@@ -12,7 +12,7 @@
 /// u32 count, then notes                 "DONE"
 /// ```
 /// The reader checks every count against the bytes left before allocating, every index against
-/// its table and every string for valid UTF-8: a malformed stream is a ``SnapshotWalkError``, never
+/// its table and every string for valid UTF-8: a malformed stream is a ``ForkedWalkError``, never
 /// a trap.
 package enum GraphTransfer {
   static let magic: [UInt8] = Array("RGTX".utf8)
@@ -61,12 +61,12 @@ package enum GraphTransfer {
   }
 
   /// Reads a graph in transfer form and computes its cycles.
-  /// - Throws: ``SnapshotWalkError/malformedData(_:)`` naming what is wrong and at which byte.
+  /// - Throws: ``ForkedWalkError/malformedData(_:)`` naming what is wrong and at which byte.
   package static func decode(
     _ bytes: [UInt8], libraryModules: Set<String> = GraphOptions.knownLibraryModules
-  ) throws(SnapshotWalkError) -> ObjectGraph {
+  ) throws(ForkedWalkError) -> ObjectGraph {
     let result = bytes.withUnsafeBytes { raw in
-      Result { () throws(SnapshotWalkError) -> ObjectGraph in
+      Result { () throws(ForkedWalkError) -> ObjectGraph in
         var reader = Reader(raw)
         return try reader.graph(libraryModules: libraryModules)
       }
@@ -119,26 +119,25 @@ package enum GraphTransfer {
 
     var left: Int { raw.count - offset }
 
-    func malformed(_ what: String, at position: Int? = nil) -> SnapshotWalkError {
+    func malformed(_ what: String, at position: Int? = nil) -> ForkedWalkError {
       .malformedData("\(what) (at byte \(position ?? offset) of \(raw.count))")
     }
 
-    mutating func u32(_ what: @autoclosure () -> String) throws(SnapshotWalkError) -> UInt32 {
+    mutating func u32(_ what: @autoclosure () -> String) throws(ForkedWalkError) -> UInt32 {
       guard left >= 4 else { throw malformed("the stream ends inside \(what())") }
       let value = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
       offset += 4
       return value
     }
 
-    mutating func u8(_ what: @autoclosure () -> String) throws(SnapshotWalkError) -> UInt8 {
+    mutating func u8(_ what: @autoclosure () -> String) throws(ForkedWalkError) -> UInt8 {
       guard left >= 1 else { throw malformed("the stream ends inside \(what())") }
       defer { offset += 1 }
       return raw[offset]
     }
 
     /// An index into a table of `count` entries.
-    mutating func index(_ what: @autoclosure () -> String, below count: Int) throws(SnapshotWalkError) -> Int
-    {
+    mutating func index(_ what: @autoclosure () -> String, below count: Int) throws(ForkedWalkError) -> Int {
       let start = offset
       let value = Int(try u32(what()))
       guard value < count else {
@@ -148,7 +147,7 @@ package enum GraphTransfer {
     }
 
     /// A count of entries each at least `minimumSize` bytes long, checked against the bytes left.
-    mutating func count(_ what: String, minimumSize: Int) throws(SnapshotWalkError) -> Int {
+    mutating func count(_ what: String, minimumSize: Int) throws(ForkedWalkError) -> Int {
       let start = offset
       let value = Int(try u32("the count of \(what)"))
       guard value <= left / minimumSize, value <= Int(Int32.max) else {
@@ -157,14 +156,14 @@ package enum GraphTransfer {
       return value
     }
 
-    mutating func expect(_ marker: [UInt8], _ what: String) throws(SnapshotWalkError) {
+    mutating func expect(_ marker: [UInt8], _ what: String) throws(ForkedWalkError) {
       guard left >= marker.count, marker.indices.allSatisfy({ raw[offset + $0] == marker[$0] }) else {
         throw malformed("\(what) is missing")
       }
       offset += marker.count
     }
 
-    mutating func string(_ what: @autoclosure () -> String) throws(SnapshotWalkError) -> String {
+    mutating func string(_ what: @autoclosure () -> String) throws(ForkedWalkError) -> String {
       let start = offset
       let length = Int(try u32("the length of \(what())"))
       guard length <= left else {
@@ -178,7 +177,7 @@ package enum GraphTransfer {
       return string
     }
 
-    mutating func strings(_ what: String) throws(SnapshotWalkError) -> [String] {
+    mutating func strings(_ what: String) throws(ForkedWalkError) -> [String] {
       let count = try count(what, minimumSize: 4)
       var strings: [String] = []
       strings.reserveCapacity(count)
@@ -186,7 +185,7 @@ package enum GraphTransfer {
       return strings
     }
 
-    mutating func graph(libraryModules: Set<String>) throws(SnapshotWalkError) -> ObjectGraph {
+    mutating func graph(libraryModules: Set<String>) throws(ForkedWalkError) -> ObjectGraph {
       try expect(GraphTransfer.magic, "the magic number RGTX")
       let versionStart = offset
       let version = try u32("the version")
@@ -271,6 +270,7 @@ extension Node.Kind {
     case .object: 0
     case .closure: 1
     case .value: 2
+    case .task: 3
     }
   }
 
@@ -279,6 +279,7 @@ extension Node.Kind {
     case 0: self = .object
     case 1: self = .closure
     case 2: self = .value
+    case 3: self = .task
     default: return nil
     }
   }

@@ -37,7 +37,10 @@ enum SymbolNames {
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
   /// has it.
   static func functionName(at address: UnsafeRawPointer) -> String? {
-    guard let symbol = symbolName(at: address) else { return nil }
+    if let symbol = symbolName(at: address) { return symbol.withCString { readable($0) } }
+    guard let function = asyncFunction(pointedToBy: address), let symbol = symbolName(at: function) else {
+      return nil
+    }
     return symbol.withCString { readable($0) }
   }
 

@@ -123,6 +123,16 @@ struct Recorder {
     return true
   }
 
+  /// The targets of the strong edges held by each of `holders` (one pass over the edges).
+  func strongTargets(of holders: Set<Int>) -> [Int: Set<Int>] {
+    var targets: [Int: Set<Int>] = [:]
+    guard !holders.isEmpty else { return targets }
+    for edge in edges where edge.isStrong && holders.contains(Int(edge.from)) {
+      targets[Int(edge.from), default: []].insert(Int(edge.to))
+    }
+    return targets
+  }
+
   // MARK: - Types
 
   /// The plan of `type`, with its interned name and field labels, looked up once per walk.

@@ -49,6 +49,8 @@ struct Walker {
   /// Work still to be done for the node being expanded (a stack: the last item is next).
   var pending: [Work] = []
   var unsafeReferences: [(holder: Int, label: PendingLabel, address: UInt)] = []
+  /// Task nodes found suspended: their frames are read once every node is known.
+  var suspendedTasks: [Int] = []
   private var ignoredTypes: [ObjectIdentifier: Bool] = [:]
 
   init(options: GraphOptions) {
@@ -73,6 +75,7 @@ struct Walker {
         appendEdge(to: target, label: reference.label, ownership: .unownedUnsafe)
       }
     }
+    linkSuspendedFrames()
     let (storage, objects) = recorder.finish(keepingObjects: keepingObjects)
     return WalkResult(
       storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes, objects: objects
@@ -111,6 +114,11 @@ struct Walker {
     let base = UnsafeRawPointer(object.toOpaque())
     if recorder.nodeKinds[id] == .closure {
       expandClosure(context: base)
+      drainPending()
+      return
+    }
+    if recorder.nodeKinds[id] == .task {
+      expandTask(base)
       drainPending()
       return
     }
@@ -218,6 +226,8 @@ struct Walker {
       withUnsafePointer(to: value) { pointer in
         addClosure(ThickFunction(at: UnsafeRawPointer(pointer)), label: label)
       }
+    case .nativeObject:
+      withUnsafePointer(to: value) { addNativeObject(at: UnsafeRawPointer($0), label: label) }
     case .mirror:
       visitMirror(of: value, label: label)
     case .storedPayload:

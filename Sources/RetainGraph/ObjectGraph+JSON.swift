@@ -40,10 +40,10 @@ extension ObjectGraph {
   /// Nodes may come in any order, but their ids must be exactly `0..<count`. The `dangling` and
   /// `notes` arrays are optional; unknown keys are ignored.
   /// - Parameter jsonData: the snapshot's bytes.
-  /// - Throws: ``SnapshotError`` naming what is wrong and where: not JSON, another format or version,
+  /// - Throws: ``GraphDecodingError`` naming what is wrong and where: not JSON, another format or version,
   ///   a missing field, a value of the wrong type (`nodes[2].id: expected an integer, found "x"`), a
   ///   duplicate or missing id, an edge to an unknown node, an unknown kind or ownership.
-  public init(jsonData: Data) throws(SnapshotError) {
+  public init(jsonData: Data) throws(GraphDecodingError) {
     let snapshot = try SnapshotReader(data: jsonData).read()
     try self.init(
       nodes: snapshot.nodes, edges: snapshot.edges, root: snapshot.root, isTruncated: snapshot.truncated,
@@ -97,26 +97,26 @@ private struct SnapshotReader {
 
   let data: Data
 
-  func read() throws(SnapshotError) -> Parts {
+  func read() throws(GraphDecodingError) -> Parts {
     let parsed: Any
     do {
       parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
     } catch {
       let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-      throw SnapshotError("not JSON: \(reason ?? error.localizedDescription)")
+      throw GraphDecodingError("not JSON: \(reason ?? error.localizedDescription)")
     }
     guard let top = parsed as? [String: Any] else {
-      throw SnapshotError("the top level: expected an object, found \(Self.describe(parsed))")
+      throw GraphDecodingError("the top level: expected an object, found \(Self.describe(parsed))")
     }
     let format = try string(top, "format", at: "")
     guard format == SnapshotV1.formatName else {
-      throw SnapshotError(
-        "format: expected \"\(SnapshotV1.formatName)\", found \"\(format)\"; this is not a retain-graph snapshot"
+      throw GraphDecodingError(
+        "format: expected \"\(SnapshotV1.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
       )
     }
     let version = try integer(top, "version", at: "")
     guard version == SnapshotV1.version else {
-      throw SnapshotError(
+      throw GraphDecodingError(
         "version: \(version) is not supported; this reader understands version \(SnapshotV1.version)")
     }
     let root = try integer(top, "root", at: "")
@@ -133,15 +133,15 @@ private struct SnapshotReader {
       let kindText = try string(fields, "kind", at: place)
       guard let kind = Node.Kind(rawValue: kindText) else {
         let known = Node.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        throw SnapshotError("\(place).kind: unknown kind \"\(kindText)\"; expected one of \(known)")
+        throw GraphDecodingError("\(place).kind: unknown kind \"\(kindText)\"; expected one of \(known)")
       }
       guard slots.indices.contains(id) else {
-        throw SnapshotError(
+        throw GraphDecodingError(
           "\(place).id: \(id) is out of range; ids must be 0..<\(nodeRecords.count), one per node, none missing"
         )
       }
       guard slots[id] == nil else {
-        throw SnapshotError("\(place).id: duplicate id \(id) (also nodes[\(firstIndex[id])].id)")
+        throw GraphDecodingError("\(place).id: duplicate id \(id) (also nodes[\(firstIndex[id])].id)")
       }
       slots[id] = Node(id: id, typeName: type, kind: kind)
       firstIndex[id] = index
@@ -161,7 +161,7 @@ private struct SnapshotReader {
       let ownershipText = try string(fields, "ownership", at: place)
       guard let ownership = Ownership(rawValue: ownershipText) else {
         let known = Ownership.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        throw SnapshotError(
+        throw GraphDecodingError(
           "\(place).ownership: unknown ownership \"\(ownershipText)\"; expected one of \(known)")
       }
       edges.append(Edge(from: from, to: to, label: label, ownership: ownership))
@@ -180,7 +180,7 @@ private struct SnapshotReader {
     if let records = try optionalArray(top, "notes") {
       for (index, record) in records.enumerated() {
         guard let note = record as? String else {
-          throw SnapshotError("notes[\(index)]: expected a string, found \(Self.describe(record))")
+          throw GraphDecodingError("notes[\(index)]: expected a string, found \(Self.describe(record))")
         }
         notes.append(note)
       }
@@ -191,63 +191,69 @@ private struct SnapshotReader {
 
   // MARK: typed field access
 
-  private func object(_ value: Any, at place: String) throws(SnapshotError) -> [String: Any] {
+  private func object(_ value: Any, at place: String) throws(GraphDecodingError) -> [String: Any] {
     guard let fields = value as? [String: Any] else {
-      throw SnapshotError("\(place): expected an object, found \(Self.describe(value))")
+      throw GraphDecodingError("\(place): expected an object, found \(Self.describe(value))")
     }
     return fields
   }
 
-  private func field(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Any {
+  private func field(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
+    -> Any
+  {
     guard let value = fields[key] else {
-      throw SnapshotError("\(Self.join(place, key)): missing field")
+      throw GraphDecodingError("\(Self.join(place, key)): missing field")
     }
     return value
   }
 
-  private func integer(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Int
+  private func integer(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
+    -> Int
   {
     let value = try field(fields, key, at: place)
     guard !Self.isBoolean(value), let number = value as? NSNumber, let integer = value as? Int,
       number.doubleValue == Double(integer)
     else {
-      throw SnapshotError("\(Self.join(place, key)): expected an integer, found \(Self.describe(value))")
+      throw GraphDecodingError("\(Self.join(place, key)): expected an integer, found \(Self.describe(value))")
     }
     return integer
   }
 
-  private func string(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError)
+  private func string(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
     -> String
   {
     let value = try field(fields, key, at: place)
     guard let text = value as? String else {
-      throw SnapshotError("\(Self.join(place, key)): expected a string, found \(Self.describe(value))")
+      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found \(Self.describe(value))")
     }
     return text
   }
 
-  private func boolean(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> Bool
+  private func boolean(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
+    -> Bool
   {
     let value = try field(fields, key, at: place)
     guard Self.isBoolean(value), let flag = value as? Bool else {
-      throw SnapshotError("\(Self.join(place, key)): expected true or false, found \(Self.describe(value))")
+      throw GraphDecodingError(
+        "\(Self.join(place, key)): expected true or false, found \(Self.describe(value))")
     }
     return flag
   }
 
-  private func array(_ fields: [String: Any], _ key: String, at place: String) throws(SnapshotError) -> [Any]
+  private func array(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
+    -> [Any]
   {
     let value = try field(fields, key, at: place)
     guard let items = value as? [Any] else {
-      throw SnapshotError("\(Self.join(place, key)): expected an array, found \(Self.describe(value))")
+      throw GraphDecodingError("\(Self.join(place, key)): expected an array, found \(Self.describe(value))")
     }
     return items
   }
 
-  private func optionalArray(_ fields: [String: Any], _ key: String) throws(SnapshotError) -> [Any]? {
+  private func optionalArray(_ fields: [String: Any], _ key: String) throws(GraphDecodingError) -> [Any]? {
     guard let value = fields[key], !(value is NSNull) else { return nil }
     guard let items = value as? [Any] else {
-      throw SnapshotError("\(key): expected an array, found \(Self.describe(value))")
+      throw GraphDecodingError("\(key): expected an array, found \(Self.describe(value))")
     }
     return items
   }

@@ -4,7 +4,7 @@ import RetainGraphTestSupport
 import Samples
 import Testing
 
-@Suite struct SnapshotTests {
+@Suite struct JSONTests {
   static func graph(of sample: Sample) -> ObjectGraph {
     let instance = sample.make()
     defer { instance.breakCycles() }
@@ -116,7 +116,7 @@ import Testing
     ("42", "the top level: expected an object, found the number 42"),
     (
       breaking(#""format": "retain-graph""#, with: #""format": "graphml""#),
-      #"format: expected "retain-graph", found "graphml"; this is not a retain-graph snapshot"#
+      #"format: expected "retain-graph", found "graphml"; this is not a retain-graph JSON file"#
     ),
     (breaking(#""format": "retain-graph","#, with: ""), "format: missing field"),
     (
@@ -160,7 +160,7 @@ import Testing
     ),
     (
       breaking(#""kind": "object" } ]"#, with: #""kind": "struct" } ]"#),
-      #"nodes[1].kind: unknown kind "struct"; expected one of "object", "closure", "value""#
+      #"nodes[1].kind: unknown kind "struct"; expected one of "object", "closure", "value", "task""#
     ),
     (breaking(#""to": 1"#, with: #""to": 5"#), "edges[0].to: 5 is not the id of a node"),
     (breaking(#""from": 0"#, with: #""from": 9"#), "edges[0].from: 9 is not the id of a node"),
@@ -193,7 +193,7 @@ import Testing
 
   @Test(arguments: malformed)
   func malformedSnapshotsNameWhatAndWhere(_ json: String, _ expected: String) {
-    #expect(throws: SnapshotError.self) { try ObjectGraph(jsonData: Data(json.utf8)) }
+    #expect(throws: GraphDecodingError.self) { try ObjectGraph(jsonData: Data(json.utf8)) }
     do {
       _ = try ObjectGraph(jsonData: Data(json.utf8))
     } catch {
@@ -202,12 +202,12 @@ import Testing
       } else {
         #expect(error.message == expected)
       }
-      #expect(error.description.hasPrefix("invalid graph snapshot: "))
+      #expect(error.description.hasPrefix("invalid graph: "))
     }
   }
 
   /// 10,000 mutated snapshots: truncations, byte flips, insertions, and structural swaps of fields
-  /// and values. None may crash; every rejection is a `SnapshotError` with a message; every accepted
+  /// and values. None may crash; every rejection is a `GraphDecodingError` with a message; every accepted
   /// one is a consistent graph.
   @Test func fuzzedSnapshotsNeverCrash() throws {
     var bases: [Data] = [Data(Self.valid.utf8)]
@@ -218,7 +218,7 @@ import Testing
     for _ in 0..<10_000 {
       let base = bases[Int(random.next() % UInt64(bases.count))]
       let mutated = Self.mutate(base, using: &random)
-      switch Result(catching: { () throws(SnapshotError) in try ObjectGraph(jsonData: mutated) }) {
+      switch Result(catching: { () throws(GraphDecodingError) in try ObjectGraph(jsonData: mutated) }) {
       case .success(let graph):
         accepted += 1
         #expect(graph.nodes.indices.contains(graph.root))

@@ -7,7 +7,7 @@
 /// Why ``ObjectGraph/init(snapshotting:options:timeout:)`` could not return a graph: the forked child
 /// that walked it crashed, hung, exited early or wrote bytes that are not a graph, or the process
 /// could not fork. Every message names what happened.
-public enum SnapshotWalkError: Error, CustomStringConvertible, Sendable, Equatable {
+public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable {
   /// The child was ended by a signal: it crashed (`SIGSEGV`, `SIGBUS`, `SIGILL`, `SIGABRT` from a
   /// Swift runtime trap) or something else killed it. A crashed child is replaced by a fresh fork
   /// (it may have copied an object another thread was changing) up to 3 times within the timeout:
@@ -28,20 +28,20 @@ public enum SnapshotWalkError: Error, CustomStringConvertible, Sendable, Equatab
   public var description: String {
     switch self {
     case .childCrashed(let signal, let tries):
-      "snapshot walk failed: the forked child walking the graph was killed by signal \(signal)"
+      "forked walk failed: the forked child walking the graph was killed by signal \(signal)"
         + (Self.signalName(signal).map { " (\($0))" } ?? "")
         + (tries > 1 ? ", and so was each of the \(tries - 1) fresh forks after it (\(tries) tries)" : "")
     case .timedOut(let timeout, let tries):
-      "snapshot walk failed: the forked child did not finish within \(timeout) and was killed"
+      "forked walk failed: the forked child did not finish within \(timeout) and was killed"
         + (tries > 1 ? " (\(tries) tries: each child before it blocked and was replaced by a fresh fork)" : "")
         + "; it may have blocked on a lock that another thread held when the process forked"
     case .childExited(let status):
-      "snapshot walk failed: the forked child exited with status \(status) before sending the whole graph"
+      "forked walk failed: the forked child exited with status \(status) before sending the whole graph"
         + (status == ForkedChild.writeFailedStatus ? " (it could not write to the pipe)" : "")
     case .malformedData(let what):
-      "snapshot walk failed: the forked child wrote malformed data: \(what)"
+      "forked walk failed: the forked child wrote malformed data: \(what)"
     case .systemCallFailed(let call, let code):
-      "snapshot walk failed: \(call) failed: \(String(cString: strerror(code))) (errno \(code))"
+      "forked walk failed: \(call) failed: \(String(cString: strerror(code))) (errno \(code))"
     }
   }
 
@@ -59,3 +59,7 @@ public enum SnapshotWalkError: Error, CustomStringConvertible, Sendable, Equatab
     }
   }
 }
+
+/// The former name of ``ForkedWalkError``.
+@available(*, deprecated, renamed: "ForkedWalkError")
+public typealias SnapshotWalkError = ForkedWalkError

@@ -23,8 +23,8 @@ extension ObjectGraph {
   /// ```
   ///
   /// What it cannot do: objects do not come back from the child (only the description does), so
-  /// leak checks that take weak references to the walked objects (``walk(_:options:)``) stay
-  /// in-process. A child that needs a lock another thread held at the fork (the runtime's metadata
+  /// leak checks that take weak references to the walked objects (RetainGraphTesting's
+  /// `assertNoLeaks` and `trackForLeaks`) stay in-process. A child that needs a lock another thread held at the fork (the runtime's metadata
   /// locks while a type is first used, a `Mutex` a ``GraphReflectable`` type takes) blocks: on
   /// Linux, once it has slept for a quarter of a second without progress, it is killed and a fresh
   /// fork tries again (the lock is usually free by then); a child that crashed (it copied an
@@ -37,7 +37,7 @@ extension ObjectGraph {
   ///   - options: limits and filters, as for ``init(reflecting:options:)``.
   ///   - timeout: how long the call may take, every try included; past it the child is killed
   ///     (`SIGKILL`) and the call throws.
-  /// - Throws: ``SnapshotWalkError`` when every child crashed (the last signal and how many tries),
+  /// - Throws: ``ForkedWalkError`` when every child crashed (the last signal and how many tries),
   ///   the timeout passed, a child exited early (the status), sent malformed data (what and where),
   ///   or `pipe` or `fork` failed. Every child is reaped, and no file descriptor is left open.
   /// - Complexity: the in-process walk's O(*n* + *e*), plus the fork (about the size of the page
@@ -45,14 +45,14 @@ extension ObjectGraph {
   ///   pages the child touches.
   public init(
     snapshotting root: Any, options: GraphOptions = GraphOptions(), timeout: Duration = .seconds(10)
-  ) throws(SnapshotWalkError) {
+  ) throws(ForkedWalkError) {
     try self.init(
       snapshotting: root, options: options, timeout: timeout, childFault: nil, childStandardError: nil,
       trace: nil)
   }
 
   /// What a test can make the child do instead of walking, to reach each failure path.
-  package enum SnapshotChildFault: Sendable {
+  package enum ForkedChildFault: Sendable {
     /// Raise `SIGSEGV`, in every try.
     case crash
     /// Raise `SIGSEGV` in the tries before this one (from 1), then walk.
@@ -74,10 +74,10 @@ extension ObjectGraph {
     snapshotting root: Any,
     options: GraphOptions = GraphOptions(),
     timeout: Duration = .seconds(10),
-    childFault: SnapshotChildFault?,
+    childFault: ForkedChildFault?,
     childStandardError: Int32? = nil,
     trace: ((ForkedChild.Trace) -> Void)?
-  ) throws(SnapshotWalkError) {
+  ) throws(ForkedWalkError) {
     // Made here, the plans of the root's type and of the types its fields declare (with the
     // runtime's metadata and conformance caches behind them) are inherited: a child that had to
     // make them would take the runtime's locks, and one another thread held at the fork never
@@ -93,7 +93,7 @@ extension ObjectGraph {
       case .crashBefore?:
         break
       case .trap?:
-        fatalError("SnapshotChildFault.trap")
+        fatalError("ForkedChildFault.trap")
       case .hang(let duration)?:
         let (seconds, attoseconds) = duration.components
         var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))

@@ -7,8 +7,8 @@ import Testing
 
 @testable import RetainGraph
 
-@Suite("Snapshotting in a forked child")
-struct SnapshottingTests {
+@Suite("The forked walk")
+struct ForkedWalkTests {
   // MARK: Same graph as the in-process walk
 
   @Test func everySampleMatchesTheInProcessWalk() throws {
@@ -102,10 +102,10 @@ struct SnapshottingTests {
     }
     for mutator in mutators { mutator.start() }
     let box = UncheckedBox(root)
-    let tally = await onThread { () -> SnapshotTally in
-      var tally = SnapshotTally()
+    let tally = await onThread { () -> ForkedWalkTally in
+      var tally = ForkedWalkTally()
       for _ in 0..<Self.stormSnapshots {
-        do throws(SnapshotWalkError) {
+        do throws(ForkedWalkError) {
           let graph = try ObjectGraph(
             snapshotting: box.value, timeout: .seconds(30), childFault: nil,
             trace: { tally.retries += $0.attempt > 1 ? 1 : 0 })
@@ -140,7 +140,7 @@ struct SnapshottingTests {
         group.addTask {
           await onThread {
             for _ in 0..<25 {
-              do throws(SnapshotWalkError) {
+              do throws(ForkedWalkError) {
                 let graph = try ObjectGraph(
                   snapshotting: box.value, childFault: nil, trace: { collected.add($0) })
                 if graph.nodeCount != 21 { collected.fail("\(graph.nodeCount) nodes") }
@@ -168,7 +168,7 @@ struct SnapshottingTests {
     #expect(run.error == .childCrashed(signal: SIGSEGV, tries: ForkedChild.tries))
     #expect(
       run.error?.description
-        == "snapshot walk failed: the forked child walking the graph was killed by signal 11 (SIGSEGV), "
+        == "forked walk failed: the forked child walking the graph was killed by signal 11 (SIGSEGV), "
         + "and so was each of the 2 fresh forks after it (3 tries)")
     #expect(run.traces.map(\.attempt) == [1, 2, 3])
     #expect(Set(run.traces.map(\.pid)).count == 3, "each try is a fresh fork")
@@ -180,9 +180,9 @@ struct SnapshottingTests {
   @Test(arguments: [2, 3])
   func aCrashedChildIsReplacedByAFreshFork(succeedingTry: Int) async throws {
     let root = UncheckedBox(Holder(Leaf()))
-    let run = await onThread { () -> (Result<ObjectGraph, SnapshotWalkError>, [ForkedChild.Trace]) in
+    let run = await onThread { () -> (Result<ObjectGraph, ForkedWalkError>, [ForkedChild.Trace]) in
       var traces: [ForkedChild.Trace] = []
-      let result = Result { () throws(SnapshotWalkError) -> ObjectGraph in
+      let result = Result { () throws(ForkedWalkError) -> ObjectGraph in
         try ObjectGraph(
           snapshotting: root.value, childFault: .crashBefore(try: succeedingTry), trace: { traces.append($0) })
       }
@@ -211,7 +211,7 @@ struct SnapshottingTests {
     #expect(signal == SIGILL || signal == SIGTRAP)
     #expect(tries == ForkedChild.tries)
     let captured = try String(contentsOfFile: path, encoding: .utf8)
-    #expect(captured.components(separatedBy: "Fatal error: SnapshotChildFault.trap").count - 1 == tries, "\(captured)")
+    #expect(captured.components(separatedBy: "Fatal error: ForkedChildFault.trap").count - 1 == tries, "\(captured)")
     expectNoLeftovers(run.traces)
   }
 
@@ -242,7 +242,7 @@ struct SnapshottingTests {
     let run = await onThread { () -> FaultRun in
       var traces: [ForkedChild.Trace] = []
       let start = ContinuousClock.now
-      do throws(SnapshotWalkError) {
+      do throws(ForkedWalkError) {
         _ = try ObjectGraph(
           snapshotting: box.value, timeout: .milliseconds(1500), childFault: nil, trace: { traces.append($0) })
         return FaultRun(error: nil, traces: traces, elapsed: ContinuousClock.now - start)
@@ -261,7 +261,7 @@ struct SnapshottingTests {
     #expect(run.elapsed >= .milliseconds(1500), "the last try has the rest of the timeout")
     #expect(
       run.error?.description
-        == "snapshot walk failed: the forked child did not finish within 1.5 seconds and was killed (\(tries) "
+        == "forked walk failed: the forked child did not finish within 1.5 seconds and was killed (\(tries) "
         + "tries: each child before it blocked and was replaced by a fresh fork); it may have blocked on a "
         + "lock that another thread held when the process forked")
     expectNoLeftovers(run.traces)
@@ -276,10 +276,10 @@ struct SnapshottingTests {
     let holder = LockHolder(locked.lock)
     await holder.take()
     let box = UncheckedBox(locked)
-    let run = await onThread { () -> (Result<ObjectGraph, SnapshotWalkError>, [ForkedChild.Trace], Duration) in
+    let run = await onThread { () -> (Result<ObjectGraph, ForkedWalkError>, [ForkedChild.Trace], Duration) in
       var traces: [ForkedChild.Trace] = []
       let start = ContinuousClock.now
-      let result = Result { () throws(SnapshotWalkError) -> ObjectGraph in
+      let result = Result { () throws(ForkedWalkError) -> ObjectGraph in
         try ObjectGraph(snapshotting: box.value, timeout: .seconds(60), childFault: nil) { trace in
           traces.append(trace)
           // The first child was forked with the lock held: free it now, for the next fork.
@@ -334,11 +334,11 @@ struct SnapshottingTests {
   @Test func everyTruncationOfTheTransferFormIsATypedError() throws {
     let bytes = GraphTransfer.encode(try Self.smallGraph())
     for length in 0..<bytes.count {
-      #expect(throws: SnapshotWalkError.self, "prefix of \(length) bytes") {
+      #expect(throws: ForkedWalkError.self, "prefix of \(length) bytes") {
         try GraphTransfer.decode(Array(bytes[..<length]))
       }
     }
-    #expect(throws: SnapshotWalkError.self) { try GraphTransfer.decode(bytes + [0]) }
+    #expect(throws: ForkedWalkError.self) { try GraphTransfer.decode(bytes + [0]) }
   }
 
   @Test func everyCorruptedByteIsATypedErrorOrAValidGraph() throws {
@@ -371,11 +371,11 @@ struct SnapshottingTests {
   @Test func malformedMessagesNameWhatAndWhere() throws {
     var bytes = GraphTransfer.encode(try Self.smallGraph())
     bytes[4] = 9
-    #expect(throws: SnapshotWalkError.malformedData("version 9 is not 1 (at byte 4 of \(bytes.count))")) {
+    #expect(throws: ForkedWalkError.malformedData("version 9 is not 1 (at byte 4 of \(bytes.count))")) {
       try GraphTransfer.decode(bytes)
     }
     #expect(
-      throws: SnapshotWalkError.malformedData("the stream ends inside the version (at byte 4 of 6)")
+      throws: ForkedWalkError.malformedData("the stream ends inside the version (at byte 4 of 6)")
     ) {
       try GraphTransfer.decode(Array(GraphTransfer.encode(try Self.smallGraph())[..<6]))
     }
@@ -447,7 +447,7 @@ func expectNoLeftovers(_ trace: ForkedChild.Trace?, sourceLocation: SourceLocati
 }
 
 struct FaultRun: Sendable {
-  var error: SnapshotWalkError?
+  var error: ForkedWalkError?
   /// Every child of the call, in order.
   var traces: [ForkedChild.Trace]
   /// How long the call took, measured on its own thread.
@@ -459,14 +459,14 @@ struct FaultRun: Sendable {
 /// standard error goes to `childStandardError` when given, else to /dev/null (the faults are
 /// expected: their runtime messages are not test output).
 func runWithFault(
-  _ fault: ObjectGraph.SnapshotChildFault, timeout: Duration, childStandardError: Int32? = nil
+  _ fault: ObjectGraph.ForkedChildFault, timeout: Duration, childStandardError: Int32? = nil
 ) async -> FaultRun {
   await onThread {
     let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
     defer { close(devNull) }
     var traces: [ForkedChild.Trace] = []
     let start = ContinuousClock.now
-    do throws(SnapshotWalkError) {
+    do throws(ForkedWalkError) {
       _ = try ObjectGraph(
         snapshotting: Holder(Leaf()), timeout: timeout, childFault: fault,
         childStandardError: childStandardError ?? devNull
@@ -519,7 +519,7 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
   }
 }
 
-struct SnapshotTally: Sendable {
+struct ForkedWalkTally: Sendable {
   var snapshots = 0
   var failures = 0
   var retries = 0

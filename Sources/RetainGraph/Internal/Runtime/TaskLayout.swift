@@ -1,0 +1,164 @@
+/// What the walk reads of one task (an `AsyncTask` of the concurrency runtime).
+struct TaskState {
+  /// The task finished: it holds nothing any more (its closure context was released).
+  var isComplete: Bool
+  var isCancelled: Bool
+  /// Running on a thread right now: its frames are changing and are not read.
+  var isRunning: Bool
+  /// Suspended, waiting for something (a dependency record is set).
+  var isSuspended: Bool
+  /// A child task (`async let`, a task group's task).
+  var isChild: Bool
+  var isGroupChild: Bool
+  var isAsyncLet: Bool
+  /// The function the task runs and the context it was started with, as stored in the task's
+  /// initial async context prefix; nil when the task finished or is running (a finishing task
+  /// releases the context before it is flagged complete, so a running task's is not read).
+  var operation: ThickFunction?
+}
+
+/// Reads tasks from the Swift concurrency runtime's own layout (README.md in this folder, "Tasks").
+/// Every read is guarded: the runtime must export its debug symbols with the layout version and
+/// task size this code was written for, and each task's context prefix must agree with its future
+/// fragment, or nothing is read.
+enum TaskLayout {
+  /// The concurrency runtime's debug variables, read once.
+  struct Runtime {
+    /// `_swift_concurrency_debug_asyncTaskMetadata`: every task's isa.
+    var taskMetadata: UInt
+    /// `_swift_concurrency_debug_asyncTaskSlabMetadata`: the first word of every allocator slab.
+    var slabMetadata: UInt
+    /// `_swift_concurrency_debug_asyncTaskSize`: `sizeof(AsyncTask)`, where the fragments start.
+    var taskSize: Int
+  }
+
+  /// The layout version (`_swift_concurrency_debug_internal_layout_version`) and task size this
+  /// reader was checked against (Swift 6.3.1, Linux x86_64).
+  static let expectedLayoutVersion: UInt32 = 1
+  static let expectedTaskSize = 208
+
+  // Offsets in an AsyncTask (include/swift/RemoteInspection/RuntimeInternals.h, 64-bit).
+  static let jobFlagsOffset = 32  // Job::Flags, u32
+  static let statusFlagsOffset = 96  // PrivateStorage.Status.Flags[0], u32
+  static let firstSlabOffset = 120  // PrivateStorage.Allocator.FirstSlab
+  // JobFlags (include/swift/ABI/MetadataValues.h).
+  static let isChildTaskFlag: UInt32 = 1 << 24
+  static let isFutureFlag: UInt32 = 1 << 25
+  static let isGroupChildTaskFlag: UInt32 = 1 << 26
+  static let isAsyncLetTaskFlag: UInt32 = 1 << 28
+  /// Bits this reader does not know, which would add fragments or records it cannot place.
+  static let unknownTaskFlags: UInt32 = 0xC800_0000
+  // ActiveTaskStatus flags.
+  static let isCancelledStatus: UInt32 = 0x100
+  static let isRunningStatus: UInt32 = 0x800
+  static let isCompleteStatus: UInt32 = 0x2000
+  static let hasTaskDependencyStatus: UInt32 = 0x4000
+  // Fragment sizes: ChildFragment (Parent, NextChild), GroupChildFragment (Group), FutureFragment
+  // (waitQueue, resultType, error), FutureAsyncContextPrefix (indirectResult, asyncEntryPoint,
+  // closureContext, errorResult); AsyncContext is aligned to 16 (MaximumAlignment).
+  static let childFragmentSize = 16
+  static let groupChildFragmentSize = 8
+  static let futureFragmentSize = 24
+  static let futurePrefixSize = 32
+  static let contextAlignment = 16
+  // StackAllocator::Slab: Metadata, Next, Capacity u32, CurrentOffset u32; allocations start at
+  // the header size rounded up to MaximumAlignment.
+  static let slabHeaderSize = 32
+  static let maximumSlabs = 1024
+  static let maximumSlabCapacity = 1 << 24
+
+  /// The runtime's debug variables, or nil when the concurrency runtime is not loaded, does not
+  /// export them, or reports a layout other than the one this reader was checked against.
+  static let runtime: Runtime? = {
+    #if canImport(ObjectiveC) || !arch(x86_64) && !arch(arm64)
+      return nil  // other platforms' task layouts are not verified
+    #else
+      guard let version = RuntimeSymbols.address(of: "_swift_concurrency_debug_internal_layout_version"),
+        let size = RuntimeSymbols.address(of: "_swift_concurrency_debug_asyncTaskSize"),
+        let metadata = RuntimeSymbols.address(of: "_swift_concurrency_debug_asyncTaskMetadata"),
+        let slab = RuntimeSymbols.address(of: "_swift_concurrency_debug_asyncTaskSlabMetadata")
+      else { return nil }
+      guard version.load(as: UInt32.self) == expectedLayoutVersion,
+        size.load(as: Int.self) == expectedTaskSize
+      else { return nil }
+      return Runtime(
+        taskMetadata: metadata.load(as: UInt.self), slabMetadata: slab.load(as: UInt.self),
+        taskSize: size.load(as: Int.self))
+    #endif
+  }()
+
+  /// Why tasks cannot be read in this process, for a note; nil when they can.
+  static var unavailableReason: String? {
+    guard runtime == nil else { return nil }
+    if RuntimeSymbols.address(of: "_swift_concurrency_debug_asyncTaskMetadata") == nil {
+      return "the concurrency runtime's debug symbols are not loaded"
+    }
+    return "the concurrency runtime's task layout is not the one this version of RetainGraph reads"
+  }
+
+  /// Whether the heap object at `object` is a task: its isa is the runtime's task metadata.
+  static func isTask(_ object: UnsafeRawPointer) -> Bool {
+    guard let runtime else { return false }
+    return object.load(as: UInt.self) == runtime.taskMetadata
+  }
+
+  /// The state of the task at `task`, or nil when its layout is not recognised (the caller notes
+  /// it). The task must be kept alive by the caller.
+  static func state(of task: UnsafeRawPointer) -> TaskState? {
+    guard let runtime, task.load(as: UInt.self) == runtime.taskMetadata else { return nil }
+    let flags = task.load(fromByteOffset: jobFlagsOffset, as: UInt32.self)
+    let status = task.load(fromByteOffset: statusFlagsOffset, as: UInt32.self)
+    // Only futures (every `Task`, `async let` and task group task) carry a prefix this reader
+    // can check; a job kind other than Task (0) or flags it does not know: not read.
+    guard flags & 0xFF == 0, flags & isFutureFlag != 0, flags & unknownTaskFlags == 0 else { return nil }
+    var state = TaskState(
+      isComplete: status & isCompleteStatus != 0, isCancelled: status & isCancelledStatus != 0,
+      isRunning: status & isRunningStatus != 0, isSuspended: status & hasTaskDependencyStatus != 0,
+      isChild: flags & isChildTaskFlag != 0,
+      isGroupChild: flags & isGroupChildTaskFlag != 0, isAsyncLet: flags & isAsyncLetTaskFlag != 0,
+      operation: nil)
+    var offset = runtime.taskSize
+    if state.isChild { offset += childFragmentSize }
+    if state.isGroupChild { offset += groupChildFragmentSize }
+    let fragment = task + offset
+    // FutureFragment: the wait queue's low two bits are the future's status (0 = executing).
+    let waitQueue = fragment.load(as: UInt.self)
+    if waitQueue & 0x3 != 0 { state.isComplete = true }
+    guard let resultType = fragment.load(fromByteOffset: 8, as: UnsafeRawPointer?.self) else { return nil }
+    let resultAlignment = Metadata.alignment(of: Metadata.type(at: resultType))
+    let resultSize = Metadata.size(of: Metadata.type(at: resultType))
+    let resultOffset = (offset + futureFragmentSize + resultAlignment - 1) / resultAlignment * resultAlignment
+    let headerEnd = resultOffset + resultSize + futurePrefixSize
+    let headerSize = (headerEnd + contextAlignment - 1) / contextAlignment * contextAlignment
+    let prefix = task + (headerSize - futurePrefixSize)
+    // The check that the layout is the one described: the prefix's indirect result is the future
+    // fragment's result storage, found independently above.
+    guard prefix.load(as: UInt.self) == UInt(bitPattern: task + resultOffset) else { return nil }
+    if !state.isComplete && !state.isRunning {
+      let entry = prefix.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
+      let context = prefix.load(fromByteOffset: 16, as: UnsafeRawPointer?.self)
+      state.operation = ThickFunction(function: entry, context: context)
+    }
+    return state
+  }
+
+  /// The words of a suspended task's frames: the async contexts its allocator holds (each slab's
+  /// allocations in use, from the first slab). Calls `body` with each word and stops when it
+  /// returns false. Nothing is read from a task that is running or finished, or whose slabs do not
+  /// carry the runtime's slab metadata; the words themselves are never dereferenced here.
+  static func forEachFrameWord(ofTask task: UnsafeRawPointer, _ body: (UInt) -> Bool) {
+    guard let runtime, let state = state(of: task), !state.isComplete, !state.isRunning else { return }
+    var slab = task.load(fromByteOffset: firstSlabOffset, as: UnsafeRawPointer?.self)
+    var count = 0
+    while let current = slab, count < maximumSlabs {
+      count += 1
+      guard current.load(as: UInt.self) == runtime.slabMetadata else { return }
+      let capacity = Int(current.load(fromByteOffset: 16, as: UInt32.self))
+      let used = Int(current.load(fromByteOffset: 20, as: UInt32.self))
+      guard capacity <= maximumSlabCapacity, used <= capacity else { return }
+      let words = (current + slabHeaderSize).assumingMemoryBound(to: UInt.self)
+      for index in 0..<(used / 8) where !body(words[index]) { return }
+      slab = current.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
+    }
+  }
+}

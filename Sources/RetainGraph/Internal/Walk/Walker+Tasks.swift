@@ -1,0 +1,115 @@
+extension Walker {
+  /// The label of the reference from a task to the closure it runs (its context, or the one object
+  /// it captured): `operation (closure)`, `operation (closure) → capture 0`.
+  static let taskOperationPath = "operation"
+  /// The label of a reference found in a suspended task's frames.
+  static let suspendedFrameLabel = "suspended frame"
+
+  /// Records the one-word strong reference stored at `address` (`Task`, `UnsafeCurrentTask`,
+  /// `Builtin.NativeObject`): an edge to a task node when it is a task, to the object otherwise.
+  mutating func addNativeObject(at address: UnsafeRawPointer, label: PendingLabel) {
+    guard let object = HeapLayout.object(at: address) else { return }
+    if TaskLayout.isTask(object) {
+      addTask(object, label: label)
+    } else if Metadata.kind(ofHeapObject: object) == .class {
+      addReference(
+        .borrowed(Unmanaged.fromOpaque(object)), labelID: nil, index: label.index,
+        label: { PendingLabel(base: label.base) }, ownership: .strong)
+    } else if let reason = TaskLayout.unavailableReason {
+      note("\(recorder.typeName(of: current)).\(label.text): a task, not read: \(reason)")
+    } else {
+      note(
+        "\(recorder.typeName(of: current)).\(label.text): a native reference to a runtime object that is neither a task nor a class instance was not read"
+      )
+    }
+  }
+
+  /// Records a reference to the task at `task` (kept alive by its holder), adding its node.
+  private mutating func addTask(_ task: UnsafeRawPointer, label: PendingLabel) {
+    if let known = recorder.node(at: UInt(bitPattern: task)) {
+      appendEdge(to: known, label: label, ownership: .strong)
+      return
+    }
+    guard recorder.nodeCount < options.maxNodes else {
+      isTruncated = true
+      return
+    }
+    let name: String
+    if let state = TaskLayout.state(of: task) {
+      if state.isComplete {
+        name = "task (finished)"
+      } else if state.isRunning {
+        name = "task (running)"
+      } else if let operation = state.operation,
+        let (_, closureName) = ClosureLayout.unwrappingThunks(operation)
+      {
+        name = "task (\(closureName ?? "closure"))"
+      } else {
+        name = "task"
+      }
+    } else {
+      name = "task"
+      note(
+        "\(recorder.typeName(of: current)).\(label.text): a task whose layout is not recognised; what it holds is not shown"
+      )
+    }
+    let depth = recorder.nodeCount == 0 ? 0 : recorder.depth(of: current) + 1
+    let id = recorder.addNode(
+      typeName: name, kind: .task, object: RetainedReference(retaining: Unmanaged.fromOpaque(task)),
+      depth: depth)
+    appendEdge(to: id, label: label, ownership: .strong)
+  }
+
+  /// Follows what the task node `current` (at `task`) holds: nothing once it finished; otherwise
+  /// its closure's context, and, once the walk has found every object, what its suspended frames
+  /// hold (`linkSuspendedFrames`).
+  mutating func expandTask(_ task: UnsafeRawPointer) {
+    guard let state = TaskLayout.state(of: task), !state.isComplete else { return }
+    if let operation = state.operation, operation.context != nil {
+      addClosure(operation, label: PendingLabel(base: Self.taskOperationPath))
+    }
+    if state.isRunning {
+      note(
+        "\(recorder.typeName(of: current)): the task was running during the walk; its frames were not read")
+    } else {
+      suspendedTasks.append(current)
+    }
+  }
+
+  /// Adds, from each suspended task, an edge to every node whose address a word of the task's
+  /// frames equals (words that are not a node's address are never dereferenced). Skipped: the
+  /// task's own closure context (its `operation` edge) and what that context holds strongly (a
+  /// frame's copy of a strong capture adds nothing); each target is linked once.
+  mutating func linkSuspendedFrames() {
+    guard !suspendedTasks.isEmpty else { return }
+    var operations: [Int: Int] = [:]
+    for taskNode in suspendedTasks {
+      guard let task = recorder.object(of: taskNode),
+        let state = TaskLayout.state(of: UnsafeRawPointer(task.toOpaque())), let operation = state.operation,
+        let (closure, _) = ClosureLayout.unwrappingThunks(operation), let context = closure.context,
+        let node = recorder.node(at: UInt(bitPattern: context))
+      else { continue }
+      operations[taskNode] = node
+    }
+    let captured = recorder.strongTargets(of: Set(operations.values))
+    for taskNode in suspendedTasks {
+      guard let task = recorder.object(of: taskNode) else { continue }
+      var skipped: Set<Int> = [taskNode]
+      if let operation = operations[taskNode] {
+        skipped.insert(operation)
+        skipped.formUnion(captured[operation] ?? [])
+      }
+      var targets: [Int] = []
+      TaskLayout.forEachFrameWord(ofTask: UnsafeRawPointer(task.toOpaque())) { word in
+        if word != 0, let node = recorder.node(at: word), skipped.insert(node).inserted {
+          targets.append(node)
+        }
+        return true
+      }
+      current = taskNode
+      for target in targets {
+        appendEdge(to: target, label: PendingLabel(base: Self.suspendedFrameLabel), ownership: .strong)
+      }
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import RetainGraph
+import Testing
+
+/// The names issue 18 replaced still compile, as deprecated aliases of the new ones.
+///
+/// The old names are used only inside ``OldNames``'s members, which are deprecated themselves (so
+/// using a deprecated name there draws no warning) and are called through a protocol (so calling
+/// them draws none either): `swift build` stays warning-free while the old spellings are compiled.
+@Suite struct DeprecatedNamesTests {
+  let old: any OldNameUses.Type = OldNames.self
+
+  @Test func snapshotErrorIsGraphDecodingError() {
+    let same = old.snapshotErrorIsTheNewType()
+    #expect(same)
+    let error = old.makeSnapshotError("edges[0].to: 3 is not the id of a node")
+    #expect(error == GraphDecodingError("edges[0].to: 3 is not the id of a node"))
+    #expect(error.description == "invalid graph: edges[0].to: 3 is not the id of a node")
+  }
+
+  @Test func readingBadJSONThrowsWhatTheOldNameCatches() {
+    let missingFormat = old.messageCaughtAsSnapshotError(Data("{}".utf8))
+    #expect(missingFormat == "format: missing field")
+    let array = old.messageCaughtAsSnapshotError(Data("[]".utf8))
+    #expect(array == "the top level: expected an object, found an array")
+  }
+
+  @Test func snapshotWalkErrorIsForkedWalkError() {
+    let same = old.snapshotWalkErrorIsTheNewType()
+    #expect(same)
+    let exited = old.makeSnapshotWalkError(status: 3)
+    #expect(exited == ForkedWalkError.childExited(status: 3))
+    #expect(
+      ForkedWalkError.childExited(status: 3).description
+        == "forked walk failed: the forked child exited with status 3 before sending the whole graph")
+  }
+}
+
+protocol OldNameUses {
+  static func snapshotErrorIsTheNewType() -> Bool
+  static func makeSnapshotError(_ message: String) -> GraphDecodingError
+  static func messageCaughtAsSnapshotError(_ data: Data) -> String?
+  static func snapshotWalkErrorIsTheNewType() -> Bool
+  static func makeSnapshotWalkError(status: Int32) -> ForkedWalkError
+}
+
+enum OldNames: OldNameUses {
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func snapshotErrorIsTheNewType() -> Bool { SnapshotError.self == GraphDecodingError.self }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func makeSnapshotError(_ message: String) -> GraphDecodingError { SnapshotError(message) }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func messageCaughtAsSnapshotError(_ data: Data) -> String? {
+    do {
+      _ = try ObjectGraph(jsonData: data)
+      return nil
+    } catch {
+      let caught: SnapshotError = error  // the typed error is the old name's type
+      return caught.message
+    }
+  }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func snapshotWalkErrorIsTheNewType() -> Bool { SnapshotWalkError.self == ForkedWalkError.self }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func makeSnapshotWalkError(status: Int32) -> ForkedWalkError {
+    SnapshotWalkError.childExited(status: status)
+  }
+}
