@@ -33,7 +33,9 @@ public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable
         + (tries > 1 ? ", and so was each of the \(tries - 1) fresh forks after it (\(tries) tries)" : "")
     case .timedOut(let timeout, let tries):
       "forked walk failed: the forked child did not finish within \(timeout) and was killed"
-        + (tries > 1 ? " (\(tries) tries: each child before it blocked and was replaced by a fresh fork)" : "")
+        + (tries > 1
+          ? " (\(tries) tries: each child before it crashed or blocked, and was replaced by a fresh fork)"
+          : "")
         + "; it may have blocked on a lock that another thread held when the process forked"
     case .childExited(let status):
       "forked walk failed: the forked child exited with status \(status) before sending the whole graph"

@@ -40,7 +40,8 @@ private func openDescriptors() -> [String: String] {
   let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
   var descriptors: [String: String] = [:]
   for name in names {
-    descriptors[name] = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) ?? "?"
+    descriptors[name] =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) ?? "?"
   }
   return descriptors
 }
@@ -99,7 +100,8 @@ func runStorm(count: Int, mutatorCount: Int) -> Never {
   times.sort()
   print(
     "storm: \(count) snapshots of a \(nodes)-object graph beside \(mutatorCount) mutating threads "
-      + "(\(replacements.load(ordering: .relaxed)) objects replaced meanwhile), \(milliseconds(total)) in all")
+      + "(\(replacements.load(ordering: .relaxed)) objects replaced meanwhile), \(milliseconds(total)) in all"
+  )
   print("  returned a graph: \(returned) of \(count); inconsistent graphs: \(inconsistent)")
   print("  children forked: \(children) (\(children - count) fresh forks after a crashed or stalled child)")
   print(errors.isEmpty ? "  errors: none" : "  errors:")
