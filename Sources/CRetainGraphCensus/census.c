@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -197,7 +198,20 @@ void rgc_pause_this_thread(void) { paused++; }
 void rgc_resume_this_thread(void) { paused--; }
 int rgc_thread_is_paused(void) { return paused; }
 
+// A fork (the isolated search's child, a snapshot's) happens with the table's lock free: the forking
+// thread takes it first, so the child never inherits it held by another thread in the middle of a
+// sweep or a copy (the child has only the forking thread, which releases it; the lock is a plain
+// flag, with no owner to check).
+static void lock_for_fork(void) { rgc_lock(); }
+
+static void unlock_after_fork(void) { rgc_unlock(); }
+
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+
+static void install_fork_handlers(void) { pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork); }
+
 void rgc_start(int with_backtraces) {
+  pthread_once(&fork_handlers_once, install_fork_handlers);
   if (with_backtraces) atomic_store(&backtraces, 1);
   if (atomic_fetch_add(&start_count, 1) == 0) {
     rgc_queued_register_fork_handlers();

@@ -28,18 +28,18 @@ extension Cycle {
     }
 
     /// The reference to weaken.
-    public var edge: Edge
+    public let edge: Edge
     /// A loop through ``edge``, starting at the referenced object and ending with ``edge``; it stays
     /// strong when every other reference of the plan is weakened.
-    public var loop: [Edge]
+    public let loop: [Edge]
     /// The idiom the reference matches.
-    public var idiom: Idiom
+    public let idiom: Idiom
     /// The fix, one sentence: `make Interactor.output weak`,
     /// ``capture `[weak self]` in closure #1 in CartViewModel.init() (stored in Store.subscribers[0])``.
-    public var fix: String
+    public let fix: String
 
-    /// Creates a break.
-    public init(edge: Edge, loop: [Edge], idiom: Idiom, fix: String) {
+    /// Creates a break. Only the cycle finder makes them.
+    init(edge: Edge, loop: [Edge], idiom: Idiom, fix: String) {
       self.edge = edge
       self.loop = loop
       self.idiom = idiom

@@ -1,14 +1,14 @@
 /// A strong retain cycle: a strongly connected component of the strong references.
 public struct Cycle: Sendable, Hashable {
   /// The component's nodes, in ascending id order.
-  public var members: [Node.ID]
+  public let members: [Node.ID]
   /// The shortest loop through the member nearest the root, starting and ending at that member.
-  public var path: [Edge]
+  public let path: [Edge]
   /// The shortest path (over all references) from the root to the loop's first member; empty when
   /// the root itself is in the cycle or the cycle cannot be reached from the root.
-  public var pathFromRoot: [Edge]
+  public let pathFromRoot: [Edge]
   /// The reference to make `weak` first: the first break of ``fixPlan``.
-  public var suggestedBreak: Edge
+  public let suggestedBreak: Edge
   /// Every reference to weaken so that no strong cycle is left among the members, the most
   /// idiomatic fix first (see ``Break/Idiom``), each with the loop it breaks.
   ///
@@ -27,50 +27,35 @@ public struct Cycle: Sendable, Hashable {
   /// For a component with more than 2,048 strong references between members, the plan weakens the
   /// back edges of one depth-first search, and only the first 8 are described here (each needs a
   /// search for its loop); ``referencesToWeaken`` says how many there are in all.
-  public var fixPlan: [Break]
+  public let fixPlan: [Break]
   /// How many references the whole plan weakens: `fixPlan.count`, unless the component is too
   /// large for every break to be described.
-  public var referencesToWeaken: Int
+  public let referencesToWeaken: Int
   /// The members that still hold each other in strong loops once every reference of ``fixPlan`` is
   /// weakened: objects of library modules alone (``GraphOptions/libraryModules``), whose loops are
   /// the library's own (a subject and the subscriptions it keeps until they are cancelled). The
   /// plan frees your objects and leaves these to the library; empty when it leaves no loop, or when
   /// the graph's objects are all of library modules or none is (then every loop is planned).
-  public var libraryLoopMembers: [Node.ID] = []
+  public let libraryLoopMembers: [Node.ID]
 
   /// Whether the cycle is made of library objects alone (every member is in
   /// ``libraryLoopMembers``): a loop the library keeps by design while you use it (a subject and
   /// its subscriptions), with nothing of yours to weaken. `assertNoCycles` does not fail on it.
   public var isLibraryOnly: Bool { fixPlan.isEmpty && libraryLoopMembers.count == members.count }
 
-  /// Creates a cycle description whose plan is `suggestedBreak` alone, breaking `path`.
-  public init(members: [Node.ID], path: [Edge], pathFromRoot: [Edge], suggestedBreak: Edge) {
-    self.init(
-      members: members, path: path, pathFromRoot: pathFromRoot,
-      fixPlan: [
-        Break(edge: suggestedBreak, loop: path, idiom: .structure, fix: "weaken \(suggestedBreak.label)")
-      ]
-    )
-  }
-
-  /// Creates a cycle description with its fix plan; ``suggestedBreak`` is the plan's first break
-  /// (the first edge of `path` when the plan is empty).
-  public init(members: [Node.ID], path: [Edge], pathFromRoot: [Edge], fixPlan: [Break]) {
-    self.init(
-      members: members, path: path, pathFromRoot: pathFromRoot, fixPlan: fixPlan,
-      referencesToWeaken: fixPlan.count)
-  }
-
   /// Creates a cycle description whose plan weakens `referencesToWeaken` references, of which
-  /// `fixPlan` describes the first.
-  public init(
-    members: [Node.ID], path: [Edge], pathFromRoot: [Edge], fixPlan: [Break], referencesToWeaken: Int
+  /// `fixPlan` describes the first; ``suggestedBreak`` is the plan's first break (the first edge of
+  /// `path` when the plan is empty). Only the cycle finder makes cycles.
+  init(
+    members: [Node.ID], path: [Edge], pathFromRoot: [Edge], fixPlan: [Break], referencesToWeaken: Int,
+    libraryLoopMembers: [Node.ID]
   ) {
     self.members = members
     self.path = path
     self.pathFromRoot = pathFromRoot
     self.fixPlan = fixPlan
     self.referencesToWeaken = max(referencesToWeaken, fixPlan.count)
+    self.libraryLoopMembers = libraryLoopMembers
     self.suggestedBreak =
       fixPlan.first?.edge ?? path.first
       ?? Edge(from: members.first ?? 0, to: members.first ?? 0, label: "", ownership: .strong)

@@ -12,15 +12,15 @@ public struct DOTStyle: Sendable, Hashable {
     case leftToRight = "LR"
     /// Holders at the top, held objects below them (`rankdir=TB`).
     case topToBottom = "TB"
-    /// Left to right for a small drawing (at most ``DOTStyle/automaticLayoutThreshold`` nodes); beyond
-    /// that, whichever direction keeps the picture narrower: top to bottom for a graph deeper than it
-    /// is broad (a long chain), left to right for a broad one (many children per holder).
+    /// Left to right for a small drawing (at most 12 nodes); beyond that, whichever direction keeps
+    /// the picture narrower: top to bottom for a graph deeper than it is broad (a long chain), left
+    /// to right for a broad one (many children per holder).
     case automatic = "auto"
   }
 
   /// The most nodes ``RankDirection/automatic`` always draws left to right; larger drawings also get
   /// tighter spacing between ranks.
-  public static let automaticLayoutThreshold = 12
+  static let automaticLayoutThreshold = 12
 
   /// Label nodes with fully qualified type names (`App.Presenter`) instead of short ones (`Presenter`).
   public var qualifiedTypeNames: Bool

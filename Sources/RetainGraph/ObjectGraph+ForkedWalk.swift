@@ -85,29 +85,36 @@ extension ObjectGraph {
     TypePlans.prepare(for: type(of: root))
     let bytes = try ForkedChild.run(timeout: timeout, standardError: childStandardError, trace: trace) {
       attempt in
-      switch childFault {
-      case .crash?:
-        raise(SIGSEGV)
-      case .crashBefore(let last)? where attempt < last:
-        raise(SIGSEGV)
-      case .crashBefore?:
-        break
-      case .trap?:
-        fatalError("ForkedChildFault.trap")
-      case .hang(let duration)?:
-        let (seconds, attoseconds) = duration.components
-        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var left = timespec()
-        while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
-      case .exit(let status)?:
-        _exit(status)
-      case .bytes(let bytes)?:
-        return bytes
-      case nil:
-        break
-      }
+      if let childFault, let bytes = childFault.perform(attempt: attempt) { return bytes }
       return GraphTransfer.encode(ObjectGraph(reflecting: root, options: options))
     }
     self = try GraphTransfer.decode(bytes, libraryModules: options.libraryModules)
+  }
+}
+
+extension ObjectGraph.ForkedChildFault {
+  /// Does the fault in a forked child: crashes, traps, sleeps, exits, or returns the bytes to send
+  /// instead of the answer; nil when the child should go on (after a hang, or a crash meant for an
+  /// earlier try).
+  /// - Parameter attempt: which try of the call the child is, from 1.
+  package func perform(attempt: Int = 1) -> [UInt8]? {
+    switch self {
+    case .crash:
+      raise(SIGSEGV)
+    case .crashBefore(let last):
+      if attempt < last { raise(SIGSEGV) }
+    case .trap:
+      fatalError("ForkedChildFault.trap")
+    case .hang(let duration):
+      let (seconds, attoseconds) = duration.components
+      var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+      var left = timespec()
+      while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
+    case .exit(let status):
+      _exit(status)
+    case .bytes(let bytes):
+      return bytes
+    }
+    return nil
   }
 }

@@ -1,21 +1,19 @@
 extension ObjectGraph {
   /// The nodes that stay alive once the root is released, assuming the root is the only reference
-  /// from outside the graph: exactly those strongly reachable from a strong cycle.
-  ///
-  /// ```swift
-  /// for node in graph.predictedLeakedNodes() { print(node.shortTypeName) }
-  /// ```
-  /// - Returns: the nodes, in ascending order of their ids.
-  /// - Complexity: O(*n* + *e*).
+  /// from outside the graph.
+  @available(*, deprecated, message: "use predictedLeaks() and node(_:): predictedLeaks().map(graph.node)")
   public func predictedLeakedNodes() -> [Node] {
-    predictedLeaks().map { nodes[$0] }
+    predictedLeaks().map { storage.node($0) }
   }
 
   /// The ids of the nodes that stay alive once the root is released, assuming the root is the only
   /// reference from outside the graph: exactly those strongly reachable from a strong cycle.
   ///
-  /// These are ids (`Int`), for `graph.nodes[id]` or a set lookup; ``predictedLeakedNodes()`` returns the
-  /// nodes themselves.
+  /// ```swift
+  /// for id in graph.predictedLeaks() { print(graph.node(id).shortTypeName) }
+  /// ```
+  /// Ids, like ``Cycle/members``: `graph.node(id)` gives the node, a `Set` of them answers "does it
+  /// leak" at once.
   /// - Returns: node ids in ascending order.
   /// - Complexity: O(*n* + *e*).
   public func predictedLeaks() -> [Node.ID] {

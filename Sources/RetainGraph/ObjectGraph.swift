@@ -11,19 +11,22 @@
 /// and save (``jsonData()``).
 public struct ObjectGraph: Sendable {
   /// The id of the root node (0 for a walked graph).
-  public private(set) var root: Node.ID
+  public let root: Node.ID
   /// True when a limit (``GraphOptions/maxNodes``, ``GraphOptions/maxDepth``) stopped the walk.
-  public private(set) var isTruncated: Bool
+  public let isTruncated: Bool
   /// Strong retain cycles, ordered by their smallest member id.
-  public private(set) var cycles: [Cycle]
+  public let cycles: [Cycle]
   /// `unowned` references to objects that were already deinitialised.
-  public private(set) var danglingReferences: [DanglingReference]
+  public let danglingReferences: [DanglingReference]
   /// Things the walk could not see into (an unrecognised closure context, an unreadable field),
   /// each a sentence naming where.
-  public private(set) var notes: [String]
+  public let notes: [String]
 
   /// Nodes and edges in compact form; ``nodes`` and ``edges`` are made from it on first use.
   let storage: GraphStorage
+  /// Where each object node's object was when it was walked, for ``node(for:)``; empty for a graph
+  /// read from JSON or made from parts.
+  let objectAddresses: ObjectAddresses
 
   /// Every node; `nodes[id]` is the node with that id.
   ///
@@ -91,10 +94,12 @@ public struct ObjectGraph: Sendable {
     isTruncated: Bool,
     danglingReferences: [DanglingReference],
     notes: [String],
-    libraryModules: Set<String> = GraphOptions.knownLibraryModules
+    libraryModules: Set<String> = GraphOptions.knownLibraryModules,
+    objectAddresses: [UInt] = []
   ) {
     self.root = root
     self.storage = storage
+    self.objectAddresses = ObjectAddresses(objectAddresses)
     self.isTruncated = isTruncated
     self.danglingReferences = danglingReferences
     self.notes = notes
@@ -139,6 +144,7 @@ public struct ObjectGraph: Sendable {
   init(walk result: WalkResult, libraryModules: Set<String>) {
     self.init(
       storage: result.storage, root: 0, isTruncated: result.isTruncated,
-      danglingReferences: result.danglingReferences, notes: result.notes, libraryModules: libraryModules)
+      danglingReferences: result.danglingReferences, notes: result.notes, libraryModules: libraryModules,
+      objectAddresses: result.objectAddresses)
   }
 }

@@ -221,7 +221,16 @@ public enum HeapCensus {
   public static func retainers(
     isolating object: AnyObject, timeout: Duration = .seconds(30)
   ) throws(ForkedWalkError) -> RetainerReport {
+    try retainers(isolating: object, timeout: timeout, childFault: nil)
+  }
+
+  /// ``retainers(isolating:timeout:)`` with a test hook: a fault the child runs instead of (or
+  /// before) the search.
+  static func retainers(
+    isolating object: AnyObject, timeout: Duration, childFault: ObjectGraph.ForkedChildFault?
+  ) throws(ForkedWalkError) -> RetainerReport {
     let bytes = try ForkedChild.run(timeout: timeout) {
+      if let childFault, let bytes = childFault.perform() { return bytes }
       let report = retainers(of: object)
       return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
     }

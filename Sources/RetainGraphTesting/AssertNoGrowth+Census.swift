@@ -123,12 +123,15 @@ private func describeCensusGrowth(
     failing += 1
     // Who holds the newest instance now.
     if let newest = census.liveCounts(allocatedIn: windows)[type]?.newest {
-      let holders = census.retainerLines(of: newest)
-      let path = holders.first { !$0.hasPrefix("allocated in ") }
-      lines.append(
-        path.map { "    the newest instance is retained by \($0)" }
-          ?? "    the newest instance: no holder the census sees")
-      lines += holders.filter { $0.hasPrefix("allocated in ") }.map { "    \($0)" }
+      let search = census.holders(of: newest)
+      if let path = search.holderPath {
+        lines.append("    the newest instance is retained by \(path)")
+      } else if let failure = search.failure {
+        lines.append("    the newest instance: \(failure)")
+      } else {
+        lines.append("    the newest instance: no holder the census sees")
+      }
+      if let allocation = search.allocation { lines.append("    \(allocation)") }
     }
   }
   guard failing > 0 else { return nil }
@@ -194,8 +197,8 @@ private func censusInstancesFailure<T>(of type: T.Type, atMost limit: Int) -> Le
     ]
     let shown = 5
     for object in objects.prefix(shown) {
-      let holders = census.retainerLines(of: object)
-      lines.append("  " + (holders.first { !$0.hasPrefix("allocated in ") } ?? "no holder the census sees"))
+      let search = census.holders(of: object)
+      lines.append("  " + (search.holderPath ?? search.failure ?? "no holder the census sees"))
     }
     if objects.count > shown { lines.append("  … and \(objects.count - shown) more") }
     return LeakFailure(message: lines.joined(separator: "\n"))

@@ -125,7 +125,8 @@ struct ClosureTests {
     let expected = [0: [], 1: ["capture 1"], 3: ["capture 1.1", "capture 1.2"]][packLength]
     #expect(intoLeaf.map(\.label) == expected, "\(graph.edgeDescriptions)")
     #expect(intoLeaf.allSatisfy { $0.ownership == .strong })
-    let predicted = Set(graph.predictedLeakedNodes().filter { $0.kind == .object }.map(\.shortTypeName))
+    let predicted = Set(
+      graph.predictedLeaks().map(graph.node).filter { $0.kind == .object }.map(\.shortTypeName))
     owner = nil
     #expect(probes[0].object != nil && probes[1].object != nil)
     #expect(predicted == Set(["PackRouterOwner", "PackRouter"] + (packLength >= 1 ? ["Leaf"] : [])))

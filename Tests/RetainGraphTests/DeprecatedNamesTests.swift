@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import Samples
 import Testing
 
 /// The names issue 18 replaced still compile, as deprecated aliases of the new ones.
@@ -25,6 +26,15 @@ import Testing
     #expect(array == "the top level: expected an object, found an array")
   }
 
+  @Test func predictedLeakedNodesAreThePredictedLeaksNodes() throws {
+    let instance = try #require(Sample.named("viper-module")).make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root)
+    #expect(!graph.predictedLeaks().isEmpty)
+    let nodes = old.predictedLeakedNodes(of: graph)
+    #expect(nodes == graph.predictedLeaks().map(graph.node))
+  }
+
   @Test func snapshotWalkErrorIsForkedWalkError() {
     let same = old.snapshotWalkErrorIsTheNewType()
     #expect(same)
@@ -42,6 +52,7 @@ protocol OldNameUses {
   static func messageCaughtAsSnapshotError(_ data: Data) -> String?
   static func snapshotWalkErrorIsTheNewType() -> Bool
   static func makeSnapshotWalkError(status: Int32) -> ForkedWalkError
+  static func predictedLeakedNodes(of graph: ObjectGraph) -> [Node]
 }
 
 enum OldNames: OldNameUses {
@@ -69,4 +80,7 @@ enum OldNames: OldNameUses {
   static func makeSnapshotWalkError(status: Int32) -> ForkedWalkError {
     SnapshotWalkError.childExited(status: status)
   }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func predictedLeakedNodes(of graph: ObjectGraph) -> [Node] { graph.predictedLeakedNodes() }
 }

@@ -27,7 +27,7 @@ struct GraphOptionsTests {
     // The texts a user reads from it: each was a trap before.
     assertGolden(graph.report(), named: "root-only.report")
     #expect(graph.dot().contains("ViewController"))
-    #expect(graph.predictedLeakedNodes().isEmpty)
+    #expect(graph.predictedLeaks().isEmpty)
 
     // The forked walk makes the same graph from the same options.
     expectSameGraph(try ObjectGraph(snapshotting: instance.root, options: options), graph, "forked, \(limit)")

@@ -1,6 +1,7 @@
 internal import CRetainGraphCensus
 internal import Foundation
 internal import RetainGraph
+internal import Synchronization
 
 /// The census as the testing assertions see it, through ``CensusRegistration``.
 final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
@@ -47,13 +48,61 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
     HeapCensus.liveObjects(of: type).map { $0 as AnyObject }
   }
 
-  func retainerLines(of object: AnyObject) -> [String] {
-    let report = HeapCensus.retainers(of: object)
-    var lines = report.holderPath.map { [$0] } ?? []
-    if let frames = report.allocationBacktrace, let first = frames.first {
-      lines.append("allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))")
+  /// What the forked holder search does instead of searching: tests reach its failure paths with it.
+  private let searchFault = Mutex<ObjectGraph.ForkedChildFault?>(nil)
+  /// How long the forked holder search may take.
+  private let searchTimeout = Mutex<Duration>(.seconds(10))
+
+  /// Runs `body` with the holder search of failure messages made to fail as `fault` says, within
+  /// `timeout` (tests only).
+  func withSearchFault<R>(
+    _ fault: ObjectGraph.ForkedChildFault?, timeout: Duration = .seconds(10), _ body: () throws -> R
+  ) rethrows -> R {
+    searchFault.withLock { $0 = fault }
+    searchTimeout.withLock { $0 = timeout }
+    defer {
+      searchFault.withLock { $0 = nil }
+      searchTimeout.withLock { $0 = .seconds(10) }
     }
-    return lines
+    return try body()
+  }
+
+  /// The holder search of failure messages runs in a forked child: it reads every live object's
+  /// fields, which a crash (an object another thread is changing, a layout the walk misreads) or a
+  /// hang would turn into the end of the whole test run. A failed search becomes a sentence.
+  func holders(of object: AnyObject) -> CensusHolderSearch {
+    let fault = searchFault.withLock { $0 }
+    let timeout = searchTimeout.withLock { $0 }
+    do {
+      let report = try HeapCensus.retainers(isolating: object, timeout: timeout, childFault: fault)
+      var search = CensusHolderSearch(holderPath: report.holderPath)
+      if let frames = report.allocationBacktrace, let first = frames.first {
+        search.allocation =
+          "allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))"
+      }
+      return search
+    } catch {
+      return CensusHolderSearch(failure: Self.sentence(for: error))
+    }
+  }
+
+  /// Why the isolated holder search gave no answer, as a clause of a failure message.
+  static func sentence(for error: ForkedWalkError) -> String {
+    switch error {
+    case .childCrashed(let signal):
+      let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
+      return "the holder search crashed (its forked child was killed by signal \(signal), \(name)); "
+        + "the test run goes on"
+    case .timedOut(let timeout):
+      return "the holder search did not finish within \(timeout) (its forked child may have blocked on a "
+        + "lock another thread held at the fork) and was stopped"
+    case .childExited(let status):
+      return "the holder search failed (its forked child exited with status \(status))"
+    case .malformedData(let what):
+      return "the holder search failed (its answer could not be read: \(what))"
+    case .systemCallFailed(let call, let code):
+      return "the holder search could not run (\(call) failed, errno \(code))"
+    }
   }
 
   func exclusively<R>(_ body: () throws -> R) rethrows -> R {

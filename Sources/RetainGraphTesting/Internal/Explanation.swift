@@ -15,10 +15,13 @@ enum Explanation {
     }
     var text =
       "Why: no retain cycle keeps \(name) alive, so it is retained from outside its graph: \(outsideHolders)."
-    if let census = CensusRegistration.running,
-      let holder = census.retainerLines(of: object).first(where: { !$0.hasPrefix("allocated in ") })
-    {
-      text = "Why: no retain cycle keeps \(name) alive; it is retained by \(holder)."
+    if let census = CensusRegistration.running {
+      let search = census.holders(of: object)
+      if let holder = search.holderPath {
+        text = "Why: no retain cycle keeps \(name) alive; it is retained by \(holder)."
+      } else if let failure = search.failure {
+        text += " The heap census could not name the holder: \(failure)."
+      }
     }
     if !report.isEmpty { text += "\nIts graph has other findings:\n\(report)" }
     return (text, graph)

@@ -8,12 +8,12 @@ struct ProbedGraph {
   var survivors: [(id: Node.ID, probe: WeakProbe)] { probes.filter { $0.probe.isAlive } }
 
   /// With the heap census running: who retains a surviving node's object
-  /// (`Registry.shared.presenters[0]`); nil without the census or when it sees no holder.
-  func censusHolders(_ id: Node.ID) -> String? {
+  /// (`Registry.shared.presenters[0]`), or why the census could not tell; nil without the census.
+  func censusHolders(_ id: Node.ID) -> CensusHolderSearch? {
     guard let census = CensusRegistration.running,
       let object = probes.first(where: { $0.id == id })?.probe.object
     else { return nil }
-    return census.retainerLines(of: object).first { !$0.hasPrefix("allocated in ") }
+    return census.holders(of: object)
   }
 }
 

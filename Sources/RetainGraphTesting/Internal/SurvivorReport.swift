@@ -6,7 +6,7 @@ struct SurvivorReport {
   let graph: ObjectGraph
   let survivors: [Node.ID]
   /// Who holds a survivor that no cycle explains, when the heap census can tell.
-  var holders: (Node.ID) -> String? = { _ in nil }
+  var holders: (Node.ID) -> CensusHolderSearch? = { _ in nil }
 
   func text(headline: String) -> String {
     let keptBy = cycleKeeping()
@@ -18,8 +18,11 @@ struct SurvivorReport {
       guard let keeper = keptBy[id] else {
         outside.append(id)
         // Each census lookup walks the process: name the first few holders only.
-        if outside.count <= 5, let holder = holders(id) {
+        let search = outside.count <= 5 ? holders(id) : nil
+        if let holder = search?.holderPath {
           lines.append("  \(name): retained from outside the graph, by \(holder)")
+        } else if let failure = search?.failure {
+          lines.append("  \(name): retained from outside the graph (\(failure))")
         } else {
           lines.append("  \(name): retained from outside the graph")
         }

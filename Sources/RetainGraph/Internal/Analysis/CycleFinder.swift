@@ -110,12 +110,11 @@ struct CycleFinder {
         idiom: planned.idiom,
         fix: Advice.fix(breaking: planned.edge, loop: planned.loop, idiom: planned.idiom, in: storage))
     }
-    var cycle = Cycle(
+    return Cycle(
       members: members.map { Int($0) },
       path: loop.map { storage.edge(Int($0)) },
       pathFromRoot: fromRoot.map { storage.edge(Int($0)) },
-      fixPlan: fixPlan, referencesToWeaken: plan.total)
-    cycle.libraryLoopMembers = plan.libraryLoopMembers.map { Int($0) }
-    return cycle
+      fixPlan: fixPlan, referencesToWeaken: plan.total,
+      libraryLoopMembers: plan.libraryLoopMembers.map { Int($0) })
   }
 }

@@ -5,7 +5,8 @@
 /// ```
 /// "RGTX" magic, u32 version (1), u32 root, u8 flags (bit 0: truncated)
 /// u32 count, then type names            u32 count, then labels
-/// u32 node count, u32 type index per node, u8 kind per node (0 object, 1 closure, 2 value)
+/// u32 node count, u32 type index per node, u8 kind per node (0 object, 1 closure, 2 value),
+///   u64 object address per node (0 for none; the child's addresses are the parent's)
 /// u32 edge count, then per edge: u32 from, u32 to, u32 (label << 2 | ownership), u32 element index
 ///   (0xFFFF_FFFF for none)
 /// u32 count, then dangling references (u32 holder, string label)
@@ -26,7 +27,7 @@ package enum GraphTransfer {
     func size(of strings: [String]) -> Int { strings.reduce(4) { $0 + 4 + $1.utf8.count } }
     let size =
       magic.count + 4 + 4 + 1 + size(of: storage.typeNames) + size(of: storage.labels)
-      + 4 + storage.nodeCount * 5 + 4 + storage.edges.count * 16
+      + 4 + storage.nodeCount * 13 + 4 + storage.edges.count * 16
       + graph.danglingReferences.reduce(4) { $0 + 8 + $1.label.utf8.count } + size(of: graph.notes)
       + endMarker.count
     // Written in place: the child of a million-object walk sends tens of megabytes.
@@ -41,6 +42,8 @@ package enum GraphTransfer {
       writer.append(UInt32(storage.nodeCount))
       for type in storage.nodeTypes { writer.append(UInt32(bitPattern: type)) }
       for kind in storage.nodeKinds { writer.append(byte: kind.transferCode) }
+      let addresses = graph.objectAddresses.addresses
+      for node in 0..<storage.nodeCount { writer.append(UInt64(addresses.isEmpty ? 0 : addresses[node])) }
       writer.append(UInt32(storage.edges.count))
       for edge in storage.edges {
         writer.append(UInt32(bitPattern: edge.from))
@@ -95,6 +98,11 @@ package enum GraphTransfer {
       offset += 4
     }
 
+    mutating func append(_ value: UInt64) {
+      buffer.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
+      offset += 8
+    }
+
     mutating func append(string: String) {
       var string = string
       string.withUTF8 { utf8 in
@@ -127,6 +135,13 @@ package enum GraphTransfer {
       guard left >= 4 else { throw malformed("the stream ends inside \(what())") }
       let value = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
       offset += 4
+      return value
+    }
+
+    mutating func u64(_ what: @autoclosure () -> String) throws(ForkedWalkError) -> UInt64 {
+      guard left >= 8 else { throw malformed("the stream ends inside \(what())") }
+      let value = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      offset += 8
       return value
     }
 
@@ -199,7 +214,7 @@ package enum GraphTransfer {
       let typeNames = try strings("type names")
       let labels = try strings("labels")
 
-      let nodeCount = try count("nodes", minimumSize: 5)
+      let nodeCount = try count("nodes", minimumSize: 13)
       guard nodeCount > 0 else { throw malformed("a graph has at least its root node", at: offset - 4) }
       guard root < nodeCount else {
         throw malformed("root: \(root) is not the id of a node (there are \(nodeCount))", at: rootStart)
@@ -217,6 +232,17 @@ package enum GraphTransfer {
           throw malformed("nodes[\(node)].kind: unknown kind \(code)", at: offset - 1)
         }
         nodeKinds.append(kind)
+      }
+      var objectAddresses: [UInt] = []
+      objectAddresses.reserveCapacity(nodeCount)
+      for node in 0..<nodeCount {
+        let start = offset
+        let address = try u64("nodes[\(node)].address")
+        guard let word = UInt(exactly: address), word == 0 || nodeKinds[node] == .object else {
+          throw malformed(
+            "nodes[\(node)].address: \(address) is not the address of an object node", at: start)
+        }
+        objectAddresses.append(word)
       }
 
       let edgeCount = try count("edges", minimumSize: 16)
@@ -259,7 +285,7 @@ package enum GraphTransfer {
         typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels, edges: edges)
       return ObjectGraph(
         storage: storage, root: root, isTruncated: flags == 1, danglingReferences: dangling, notes: notes,
-        libraryModules: libraryModules)
+        libraryModules: libraryModules, objectAddresses: objectAddresses)
     }
   }
 }

@@ -15,12 +15,29 @@ package protocol CensusProvider: AnyObject, Sendable {
   func liveCounts(allocatedIn windows: [Range<UInt64>]) -> [String: (count: Int, newest: AnyObject?)]
   /// Every live instance of `type` (subclasses and conforming classes too) the census saw.
   func liveObjects<T>(of type: T.Type) -> [AnyObject]
-  /// Who holds `object`: its shortest retainer path as one line (`ImageCache.shared.images[0]`)
-  /// when the census finds one, then, when allocations' call stacks are recorded, where it was
-  /// allocated (`allocated in makeImage() ← …`).
-  func retainerLines(of object: AnyObject) -> [String]
+  /// Who holds `object`, searched in a forked child (a crash or a hang there ends only the child):
+  /// its shortest retainer path, where it was allocated, or why the search gave no answer.
+  func holders(of object: AnyObject) -> CensusHolderSearch
   /// Runs `body` while no other census check runs (census checks of parallel tests take turns).
   func exclusively<R>(_ body: () throws -> R) rethrows -> R
+}
+
+/// What a census holder search found for a failure message.
+package struct CensusHolderSearch: Sendable, Equatable {
+  /// The shortest retainer path as one line (`ImageCache.shared.images[0]`); nil when the census
+  /// sees no holder (or the search failed).
+  package var holderPath: String?
+  /// Where the object was allocated (`allocated in makeImage() ← …`), when call stacks are recorded.
+  package var allocation: String?
+  /// Why the search gave no answer, as a sentence (`the holder search crashed: …`); nil when it
+  /// answered.
+  package var failure: String?
+
+  package init(holderPath: String? = nil, allocation: String? = nil, failure: String? = nil) {
+    self.holderPath = holderPath
+    self.allocation = allocation
+    self.failure = failure
+  }
 }
 
 /// The slot the census fills when it starts.

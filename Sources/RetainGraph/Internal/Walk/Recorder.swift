@@ -26,6 +26,9 @@ struct WalkResult {
   /// `objects[id]` is node `id`'s object (nil for a value root and for closure contexts); empty
   /// unless the walk kept them.
   var objects: [AnyObject?]
+  /// `objectAddresses[id]` is the address of node `id`'s object (0 for a value root and for
+  /// closure contexts), for ``ObjectGraph/node(for:)``.
+  var objectAddresses: [UInt]
 }
 
 /// Records the nodes and edges of a walk in compact form (type names and labels interned), keeps
@@ -159,9 +162,15 @@ struct Recorder {
   // MARK: - The end
 
   /// Ends the recording: releases every object the walk kept alive (after handing them to the
-  /// result when `keepingObjects`) and returns the storage.
-  mutating func finish(keepingObjects: Bool) -> (storage: GraphStorage, objects: [AnyObject?]) {
+  /// result when `keepingObjects`) and returns the storage and the objects' addresses.
+  mutating func finish(
+    keepingObjects: Bool
+  ) -> (storage: GraphStorage, objects: [AnyObject?], objectAddresses: [UInt]) {
     identities = IdentityTable(capacity: 0)
+    let objectAddresses = keepAlive.indices.map { id -> UInt in
+      guard nodeKinds[id] == .object, let object = keepAlive[id] else { return 0 }
+      return UInt(bitPattern: object.toOpaque())
+    }
     var objects: [AnyObject?] = []
     if keepingObjects {
       objects = keepAlive.indices.map {
@@ -172,7 +181,7 @@ struct Recorder {
     keepAlive = ChunkedArray()
     let storage = GraphStorage(
       typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels.strings, edges: edges)
-    return (storage, objects)
+    return (storage, objects, objectAddresses)
   }
 }
 

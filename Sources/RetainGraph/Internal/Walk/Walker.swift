@@ -76,10 +76,11 @@ struct Walker {
       }
     }
     linkSuspendedFrames()
-    let (storage, objects) = recorder.finish(keepingObjects: keepingObjects)
+    let (storage, objects, objectAddresses) = recorder.finish(keepingObjects: keepingObjects)
     return WalkResult(
-      storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes, objects: objects
-    )
+      storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes,
+      objects: objects,
+      objectAddresses: objectAddresses)
   }
 
   /// The value inside an error existential, with its own type.
