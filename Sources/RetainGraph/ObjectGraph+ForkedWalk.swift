@@ -97,6 +97,7 @@ extension ObjectGraph.ForkedChildFault {
   /// instead of the answer; nil when the child should go on (after a hang, or a crash meant for an
   /// earlier try).
   /// - Parameter attempt: which try of the call the child is, from 1.
+  /// - Returns: the bytes to send instead of the answer, or nil to go on with the walk.
   package func perform(attempt: Int = 1) -> [UInt8]? {
     switch self {
     case .crash:
