@@ -34,8 +34,8 @@ extension Cycle {
     public let loop: [Edge]
     /// The idiom the reference matches.
     public let idiom: Idiom
-    /// The fix, one sentence: `make Interactor.output weak`,
-    /// ``capture `[weak self]` in closure #1 in CartViewModel.init() (stored in Store.subscribers[0])``.
+    /// The fix, one sentence, such as `make Interactor.output weak` or: capture `[weak self]` in
+    /// closure #1 in CartViewModel.init() (stored in Store.subscribers[0]).
     public let fix: String
 
     /// Creates a break. Only the cycle finder makes them.

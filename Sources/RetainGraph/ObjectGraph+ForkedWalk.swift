@@ -24,13 +24,14 @@ extension ObjectGraph {
   ///
   /// What it cannot do: objects do not come back from the child (only the description does), so
   /// leak checks that take weak references to the walked objects (RetainGraphTesting's
-  /// `assertNoLeaks` and `trackForLeaks`) stay in-process. A child that needs a lock another thread held at the fork (the runtime's metadata
-  /// locks while a type is first used, a `Mutex` a ``GraphReflectable`` type takes) blocks: on
-  /// Linux, once it has slept for a quarter of a second without progress, it is killed and a fresh
-  /// fork tries again (the lock is usually free by then); a child that crashed (it copied an
-  /// object another thread was halfway through changing) is replaced the same way. A call makes at
-  /// most 3 children, all within `timeout`. On Darwin, `fork` in a multi-threaded process is discouraged (only async-signal-
-  /// safe calls are supported in the child): it compiles there but is unverified.
+  /// `assertNoLeaks` and `trackForLeaks`) stay in-process. A child that needs a lock another
+  /// thread held at the fork (the runtime's metadata locks while a type is first used, a `Mutex` a
+  /// ``GraphReflectable`` type takes) blocks: on Linux, once it has slept for a quarter of a second
+  /// without progress, it is killed and a fresh fork tries again (the lock is usually free by
+  /// then); a child that crashed (it copied an object another thread was halfway through changing)
+  /// is replaced the same way. A call makes at most 3 children, all within `timeout`. On Darwin,
+  /// `fork` in a multi-threaded process is discouraged (only async-signal-safe calls are supported
+  /// in the child); this initialiser has been built and tested on Linux only.
   ///
   /// - Parameters:
   ///   - root: the object or value to start from.

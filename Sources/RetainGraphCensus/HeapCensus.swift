@@ -42,6 +42,13 @@ public enum HeapCensus {
   /// - Parameter recordingBacktraces: also record each allocation's call stack, for
   ///   ``allocationBacktrace(of:)`` (costs a `backtrace()` call and a small allocation each).
   public static func start(recordingBacktraces: Bool = false) {
+    CensusRegistration.countProcessWideStart(1)
+    startScoped(recordingBacktraces: recordingBacktraces)
+  }
+
+  /// Starts the census for a scope (``run(recordingBacktraces:_:)``, the `.heapCensus` trait):
+  /// the testing assertions use it only inside the scope.
+  static func startScoped(recordingBacktraces: Bool) {
     CensusProviderImplementation.registerOnce()
     rgc_start(recordingBacktraces ? 1 : 0)
   }
@@ -51,6 +58,7 @@ public enum HeapCensus {
   /// memory (not their contents) is kept after they die until the census next sweeps, or
   /// ``reset()``. A stopped census costs one flag check per allocation.
   public static func stop() {
+    CensusRegistration.countProcessWideStart(-1)
     rgc_stop()
   }
 
@@ -70,9 +78,9 @@ public enum HeapCensus {
   /// - Returns: what `body` returns.
   /// - Throws: what `body` throws.
   public static func run<R>(recordingBacktraces: Bool = false, _ body: () throws -> R) rethrows -> R {
-    start(recordingBacktraces: recordingBacktraces)
-    defer { stop() }
-    return try body()
+    startScoped(recordingBacktraces: recordingBacktraces)
+    defer { rgc_stop() }
+    return try CensusRegistration.$isInScope.withValue(true) { try body() }
   }
 
   /// The async twin of ``run(recordingBacktraces:_:)``.
@@ -86,9 +94,9 @@ public enum HeapCensus {
     recordingBacktraces: Bool = false, isolation: isolated (any Actor)? = #isolation,
     _ body: () async throws -> R
   ) async rethrows -> R {
-    start(recordingBacktraces: recordingBacktraces)
-    defer { stop() }
-    return try await body()
+    startScoped(recordingBacktraces: recordingBacktraces)
+    defer { rgc_stop() }
+    return try await CensusRegistration.$isInScope.withValue(true) { try await body() }
   }
 
   // MARK: - Marks

@@ -1,3 +1,5 @@
+internal import CRetainGraphCensus
+internal import RetainGraph
 public import Testing
 
 /// A Swift Testing trait that runs each test under the heap census: started before the test,
@@ -40,9 +42,9 @@ public struct HeapCensusTrait: TestTrait, SuiteTrait, TestScoping {
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
-    HeapCensus.start(recordingBacktraces: recordingBacktraces)
-    defer { HeapCensus.stop() }
-    try await function()
+    HeapCensus.startScoped(recordingBacktraces: recordingBacktraces)
+    defer { rgc_stop() }
+    try await CensusRegistration.$isInScope.withValue(true) { try await function() }
   }
 }
 

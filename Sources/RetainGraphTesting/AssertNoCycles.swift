@@ -1,7 +1,7 @@
 public import RetainGraph
 
 /// Walks the graph from `root` and returns the leak trace when it has a strong retain cycle through
-/// an object of yours: a loop among library objects alone (``Cycle/isLibraryOnly``, see
+/// an object of yours: a loop among library objects alone (`Cycle.isLibraryOnly`, see
 /// `GraphOptions.libraryModules`) is the library's, not a failure.
 ///
 /// Build your own assertion on it, or use ``assertNoCycles(_:options:_:fileID:filePath:line:column:)``.
@@ -17,7 +17,7 @@ public func verifyNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) 
 
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when the graph reachable
 /// from `root` has a strong retain cycle through an object of yours (a loop among library objects
-/// alone, ``Cycle/isLibraryOnly``, is not one); the failure message is the leak trace, and in Swift
+/// alone, `Cycle.isLibraryOnly`, is not one); the failure message is the leak trace, and in Swift
 /// Testing the graph is attached.
 /// - Parameters:
 ///   - root: the object or value to check.

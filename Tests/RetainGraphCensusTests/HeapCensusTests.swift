@@ -18,6 +18,29 @@ import Testing
       verifyInstances(of: CensusWidget.self, atMost: 0)?.hasPrefix("assertInstances without a root") == true)
   }
 
+  /// The census is process-wide: a test that did not ask for it does not use the one a parallel
+  /// test started (its failure texts would depend on that test's timing).
+  @Test func anotherTestsCensusIsNotThisTests() {
+    let started = DispatchSemaphore(value: 0)
+    let finish = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    Thread {
+      HeapCensus.run {
+        started.signal()
+        finish.wait()
+      }
+      finished.signal()
+    }.start()
+    started.wait()
+    #expect(HeapCensus.isRunning)
+    #expect(
+      verifyInstances(of: CensusWidget.self, atMost: 0)?.hasPrefix("assertInstances without a root counts")
+        == true)
+    HeapCensus.run { #expect(verifyInstances(of: CensusWidget.self, atMost: 1_000_000) == nil) }
+    finish.signal()
+    finished.wait()
+  }
+
   @Test func aStoppedCensusRecordsNothing() {
     #expect(!HeapCensus.isRunning)
     let mark = HeapCensus.mark()

@@ -44,9 +44,26 @@ package struct CensusHolderSearch: Sendable, Equatable {
 package enum CensusRegistration {
   private static let slot = ForkSafeMutex<(any CensusProvider)?>(nil)
 
-  /// The running census, or nil when none is linked and started.
+  /// Whether the current test runs in a census scope (the `.heapCensus` trait, `HeapCensus.run`):
+  /// the census is process-wide, and a test that did not ask for it must not find it running
+  /// because a parallel test did (its failure texts would then depend on that test's timing).
+  @TaskLocal package static var isInScope = false
+
+  /// How many `HeapCensus.start()` calls made outside a scope are not yet stopped: such a start is
+  /// for the whole process.
+  private static let processWideStarts = ForkSafeMutex<Int>(0)
+
+  /// Counts a start (+1) or stop (−1) made outside a scope.
+  package static func countProcessWideStart(_ delta: Int) {
+    processWideStarts.withLock { $0 = max(0, $0 + delta) }
+  }
+
+  /// The running census, or nil when none is linked and started for this test: by a scope around
+  /// it, or by `HeapCensus.start()` for the whole process.
   package static var running: (any CensusProvider)? {
-    guard let provider = slot.withLock({ $0 }), provider.isRunning else { return nil }
+    guard let provider = slot.withLock({ $0 }), provider.isRunning,
+      isInScope || processWideStarts.withLock({ $0 > 0 })
+    else { return nil }
     return provider
   }
 
