@@ -16,12 +16,15 @@ final class FireAndForget: @unchecked Sendable {
 
   init() { (feed, continuation) = AsyncStream.makeStream() }
 
+  // Not inlined, so that the task is started here in optimised builds too.
+  @inline(never)
   func start() {
     Task {
       for await value in self.feed { self.handle(value) }
     }
   }
 
+  @inline(never)
   func startDetached() {
     Task.detached {
       for await value in self.feed { self.handle(value) }
@@ -106,7 +109,7 @@ extension CensusTests {
       let holder = "running task started in FireAndForget.start() (closure #1 in FireAndForget.start())"
       #expect(report.origin == .runtimeHolder(holder))
       #expect(
-        report.description == """
+        report.descriptionWithoutCoincidences == """
           FireAndForget is referenced by 1 holder:
             \(holder).capture 1
           Shortest retainer path, held by a \(holder):
@@ -114,7 +117,11 @@ extension CensusTests {
              ├─ capture 1 → FireAndForget
           """)
       // The forked search (fork handlers keep the census's lock for tasks and blocks usable there).
-      #expect(try HeapCensus.retainers(isolating: object) == report)
+      // (Its notes may differ: a global word that merely equals the address, at one moment or the other.)
+      let isolated = try HeapCensus.retainers(isolating: object)
+      #expect(
+        isolated.origin == report.origin && isolated.retainers == report.retainers
+          && isolated.path == report.path)
       // The stream ends, so does the task: its closure context goes, and the object with it.
       continuation.finish()
       _ = consume object
@@ -198,7 +205,7 @@ extension CensusTests {
         #"block queued on DispatchQueue(label: "census.delayed") from closure #1 in DelayedWork.start()"#
       #expect(report.origin == .runtimeHolder(holder))
       #expect(
-        report.description == """
+        report.descriptionWithoutCoincidences == """
           DelayedWork is referenced by 1 holder:
             \(holder).capture 0
           Shortest retainer path, held by a \(holder):
@@ -238,14 +245,16 @@ extension CensusTests {
         object.start()
         probe = object
       }
-      // A cycle: the owner keeps the item, whose block keeps the owner.
+      // A cycle: the owner keeps the item, whose block keeps the owner. The walk reads the item's
+      // block field (its closure's capture), and the census names the block it recorded.
       let object = try #require(probe)
       let report = HeapCensus.retainers(of: object)
       let holder = "DispatchWorkItem block from closure #1 in StoredWorkItem.start()"
       #expect(report.origin == .runtimeHolder(holder))
       #expect(
-        report.description == """
-          StoredWorkItem is referenced by 1 holder:
+        report.descriptionWithoutCoincidences == """
+          StoredWorkItem is referenced by 2 holders:
+            DispatchWorkItem._block (closure) → capture 0
             \(holder).capture 0
           Shortest retainer path, held by a \(holder):
             \(holder)
