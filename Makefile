@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build install test test-fast test-release snippet record-golden demo docs-image lint bench clean
+.PHONY: deps build install test test-fast test-release snippet record-golden demo docs-image lint bench storm clean
 
 # Graphviz (libgvc) is the only C dependency; install it when pkg-config cannot find it.
 deps:
@@ -87,6 +87,12 @@ bench:
 	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-bench
 	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-bench --allocations
 	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-census-bench
+	$(MAKE) --no-print-directory storm
+
+# 1,000 forked snapshots beside 2 threads that keep replacing the graph's objects, then 100 from 4
+# threads at once: how many return a graph, fresh forks, errors, times, open descriptors before/after.
+storm:
+	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-bench --storm
 
 clean:
 	rm -rf .build .build-snippet

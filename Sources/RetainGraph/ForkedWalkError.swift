@@ -9,11 +9,15 @@
 /// could not fork. Every message names what happened.
 public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable {
   /// The child was ended by a signal: it crashed (`SIGSEGV`, `SIGBUS`, `SIGILL`, `SIGABRT` from a
-  /// Swift runtime trap) or something else killed it.
-  case childCrashed(signal: Int32)
+  /// Swift runtime trap) or something else killed it. A crashed child is replaced by a fresh fork
+  /// (it may have copied an object another thread was changing) up to 3 times within the timeout:
+  /// `tries` is how many children crashed, `signal` ended the last.
+  case childCrashed(signal: Int32, tries: Int = 1)
   /// The child did not send the whole graph within the timeout, and was killed with `SIGKILL`. A
-  /// child can block forever on a lock that another thread held at the moment of the fork.
-  case timedOut(after: Duration)
+  /// child can block forever on a lock that another thread held at the moment of the fork; on
+  /// Linux such a child (asleep, no progress) is replaced by a fresh fork before the timeout:
+  /// `tries` is how many children the call made in all.
+  case timedOut(after: Duration, tries: Int = 1)
   /// The child exited with a non-zero status before sending the whole graph.
   case childExited(status: Int32)
   /// The child sent bytes that are not a graph: what is wrong, and where in the stream.
@@ -23,12 +27,16 @@ public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable
 
   public var description: String {
     switch self {
-    case .childCrashed(let signal):
+    case .childCrashed(let signal, let tries):
       "forked walk failed: the forked child walking the graph was killed by signal \(signal)"
         + (Self.signalName(signal).map { " (\($0))" } ?? "")
-    case .timedOut(let timeout):
-      "forked walk failed: the forked child did not finish within \(timeout) and was killed; it may "
-        + "have blocked on a lock that another thread held when the process forked"
+        + (tries > 1 ? ", and so was each of the \(tries - 1) fresh forks after it (\(tries) tries)" : "")
+    case .timedOut(let timeout, let tries):
+      "forked walk failed: the forked child did not finish within \(timeout) and was killed"
+        + (tries > 1
+          ? " (\(tries) tries: each child before it crashed or blocked, and was replaced by a fresh fork)"
+          : "")
+        + "; it may have blocked on a lock that another thread held when the process forked"
     case .childExited(let status):
       "forked walk failed: the forked child exited with status \(status) before sending the whole graph"
         + (status == ForkedChild.writeFailedStatus ? " (it could not write to the pipe)" : "")

@@ -26,31 +26,38 @@ extension ObjectGraph {
   /// leak checks that take weak references to the walked objects (RetainGraphTesting's
   /// `assertNoLeaks` and `trackForLeaks`) stay in-process. A child that needs a lock another
   /// thread held at the fork (the runtime's metadata locks while a type is first used, a `Mutex` a
-  /// ``GraphReflectable`` type takes) blocks until the timeout. On Darwin, `fork` in a
-  /// multi-threaded process is discouraged (only async-signal-safe calls are supported in the
-  /// child); this initialiser has been built and tested on Linux only.
+  /// ``GraphReflectable`` type takes) blocks: on Linux, once it has slept for a quarter of a second
+  /// without progress, it is killed and a fresh fork tries again (the lock is usually free by
+  /// then); a child that crashed (it copied an object another thread was halfway through changing)
+  /// is replaced the same way. A call makes at most 3 children, all within `timeout`. On Darwin,
+  /// `fork` in a multi-threaded process is discouraged (only async-signal-safe calls are supported
+  /// in the child); this initialiser has been built and tested on Linux only.
   ///
   /// - Parameters:
   ///   - root: the object or value to start from.
   ///   - options: limits and filters, as for ``init(reflecting:options:)``.
-  ///   - timeout: how long the child may take to walk and send the graph; past it the child is
-  ///     killed (`SIGKILL`) and the call throws.
-  /// - Throws: ``ForkedWalkError`` when the child crashed (the signal), timed out, exited early
-  ///   (the status), sent malformed data (what and where), or `pipe` or `fork` failed. The child is
-  ///   always reaped and no file descriptor is left open.
+  ///   - timeout: how long the call may take, every try included; past it the child is killed
+  ///     (`SIGKILL`) and the call throws.
+  /// - Throws: ``ForkedWalkError`` when every child crashed (the last signal and how many tries),
+  ///   the timeout passed, a child exited early (the status), sent malformed data (what and where),
+  ///   or `pipe` or `fork` failed. Every child is reaped, and no file descriptor is left open.
   /// - Complexity: the in-process walk's O(*n* + *e*), plus the fork (about the size of the page
   ///   tables: proportional to the process's resident memory) and the copy-on-write faults of the
   ///   pages the child touches.
   public init(
     snapshotting root: Any, options: GraphOptions = GraphOptions(), timeout: Duration = .seconds(10)
   ) throws(ForkedWalkError) {
-    try self.init(snapshotting: root, options: options, timeout: timeout, childFault: nil, trace: nil)
+    try self.init(
+      snapshotting: root, options: options, timeout: timeout, childFault: nil, childStandardError: nil,
+      trace: nil)
   }
 
   /// What a test can make the child do instead of walking, to reach each failure path.
   package enum ForkedChildFault: Sendable {
-    /// Raise `SIGSEGV`.
+    /// Raise `SIGSEGV`, in every try.
     case crash
+    /// Raise `SIGSEGV` in the tries before this one (from 1), then walk.
+    case crashBefore(try: Int)
     /// Trap (`fatalError`, as a Swift runtime error would): `SIGILL` or `SIGTRAP`.
     case trap
     /// Sleep for the given time before walking (past a timeout, it is killed).
@@ -62,12 +69,14 @@ extension ObjectGraph {
   }
 
   /// ``init(snapshotting:options:timeout:)`` with test hooks: a fault the child runs instead of (or
-  /// before) the walk, and the run's child id and pipe inode.
+  /// before) the walk, where the child's standard error goes (a trapping child's runtime message),
+  /// and each child's id and pipe inode.
   package init(
     snapshotting root: Any,
     options: GraphOptions = GraphOptions(),
     timeout: Duration = .seconds(10),
     childFault: ForkedChildFault?,
+    childStandardError: Int32? = nil,
     trace: ((ForkedChild.Trace) -> Void)?
   ) throws(ForkedWalkError) {
     // Made here, the plans of the root's type and of the types its fields declare (with the
@@ -75,8 +84,9 @@ extension ObjectGraph {
     // make them would take the runtime's locks, and one another thread held at the fork never
     // comes free in the child. Only the root's type is read, not what it holds.
     TypePlans.prepare(for: type(of: root))
-    let bytes = try ForkedChild.run(timeout: timeout, trace: trace) {
-      if let childFault, let bytes = childFault.perform() { return bytes }
+    let bytes = try ForkedChild.run(timeout: timeout, standardError: childStandardError, trace: trace) {
+      attempt in
+      if let childFault, let bytes = childFault.perform(attempt: attempt) { return bytes }
       return GraphTransfer.encode(ObjectGraph(reflecting: root, options: options))
     }
     self = try GraphTransfer.decode(bytes, libraryModules: options.libraryModules)
@@ -85,11 +95,16 @@ extension ObjectGraph {
 
 extension ObjectGraph.ForkedChildFault {
   /// Does the fault in a forked child: crashes, traps, sleeps, exits, or returns the bytes to send
-  /// instead of the answer; nil when the child should go on (after a hang).
-  package func perform() -> [UInt8]? {
+  /// instead of the answer; nil when the child should go on (after a hang, or a crash meant for an
+  /// earlier try).
+  /// - Parameter attempt: which try of the call the child is, from 1.
+  /// - Returns: the bytes to send instead of the answer, or nil to go on with the walk.
+  package func perform(attempt: Int = 1) -> [UInt8]? {
     switch self {
     case .crash:
       raise(SIGSEGV)
+    case .crashBefore(let last):
+      if attempt < last { raise(SIGSEGV) }
     case .trap:
       fatalError("ForkedChildFault.trap")
     case .hang(let duration):

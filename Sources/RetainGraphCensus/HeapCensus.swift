@@ -237,8 +237,12 @@ public enum HeapCensus {
   static func retainers(
     isolating object: AnyObject, timeout: Duration, childFault: ObjectGraph.ForkedChildFault?
   ) throws(ForkedWalkError) -> RetainerReport {
-    let bytes = try ForkedChild.run(timeout: timeout) {
-      if let childFault, let bytes = childFault.perform() { return bytes }
+    // An injected fault is expected: its runtime message (a trap's "Fatal error") is not output.
+    let silence = childFault == nil ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC)
+    defer { if silence >= 0 { close(silence) } }
+    let bytes = try ForkedChild.run(timeout: timeout, standardError: silence >= 0 ? silence : nil) {
+      attempt in
+      if let childFault, let bytes = childFault.perform(attempt: attempt) { return bytes }
       let report = retainers(of: object)
       return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
     }

@@ -131,6 +131,12 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--fork" {
   exit(0)
 }
 
+/// `--storm [COUNT] [MUTATORS]`: snapshots beside mutating threads (Storm.swift); 1,000 beside 2 by default.
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--storm" {
+  let values = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+  runStorm(count: values.first ?? 1_000, mutatorCount: values.dropFirst().first ?? 2)
+}
+
 /// `--allocations`: the cost of one allocation in a program that does not link the heap census
 /// (compare with `retain-graph-census-bench`).
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--allocations" {

@@ -89,11 +89,11 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   /// Why the isolated holder search gave no answer, as a clause of a failure message.
   static func sentence(for error: ForkedWalkError) -> String {
     switch error {
-    case .childCrashed(let signal):
+    case .childCrashed(let signal, _):
       let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
       return "the holder search crashed (its forked child was killed by signal \(signal), \(name)); "
         + "the test run goes on"
-    case .timedOut(let timeout):
+    case .timedOut(let timeout, _):
       return "the holder search did not finish within \(timeout) (its forked child may have blocked on a "
         + "lock another thread held at the fork) and was stopped"
     case .childExited(let status):

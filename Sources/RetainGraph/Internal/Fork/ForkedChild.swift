@@ -13,6 +13,13 @@
 /// handlers, no stdio flush). The parent reads against a deadline, kills the child with `SIGKILL`
 /// when it passes, always reaps the child with `waitpid`, and closes both ends of the pipe.
 ///
+/// A child can fail for reasons a fresh fork does not share: it copied an object another thread
+/// was halfway through changing (it crashes), or a lock another thread held at the fork (it blocks
+/// for ever: that thread does not exist in the child). So a call makes up to ``tries`` children,
+/// all within the one timeout: a crashed child is followed by a fresh fork, and so is a stalled one
+/// (on Linux: asleep, with no CPU time used and no byte sent for ``stallWindow``; the last try is
+/// given the rest of the timeout instead). Errors say how many children were tried.
+///
 /// Generic on purpose: ``ObjectGraph/init(snapshotting:options:timeout:)`` sends a graph through
 /// it, and a heap-wide walk (the census) can send its own bytes the same way.
 package enum ForkedChild {
@@ -20,54 +27,116 @@ package enum ForkedChild {
   static let writeFailedStatus: Int32 = 70
   /// The largest answer accepted (16 GiB): a length past it is malformed, not an allocation.
   static let maxPayloadBytes: UInt64 = 1 << 34
+  /// How many children a call makes at most (the first and two fresh forks).
+  package static let tries = 3
+  /// How long a child may sleep without using CPU time or sending a byte before it is taken as
+  /// blocked on a lock held at the fork, and replaced by a fresh fork.
+  package static let stallWindow: Duration = .milliseconds(250)
 
-  /// What a test can observe of one run, reported before the parent waits for the child.
+  /// What a test can observe of one child, reported before the parent waits for it.
   package struct Trace: Sendable {
     /// The child's process id.
     package var pid: Int32
     /// The inode of the pipe (as in `/proc/self/fd/N -> pipe:[inode]`).
     package var pipeInode: UInt64
+    /// Which try of the call this child is, from 1.
+    package var attempt: Int = 1
   }
 
   /// Runs `body` in a forked child and returns the bytes it produced.
   /// - Parameters:
-  ///   - timeout: how long the child may take, from the fork to its last byte and its exit.
-  ///   - trace: called in the parent once the child runs (for tests that check for leftovers).
+  ///   - timeout: how long the whole call may take, every try included, from the first fork to the
+  ///     last child's last byte and its exit.
+  ///   - standardError: a descriptor the child writes its standard error to (a test that makes the
+  ///     child trap keeps the runtime's message out of the test output); nil keeps this process's.
+  ///   - trace: called in the parent once each child runs (for tests that check for leftovers).
   ///   - body: runs in the child, which has one thread: it must not wait for other threads, and
   ///     anything holding a lock at the fork (another thread's `Mutex`, the runtime's metadata
-  ///     locks) stays locked there. A crash in it ends only the child.
+  ///     locks) stays locked there. A crash in it ends only the child. Its argument is the try,
+  ///     from 1.
   /// - Returns: the bytes `body` returned, exactly.
-  /// - Throws: ``ForkedWalkError`` when the child crashed, timed out, exited early, sent a
-  ///   truncated answer, or a system call failed.
+  /// - Throws: ``ForkedWalkError`` when every child crashed, the timeout passed, a child exited
+  ///   early or sent a truncated answer, or a system call failed.
   package static func run(
     timeout: Duration,
+    standardError: Int32? = nil,
     trace: ((Trace) -> Void)? = nil,
-    body: () -> [UInt8]
+    body: (_ attempt: Int) -> [UInt8]
   ) throws(ForkedWalkError) -> [UInt8] {
     #if canImport(Glibc) || canImport(Darwin)
       let deadline = ContinuousClock.now + timeout
-      let (readEnd, writeEnd) = try makePipe()
-      // The walk's process-wide caches are `ForkSafeMutex`es: held across the fork, made anew in
-      // the child. Other locks a thread held at the fork (the runtime's, a user's) can still block
-      // the child until the timeout, a typed error.
-      let pid = fork()
-      let forkError = errno
-      if pid == 0 {
-        close(readEnd)
-        runChild(writingTo: writeEnd, body: body)
+      var attempt = 1
+      while true {
+        let isLast = attempt == tries
+        switch try runOnce(
+          attempt: attempt, deadline: deadline, timeout: timeout, replaceIfStalled: !isLast,
+          standardError: standardError, trace: trace, body: body)
+        {
+        case .bytes(let bytes):
+          return bytes
+        case .crashed(let signal):
+          guard !isLast, deadline - .now > .zero else { throw .childCrashed(signal: signal, tries: attempt) }
+        case .stalled:
+          break
+        }
+        attempt += 1
       }
-      close(writeEnd)
-      defer { close(readEnd) }
-      guard pid > 0 else { throw .systemCallFailed("fork", errno: forkError) }
-      trace?(Trace(pid: pid, pipeInode: inode(of: readEnd)))
-      var reader = Reader(pid: pid, fd: readEnd, deadline: deadline, timeout: timeout)
-      return try reader.receive()
     #else
       throw .systemCallFailed("fork (unsupported on this platform)", errno: 0)
     #endif
   }
 
+  /// ``run(timeout:standardError:trace:body:)`` for a body that does not need its try number.
+  package static func run(
+    timeout: Duration,
+    standardError: Int32? = nil,
+    trace: ((Trace) -> Void)? = nil,
+    body: () -> [UInt8]
+  ) throws(ForkedWalkError) -> [UInt8] {
+    try run(timeout: timeout, standardError: standardError, trace: trace) { _ in body() }
+  }
+
+  /// How one child ended, when it was not an error to throw at once.
+  enum Outcome {
+    /// It sent its answer and exited.
+    case bytes([UInt8])
+    /// A signal ended it (not the parent's `SIGKILL`).
+    case crashed(Int32)
+    /// It slept with no progress for ``stallWindow`` and was killed (only when allowed).
+    case stalled
+  }
+
   #if canImport(Glibc) || canImport(Darwin)
+    /// One fork: its child is always reaped and the pipe closed, whatever happens.
+    private static func runOnce(
+      attempt: Int,
+      deadline: ContinuousClock.Instant,
+      timeout: Duration,
+      replaceIfStalled: Bool,
+      standardError: Int32?,
+      trace: ((Trace) -> Void)?,
+      body: (_ attempt: Int) -> [UInt8]
+    ) throws(ForkedWalkError) -> Outcome {
+      let (readEnd, writeEnd) = try makePipe()
+      // The walk's process-wide caches are `ForkSafeMutex`es: held across the fork, made anew in
+      // the child. Other locks a thread held at the fork (the runtime's, a user's) can still block
+      // the child: it is then replaced, or killed at the timeout.
+      let pid = fork()
+      let forkError = errno
+      if pid == 0 {
+        close(readEnd)
+        runChild(writingTo: writeEnd, standardError: standardError) { body(attempt) }
+      }
+      close(writeEnd)
+      defer { close(readEnd) }
+      guard pid > 0 else { throw .systemCallFailed("fork", errno: forkError) }
+      trace?(Trace(pid: pid, pipeInode: inode(of: readEnd), attempt: attempt))
+      var reader = Reader(
+        pid: pid, fd: readEnd, deadline: deadline, timeout: timeout, attempt: attempt,
+        watchesForStalls: replaceIfStalled)
+      return try reader.receive()
+    }
+
     /// A pipe whose ends are closed on `exec` (a process another thread spawns does not keep them).
     private static func makePipe() throws(ForkedWalkError) -> (read: Int32, write: Int32) {
       var fds: [Int32] = [-1, -1]
@@ -98,7 +167,11 @@ package enum ForkedChild {
     }
 
     /// The child's side: never returns.
-    private static func runChild(writingTo fd: Int32, body: () -> [UInt8]) -> Never {
+    private static func runChild(writingTo fd: Int32, standardError: Int32?, body: () -> [UInt8]) -> Never {
+      if let standardError { _ = dup2(standardError, STDERR_FILENO) }
+      // Descriptors the child inherited and does not use are closed: another call's pipe (its
+      // write end would keep that call from seeing end of file), sockets, files.
+      closeDescriptors(from: STDERR_FILENO + 1, keeping: fd)
       // A closed pipe is an error to report by status, not a signal; a crash ends the child at once
       // (no crash handler or backtracer inherited from the parent, no core file of a copy of it).
       signal(SIGPIPE, SIG_IGN)
@@ -116,6 +189,18 @@ package enum ForkedChild {
       _exit(payloadWritten ? 0 : writeFailedStatus)
     }
 
+    /// Closes every descriptor from `first` up, except `kept` (Linux's `close_range`; without it,
+    /// nothing is closed).
+    private static func closeDescriptors(from first: Int32, keeping kept: Int32) {
+      guard let closeRange = Self.closeRange else { return }
+      if kept > first { _ = closeRange(UInt32(first), UInt32(kept - 1), 0) }
+      _ = closeRange(UInt32(max(first, kept + 1)), UInt32.max, 0)
+    }
+
+    /// glibc's `close_range` (2.34, Linux 5.9), which the Glibc module does not export.
+    private static let closeRange = RuntimeSymbols.function(
+      "close_range", as: (@convention(c) (UInt32, UInt32, Int32) -> Int32).self)
+
     /// Writes every byte, through partial writes and interruptions.
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
       guard var cursor = bytes.baseAddress else { return true }
@@ -132,12 +217,20 @@ package enum ForkedChild {
       return true
     }
 
-    /// The parent's side of one run.
+    /// The parent's side of one child.
     private struct Reader {
       let pid: Int32
       let fd: Int32
       let deadline: ContinuousClock.Instant
       let timeout: Duration
+      /// Which try this child is, from 1.
+      let attempt: Int
+      /// Whether a stalled child is killed and reported as ``Outcome/stalled`` (not on the last try).
+      let watchesForStalls: Bool
+      /// Since when the child has slept with no progress, and its CPU time then.
+      var stall: (since: ContinuousClock.Instant, cpuTicks: UInt64)?
+      /// Set when the child was found stalled.
+      var isStalled = false
       var header: [UInt8] = []
       var payload: [UInt8] = []
       var expected: Int?
@@ -151,22 +244,26 @@ package enum ForkedChild {
 
       var isComplete: Bool { expected.map { payload.count == $0 } ?? false }
 
-      mutating func receive() throws(ForkedWalkError) -> [UInt8] {
+      mutating func receive() throws(ForkedWalkError) -> Outcome {
         do throws(ForkedWalkError) {
           try readUntilCompleteOrExited()
         } catch {
           killAndReap()
           throw error
         }
+        if isStalled {
+          killAndReap()
+          return .stalled
+        }
         if status == nil { try reap() }
         return try verdict()
       }
 
       /// The answer, judged by the child's exit and the bytes it sent.
-      func verdict() throws(ForkedWalkError) -> [UInt8] {
+      func verdict() throws(ForkedWalkError) -> Outcome {
         let status = status ?? 0
         let signal = status & 0x7F
-        if signal != 0 && signal != 0x7F { throw .childCrashed(signal: signal) }
+        if signal != 0 && signal != 0x7F { return .crashed(signal) }
         let exitStatus = (status >> 8) & 0xFF
         if exitStatus != 0 { throw .childExited(status: exitStatus) }
         guard let expected else {
@@ -176,13 +273,13 @@ package enum ForkedChild {
           throw .malformedData(
             "the child exited after \(payload.count) of the \(expected) bytes it announced")
         }
-        return payload
+        return .bytes(payload)
       }
 
       mutating func readUntilCompleteOrExited() throws(ForkedWalkError) {
         while !isComplete {
           let left = deadline - .now
-          guard left > .zero else { throw .timedOut(after: timeout) }
+          guard left > .zero else { throw .timedOut(after: timeout, tries: attempt) }
           var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
           let ready = poll(&entry, 1, min(Self.exitCheckInterval, Self.milliseconds(left)))
           if ready < 0 {
@@ -193,6 +290,10 @@ package enum ForkedChild {
             // Silent: has the child gone? Then take what it left in the pipe and stop.
             if try reapIfExited() {
               try drain()
+              return
+            }
+            if watchesForStalls && hasStalled() {
+              isStalled = true
               return
             }
             continue
@@ -214,6 +315,7 @@ package enum ForkedChild {
           throw .systemCallFailed("read", errno: errno)
         }
         if count == 0 { return false }
+        stall = nil
         if expected == nil {
           header += scratch[..<count]
           if header.count == 8 {
@@ -263,11 +365,51 @@ package enum ForkedChild {
         while try !reapIfExited() {
           guard deadline - .now > .zero else {
             killAndReap()
-            throw .timedOut(after: timeout)
+            throw .timedOut(after: timeout, tries: attempt)
           }
           usleep(pause)
           pause = min(pause * 2, 5_000)
         }
+      }
+
+      /// Whether the child has slept for ``ForkedChild/stallWindow`` without using CPU time or
+      /// sending a byte (sending resets `stall`): a child blocked on a lock held at the fork. A child
+      /// that is working but waits for a processor is runnable, not asleep. Linux only (it reads
+      /// `/proc/PID/stat`); elsewhere never.
+      mutating func hasStalled() -> Bool {
+        guard let (state, ticks) = Self.schedulerState(of: pid), state == UInt8(ascii: "S") else {
+          stall = nil
+          return false
+        }
+        guard let stall, stall.cpuTicks == ticks else {
+          self.stall = (.now, ticks)
+          return false
+        }
+        return ContinuousClock.now - stall.since >= ForkedChild.stallWindow
+      }
+
+      /// The process's state letter (`R`, `S`, `D`, `Z`…) and its CPU time in clock ticks (user and
+      /// system), from `/proc/PID/stat`; nil when it cannot be read.
+      static func schedulerState(of pid: Int32) -> (state: UInt8, cpuTicks: UInt64)? {
+        #if os(Linux)
+          let file = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+          guard file >= 0 else { return nil }
+          defer { close(file) }
+          var buffer = [UInt8](repeating: 0, count: 1024)
+          let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+          guard count > 0 else { return nil }
+          // "pid (name) S ppid …": the name may hold spaces and parentheses, so fields are
+          // counted from the last ')'. After it: state (3), …, utime (14), stime (15).
+          guard let nameEnd = buffer[..<count].lastIndex(of: UInt8(ascii: ")")) else { return nil }
+          let fields = buffer[(nameEnd + 1)..<count].split(separator: UInt8(ascii: " "))
+          guard fields.count > 12, let state = fields[0].first,
+            let user = UInt64(String(decoding: fields[11], as: UTF8.self)),
+            let system = UInt64(String(decoding: fields[12], as: UTF8.self))
+          else { return nil }
+          return (state, user + system)
+        #else
+          return nil
+        #endif
       }
 
       /// Kills the child and waits for it: it cannot ignore `SIGKILL`, so this does not block long.
