@@ -111,7 +111,8 @@ extension CensusTests {
             \(holder).capture 1
           Shortest retainer path, held by a \(holder):
             \(holder)
-             ├─ capture 1 → FireAndForget
+              ↓ capture 1
+            FireAndForget
           """)
       // The forked search (fork handlers keep the census's lock for tasks and blocks usable there).
       #expect(try HeapCensus.retainers(isolating: object) == report)
@@ -203,7 +204,8 @@ extension CensusTests {
             \(holder).capture 0
           Shortest retainer path, held by a \(holder):
             \(holder)
-             ├─ capture 0 → DelayedWork
+              ↓ capture 0
+            DelayedWork
           """)
       #expect(
         report.dot() == """
@@ -249,7 +251,8 @@ extension CensusTests {
             \(holder).capture 0
           Shortest retainer path, held by a \(holder):
             \(holder)
-             ├─ capture 0 → StoredWorkItem
+              ↓ capture 0
+            StoredWorkItem
           """)
       object.item = nil
       _ = consume object
