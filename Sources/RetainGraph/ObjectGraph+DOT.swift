@@ -168,7 +168,12 @@ private struct DOTWriter {
   /// wrapped when long; the full name is the node's tooltip.
   private func name(of node: Node) -> String {
     if style.qualifiedTypeNames { return DOTText.wrapped(DOTText.abbreviated(node.typeName)) }
-    let name = node.kind == .closure ? DOTText.closureLabel(node.shortTypeName) : node.shortTypeName
+    let name =
+      switch node.kind {
+      case .closure: DOTText.closureLabel(node.shortTypeName)
+      case .task: Advice.taskDisplayName(node.typeName)
+      default: node.shortTypeName
+      }
     return DOTText.wrapped(DOTText.abbreviated(name))
   }
 
@@ -195,8 +200,13 @@ private struct DOTWriter {
     var attributes: [String] = []
     switch edge.ownership {
     case .strong:
+      // A word of a suspended frame is a conservative reference: drawn dashed.
+      let isFrame = graph.nodes[edge.from].kind == .task && edge.label == Advice.suspendedFrameLabel
       if let cycle = cycleOf[edge.from], cycleOf[edge.to] == cycle {
-        attributes += ["color=\"#cc0000\"", "fontcolor=\"#cc0000\"", "penwidth=2.5", "style=bold"]
+        attributes += ["color=\"#cc0000\"", "fontcolor=\"#cc0000\"", "penwidth=2.5"]
+        attributes.append(isFrame ? "style=\"bold,dashed\"" : "style=bold")
+      } else if isFrame {
+        attributes.append("style=dashed")
       }
     case .weak:
       label += " (weak)"

@@ -32,7 +32,7 @@ public func verifyDeallocated<Object: AnyObject>(
   timeout: Duration = .seconds(1),
   options: GraphOptions = GraphOptions(),
   isolation: isolated (any Actor)? = #isolation,
-  _ make: () async throws -> Object
+  _ make: nonisolated(nonsending) () async throws -> Object
 ) async rethrows -> String? {
   try await deallocationFailure(timeout: timeout, options: options, isolation: isolation, make)?.fullText
 }
@@ -90,7 +90,7 @@ public func assertDeallocated<Object: AnyObject>(
   filePath: StaticString = #filePath,
   line: UInt = #line,
   column: UInt = #column,
-  _ make: () async throws -> Object
+  _ make: nonisolated(nonsending) () async throws -> Object
 ) async rethrows {
   let failure = try await deallocationFailure(timeout: timeout, options: options, isolation: isolation, make)
   guard let failure else { return }
@@ -117,10 +117,11 @@ private func deallocationFailure<Object: AnyObject>(
   timeout: Duration, options: GraphOptions, _ make: () throws -> Object
 ) rethrows -> LeakFailure? {
   let probe = try probe(make)
-  if waitUntil(timeout: timeout, { !probe.isAlive }) { return nil }
+  let wait = waitForRelease([probe], timeout: timeout, options: options)
+  if wait == .released { return nil }
   guard
     var failure = survivorFailure(
-      probe, timeout: timeout, options: options, after: "the closure that made it returned")
+      probe, wait: wait, options: options, after: "the closure that made it returned")
   else { return nil }
   if isBlockingTheMainQueue, !failure.message.contains("Why: a retain cycle") {
     failure.message +=
@@ -133,10 +134,11 @@ private func deallocationFailure<Object: AnyObject>(
 
 private func deallocationFailure<Object: AnyObject>(
   timeout: Duration, options: GraphOptions, isolation: isolated (any Actor)?,
-  _ make: () async throws -> Object
+  _ make: nonisolated(nonsending) () async throws -> Object
 ) async rethrows -> LeakFailure? {
   let probe = try await probe(isolation: isolation, make)
-  if await waitUntil(timeout: timeout, { !probe.isAlive }) { return nil }
+  let wait = await waitForRelease([probe], timeout: timeout, options: options)
+  if wait == .released { return nil }
   return survivorFailure(
-    probe, timeout: timeout, options: options, after: "the closure that made it returned")
+    probe, wait: wait, options: options, after: "the closure that made it returned")
 }

@@ -15,6 +15,8 @@ public import RetainGraph
 ///   - options: limits and filters for the walks.
 ///   - scenario: one run of the scenario; it should return `root` to its starting state.
 /// - Returns: the failure text, or nil when nothing grew.
+// Disfavoured so that an `await`ed call in async code picks the async twin.
+@_disfavoredOverload
 public func verifyNoGrowth<Root>(
   iterations: Int = 5,
   of root: Root,
@@ -26,6 +28,33 @@ public func verifyNoGrowth<Root>(
   if let failure = analysis.tooFewIterations { return failure.fullText }
   for _ in 0..<iterations {
     try scenario(root)
+    analysis.snapshot(root)
+  }
+  return analysis.failure()?.fullText
+}
+
+/// The async twin of ``verifyNoGrowth(iterations:of:allowing:options:_:)-(_,_,_,_,(Root)->Void)``,
+/// for scenarios that await.
+/// - Parameters:
+///   - iterations: how many times to run the scenario; at least 4 (default 5).
+///   - root: what the scenario runs on, and where the walk starts.
+///   - allowances: types or holders' properties that may keep a number of survivors.
+///   - options: limits and filters for the walks.
+///   - isolation: the caller's actor, inferred.
+///   - scenario: one run of the scenario; it should return `root` to its starting state.
+/// - Returns: the failure text, or nil when nothing grew.
+public func verifyNoGrowth<Root>(
+  iterations: Int = 5,
+  of root: Root,
+  allowing allowances: [GrowthAllowance] = [],
+  options: GraphOptions = GraphOptions(),
+  isolation: isolated (any Actor)? = #isolation,
+  _ scenario: nonisolated(nonsending) (Root) async throws -> Void
+) async rethrows -> String? {
+  var analysis = GrowthAnalysis(iterations: iterations, allowances: allowances, options: options)
+  if let failure = analysis.tooFewIterations { return failure.fullText }
+  for _ in 0..<iterations {
+    try await scenario(root)
     analysis.snapshot(root)
   }
   return analysis.failure()?.fullText

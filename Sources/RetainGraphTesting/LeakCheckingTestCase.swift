@@ -48,7 +48,8 @@ open class LeakCheckingTestCase: XCTestCase {
   private func checkSweep(_ sweep: PropertySweep) {
     let probes = sweep.probes
     sweep.probes = []
-    if waitUntil(timeout: leakCheckTimeout, { probes.allSatisfy { !$0.probe.isAlive } }) { return }
+    let wait = waitForRelease(probes.map(\.probe), timeout: leakCheckTimeout, options: GraphOptions())
+    if wait == .released { return }
     let stillHeld = Set(heldObjects().filter { $0.ownership == .strong }.map { ObjectIdentifier($0.object) })
     for entry in probes {
       guard let object = entry.probe.object else { continue }
@@ -68,7 +69,7 @@ open class LeakCheckingTestCase: XCTestCase {
         message = text
       } else {
         message =
-          "\(named) held \(entry.probe.typeName), which is still alive \(leakCheckTimeout) after tearDown(), "
+          "\(named) held \(entry.probe.typeName), which \(wait.stillAlive(after: "tearDown()")), "
           + "although the test no longer holds it.\n\(why)"
       }
       let files = GraphAttachment.files(

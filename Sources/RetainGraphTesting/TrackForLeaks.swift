@@ -65,20 +65,21 @@ extension XCTestCase {
     let testName = name
     addTeardownBlock { [weak self] in
       release?()
-      guard !waitUntil(timeout: timeout, { !probe.isAlive }) else { return }
+      let wait = waitForRelease([probe], timeout: timeout, options: options)
+      guard wait != .released else { return }
       let subject = "\(probe.typeName) (tracked for leaks)"
       let moment = release == nil ? "the test ended" : "the test ended and `after:` released it"
       if let self, let object = probe.object, let held = self.heldByTestCase(object, options: options) {
         let (why, graph) = Explanation.ofSurvivor(object, options: options)
         var text =
-          "\(subject) is still alive \(timeout) after \(moment).\n"
+          "\(subject) \(wait.stillAlive(after: moment)).\n"
           + held.explanation(afterGiven: release != nil)
         if why.hasPrefix("Why: a retain cycle") { text += "\nOnce released, it would still leak. " + why }
         LeakFailure(message: text, graphs: [("retain-graph-\(probe.typeName)", graph)])
           .record(at: site, testName: testName)
         return
       }
-      survivorFailure(probe, timeout: timeout, options: options, subject: subject, after: moment)?
+      survivorFailure(probe, wait: wait, options: options, subject: subject, after: moment)?
         .record(at: site, testName: testName)
     }
   }

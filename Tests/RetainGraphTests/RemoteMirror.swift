@@ -100,6 +100,10 @@
     private let childOfInstance: ChildOfInstance
     private let infoForTypeRef: InfoForTypeRef
     private let copyDemangledName: CopyDemangledName
+    /// `swift_async_task_info_t swift_reflection_asyncTaskInfo(ctx, swift_reflection_ptr_t)`,
+    /// result in memory (it is larger than two registers).
+    private typealias AsyncTaskInfo = @convention(c) (UnsafeMutableRawPointer, OpaquePointer, UInt64) -> Void
+    private let asyncTaskInfo: AsyncTaskInfo
 
     private init() throws(LoadError) {
       let loaded = Image.loaded()
@@ -126,6 +130,7 @@
       infoForTypeRef = try symbol("swift_reflection_infoForTypeRef", as: InfoForTypeRef.self)
       copyDemangledName = try symbol(
         "swift_reflection_copyDemangledNameForTypeRef", as: CopyDemangledName.self)
+      asyncTaskInfo = try symbol("swift_reflection_asyncTaskInfo", as: AsyncTaskInfo.self)
 
       let reader = Reader()
       self.reader = reader
@@ -178,6 +183,22 @@
           name: name, offset: Int(raw.load(fromByteOffset: 8, as: UInt32.self)),
           kind: LayoutKind(rawValue: raw.load(fromByteOffset: 12, as: UInt32.self)), typeRef: typeRef,
           typeName: typeName, size: size)
+      }
+    }
+
+    /// What `swift_reflection_asyncTaskInfo` says of a task: the raw bytes of its
+    /// `swift_async_task_info_t` (copied out before the next call), or its error. The struct's
+    /// layout differs between toolchains, so callers read it with `AsyncTaskInfoLayout`.
+    func taskInfo(of task: UnsafeRawPointer) -> Result<[UInt8], LoadError> {
+      lock.withLock { _ in
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 8)
+        defer { raw.deallocate() }
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: 256)
+        asyncTaskInfo(raw, context, UInt64(UInt(bitPattern: task)))
+        if let error = raw.load(as: UnsafePointer<CChar>?.self) {
+          return .failure(LoadError(description: String(cString: error)))
+        }
+        return .success(Array(UnsafeRawBufferPointer(start: raw, count: 256)))
       }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphTestSupport
 import Testing
 
 @testable import RetainGraph
@@ -99,5 +100,26 @@ struct TaskTests {
     let task = try! #require(graph.nodes.first { $0.kind == .task })
     let fromTask = graph.edges.filter { $0.from == task.id && $0.to == 0 }
     #expect(fromTask.map(\.label) == ["suspended frame"], "\(graph.edges)")
+  }
+
+  /// The report and the picture of a cycle through a stored task, and of one through a suspended
+  /// frame, compared whole.
+  @Test func reportsAndPicturesNameTheTask() async {
+    let (poller, stopPoller) = await TaskPoller.make()
+    defer { stopPoller() }
+    let pollerGraph = ObjectGraph(reflecting: poller)
+    assertGolden(pollerGraph.report(), named: "poller.report")
+    assertGolden(pollerGraph.dot(), named: "poller", pathExtension: "dot")
+    let fix = pollerGraph.cycles.first?.fixPlan.first?.fix
+    #expect(
+      fix
+        == "the task stored in TaskPoller.task runs closure #1 in TaskPoller.start(), which captures self strongly: capture `[weak self]` and re-check it after each await, or cancel the task when the TaskPoller is done (its deinit cannot run while the task holds it)"
+    )
+
+    let (consumer, stopConsumer) = await StreamConsumer.make({ $0.startUnwrappingOnce() }, elements: 1)
+    defer { stopConsumer() }
+    let frameGraph = ObjectGraph(reflecting: consumer)
+    assertGolden(frameGraph.report(), named: "frame.report")
+    assertGolden(frameGraph.dot(), named: "frame", pathExtension: "dot")
   }
 }

@@ -27,6 +27,11 @@ enum RetainerSearch {
   }
 
   static func report(for target: AnyObject) -> RetainerReport {
+    // The search keeps every object it reads alive: reference-count audits must not count then.
+    HeapWideRetains.during { unguardedReport(for: target) }
+  }
+
+  private static func unguardedReport(for target: AnyObject) -> RetainerReport {
     let before = CensusTable.nextSequence
     CensusTable.settle()
     let targetAddress = UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque())

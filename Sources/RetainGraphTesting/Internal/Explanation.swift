@@ -50,11 +50,11 @@ enum Explanation {
 /// The failure for an object that should be gone: "`subject` is still alive `timeout` after `moment`",
 /// with why. Nil when the object went while this ran.
 func survivorFailure(
-  _ probe: WeakProbe, timeout: Duration, options: GraphOptions, subject: String? = nil, after moment: String
+  _ probe: WeakProbe, wait: ReleaseWait, options: GraphOptions, subject: String? = nil, after moment: String
 ) -> LeakFailure? {
   guard let object = probe.object else { return nil }
   let (why, graph) = Explanation.ofSurvivor(object, options: options)
   return LeakFailure(
-    message: "\(subject ?? probe.typeName) is still alive \(timeout) after \(moment).\n\(why)",
+    message: "\(subject ?? probe.typeName) \(wait.stillAlive(after: moment)).\n\(why)",
     graphs: [("retain-graph-\(probe.typeName)", graph)])
 }

@@ -26,10 +26,11 @@ final class LeakRegistry: Sendable {
       return entries.map { ($0.probe, $0.site) }
     }
     guard !tracked.isEmpty else { return }
-    _ = await waitUntil(timeout: timeout) { tracked.allSatisfy { !$0.0.probe.isAlive } }
+    let wait = await waitForRelease(tracked.map(\.0.probe), timeout: timeout, options: options)
+    guard wait != .released else { return }
     for (probe, site) in tracked {
       survivorFailure(
-        probe.probe, timeout: timeout, options: options,
+        probe.probe, wait: wait, options: options,
         subject: "\(probe.probe.typeName) (tracked for leaks)",
         after: "the test ended"
       )?.record(at: site)

@@ -21,10 +21,21 @@ struct ProbedGraph {
 /// objects are released when it returns.
 @inline(never)
 func probeGraph<Root>(_ make: () throws -> Root, options: GraphOptions) rethrows -> ProbedGraph {
-  let (graph, objects) = ObjectGraph.walk(try make(), options: options)
+  probe(ObjectGraph.walk(try make(), options: options))
+}
+
+/// The async twin of ``probeGraph(_:options:)``.
+@inline(never)
+func probeGraph<Root>(
+  isolation: isolated (any Actor)?, _ make: () async throws -> Root, options: GraphOptions
+) async rethrows -> ProbedGraph {
+  probe(ObjectGraph.walk(try await make(), options: options))
+}
+
+private func probe(_ walk: (graph: ObjectGraph, objects: [AnyObject?])) -> ProbedGraph {
   var probes: [(id: Node.ID, probe: WeakProbe)] = []
-  for (id, object) in objects.enumerated() {
+  for (id, object) in walk.objects.enumerated() {
     if let object { probes.append((id, WeakProbe(object))) }
   }
-  return ProbedGraph(graph: graph, probes: probes)
+  return ProbedGraph(graph: walk.graph, probes: probes)
 }

@@ -1,5 +1,6 @@
 internal import Dispatch
 internal import Foundation
+internal import RetainGraph
 
 /// Waits until `isDone()` is true or `timeout` has passed, and tells which happened.
 ///
@@ -68,4 +69,151 @@ private enum MainQueueMarker {
   }()
 
   static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+}
+
+// MARK: - Waiting for objects to be released
+
+/// How long a check waits before it asks whether anything can still release a survivor.
+let releaseGracePeriod = Duration.milliseconds(20)
+
+/// How a wait for probed objects to go ended.
+enum ReleaseWait: Equatable {
+  /// Every probed object went.
+  case released
+  /// Survivors remain after `checkedAfter`, and nothing outside their graphs refers to any of their
+  /// objects: no queued block, task, timer or other thread can release them, so the wait ended early.
+  case unreleasable(checkedAfter: Duration, timeout: Duration)
+  /// Survivors remain after the whole timeout.
+  case timedOut(Duration)
+
+  /// `is still alive 1.0 seconds after the test ended`, or, when the wait ended early, why it did.
+  func stillAlive(_ verb: String = "is", after moment: String) -> String {
+    switch self {
+    case .released, .timedOut:
+      let timeout = if case .timedOut(let timeout) = self { timeout } else { Duration.zero }
+      return "\(verb) still alive \(timeout) after \(moment)"
+    case .unreleasable(let checkedAfter, let timeout):
+      return "\(verb) still alive after \(moment), and nothing can release "
+        + "\(verb == "is" ? "it" : "them"): nothing outside "
+        + "\(verb == "is" ? "its" : "their") graph refers to "
+        + "\(verb == "is" ? "it" : "them") or to what \(verb == "is" ? "it holds" : "they hold") "
+        + (checkedAfter < timeout
+          ? "(checked after \(Self.milliseconds(checkedAfter)) ms instead of waiting \(timeout))"
+          : "(checked after waiting \(timeout))")
+    }
+  }
+
+  private static func milliseconds(_ duration: Duration) -> Int {
+    Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+  }
+}
+
+/// Waits until every probed object is gone, at most `timeout`. After ``releaseGracePeriod`` (and
+/// every 100 ms after that) it audits the survivors' graphs: when nothing outside them refers to any
+/// of their objects, nothing can ever release them, and it returns at once instead of waiting out
+/// the timeout.
+func waitForRelease(_ probes: [WeakProbe], timeout: Duration, options: GraphOptions) -> ReleaseWait {
+  let clock = ContinuousClock()
+  let start = clock.now
+  let deadline = start.advanced(by: timeout)
+  var audit = start.advanced(by: min(releaseGracePeriod, timeout))
+  while true {
+    let stop = min(audit, deadline)
+    if waitUntil(timeout: max(.zero, clock.now.duration(to: stop)), { probes.allSatisfy { !$0.isAlive } }) {
+      return .released
+    }
+    let now = clock.now
+    // Audited even at the deadline: a wait that could not run in time (a busy thread pool) still
+    // says whether anything could have released them.
+    if survivorsAreUnreleasable(probes, options: options) {
+      return .unreleasable(checkedAfter: start.duration(to: now), timeout: timeout)
+    }
+    if now >= deadline { return .timedOut(timeout) }
+    audit = now.advanced(by: .milliseconds(100))
+  }
+}
+
+/// The async twin of ``waitForRelease(_:timeout:options:)``: suspends between checks.
+func waitForRelease(
+  _ probes: [WeakProbe], timeout: Duration, options: GraphOptions,
+  isolation: isolated (any Actor)? = #isolation
+) async -> ReleaseWait {
+  let clock = ContinuousClock()
+  let start = clock.now
+  let deadline = start.advanced(by: timeout)
+  var audit = start.advanced(by: min(releaseGracePeriod, timeout))
+  while true {
+    let stop = min(audit, deadline)
+    let gone = await waitUntil(timeout: max(.zero, clock.now.duration(to: stop))) {
+      probes.allSatisfy { !$0.isAlive }
+    }
+    if gone { return .released }
+    let now = clock.now
+    if survivorsAreUnreleasable(probes, options: options) {
+      return .unreleasable(checkedAfter: start.duration(to: now), timeout: timeout)
+    }
+    if now >= deadline || Task.isCancelled { return .timedOut(timeout) }
+    audit = now.advanced(by: .milliseconds(100))
+  }
+}
+
+/// Whether no reference from outside the survivors' graphs reaches any of their objects (the
+/// probes' own weak references excepted). At most 20 survivors are audited; more are waited for.
+private func survivorsAreUnreleasable(_ probes: [WeakProbe], options: GraphOptions) -> Bool {
+  var probesByAddress: [UInt: Set<ObjectIdentifier>] = [:]
+  for probe in probes {
+    guard let object = probe.object else { continue }
+    probesByAddress[UInt(bitPattern: ObjectIdentifier(object)), default: []].insert(ObjectIdentifier(probe))
+  }
+  let survivors = probes.filter(\.isAlive)
+  guard !survivors.isEmpty, survivors.count <= 20 else { return false }
+  var auditOptions = options
+  auditOptions.maxNodes = min(options.maxNodes, 10_000)
+  return survivors.allSatisfy { probe in
+    isUnreleasable(probe, options: auditOptions) { probesByAddress[$0]?.count ?? 0 }
+  }
+}
+
+/// Audits the graph of one survivor, counting none of the references this code path holds to it
+/// (see ``auditTemporaries``).
+@inline(never)
+private func audit(
+  _ probe: WeakProbe, options: GraphOptions, knownWeakReferences: (UInt) -> Int
+) -> OutsideReferenceAudit? {
+  guard let object = probe.object else { return nil }
+  return withExtendedLifetime(object) {
+    ObjectGraph.auditOutsideReferences(
+      of: object, callerReferences: 0, options: options, knownWeakReferences: knownWeakReferences)
+  }
+}
+
+/// How many strong references ``audit(_:options:knownWeakReferences:)`` itself holds to the audited
+/// object (its weak load, and whatever copies the build keeps), measured on an object whose only
+/// other holder is known: the count differs between debug and release builds.
+private let auditTemporaries: Int? = {
+  final class Control {}
+  let control = Control()
+  let probe = WeakProbe(control)
+  return withExtendedLifetime(control) {
+    let result = audit(probe, options: GraphOptions()) { _ in 1 }
+    guard let result, result.incomplete == nil, result.outsideReferences.count == 1,
+      let root = result.outsideReferences.first, root.node == 0,
+      root.counts.weak == 0, root.counts.unowned == 0, root.counts.strong >= 2
+    else { return nil }
+    // `control` is the one holder besides the audit.
+    return root.counts.strong - 1
+  }
+}()
+
+/// Whether nothing outside the survivor's graph refers to any of its objects.
+private func isUnreleasable(
+  _ probe: WeakProbe, options: GraphOptions, knownWeakReferences: (UInt) -> Int
+) -> Bool {
+  guard let temporaries = auditTemporaries,
+    let result = audit(probe, options: options, knownWeakReferences: knownWeakReferences),
+    result.incomplete == nil
+  else { return false }
+  return result.outsideReferences.allSatisfy {
+    $0.node == 0 && $0.counts == ReferenceCounts(strong: temporaries, weak: 0, unowned: 0)
+  }
 }

@@ -1,5 +1,8 @@
 /// A weak reference to an object, with the names to report it by once it may be gone.
-struct WeakProbe {
+///
+/// A class, so that copies of a probe share its one weak reference: the runtime's weak count of the
+/// object then tells the probes apart from other weak references (``waitForRelease(_:timeout:options:)``).
+final class WeakProbe {
   /// The object, or nil once it was deinitialised.
   weak var object: AnyObject?
   /// The object's type without module qualifiers (`Presenter`).

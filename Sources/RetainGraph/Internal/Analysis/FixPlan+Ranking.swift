@@ -68,6 +68,10 @@ extension FixPlan {
     let label = storage.label(edge)
     let targetIsClosure = storage.nodeKinds[Int(edge.to)] == .closure
     if storage.nodeKinds[Int(edge.from)] == .closure { return targetIsClosure ? 6 : 0 }
+    // A task is held by a `Task` value (it cannot be weak) and holds its closure; what the
+    // closure captures, or the task's frame holds, is the reference to fix.
+    if storage.nodeKinds[Int(edge.to)] == .task { return 6 }
+    if storage.nodeKinds[Int(edge.from)] == .task { return targetIsClosure ? 6 : 0 }
     if EdgeLabel.isMethodReference(label) || EdgeLabel.isSingleCapture(label) { return 0 }
     if targetIsClosure || EdgeLabel.isClosureStorage(label) { return 6 }
     let property = (EdgeLabel.property(of: label) ?? label).lowercased()

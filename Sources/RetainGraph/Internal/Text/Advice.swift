@@ -23,6 +23,7 @@ enum Advice {
         + "\(targetName) itself, or end what holds it (cancel, invalidate, remove) when done"
     }
 
+    if let fix = taskFix(breaking: edge, loop: loop, in: storage) { return fix }
     if storage.nodeKinds[holder] == .closure {
       // A closure context captures the object: name the closure, and where it is stored.
       let stored =

@@ -2,8 +2,11 @@ extension ObjectGraph {
   /// How a node is named in a trace and in advice: the short type name, or for a closure its
   /// function without the module (`closure #1 in CartViewModel.init()`).
   package func displayName(_ node: Node.ID) -> String {
-    storage.nodeKinds[node] == .closure
-      ? Advice.closureName(storage.typeName(node)) : storage.shortTypeName(node)
+    switch storage.nodeKinds[node] {
+    case .closure: Advice.closureName(storage.typeName(node))
+    case .task: Advice.taskDisplayName(storage.typeName(node))
+    default: storage.shortTypeName(node)
+    }
   }
 
   /// One reference of a leak trace, below its holder: `  ↓ label`, with the ownership when it is

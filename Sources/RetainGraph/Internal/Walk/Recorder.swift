@@ -162,9 +162,10 @@ struct Recorder {
   // MARK: - The end
 
   /// Ends the recording: releases every object the walk kept alive (after handing them to the
-  /// result when `keepingObjects`) and returns the storage and the objects' addresses.
+  /// result when `keepingObjects`; closure contexts too when `keepingContexts`) and returns the
+  /// storage and the objects' addresses.
   mutating func finish(
-    keepingObjects: Bool
+    keepingObjects: Bool, keepingContexts: Bool = false
   ) -> (storage: GraphStorage, objects: [AnyObject?], objectAddresses: [UInt]) {
     identities = IdentityTable(capacity: 0)
     let objectAddresses = keepAlive.indices.map { id -> UInt in
@@ -174,7 +175,8 @@ struct Recorder {
     var objects: [AnyObject?] = []
     if keepingObjects {
       objects = keepAlive.indices.map {
-        nodeKinds[$0] == .object ? keepAlive[$0]?.takeUnretainedValue() : nil
+        nodeKinds[$0] == .object || (keepingContexts && nodeKinds[$0] == .closure)
+          ? keepAlive[$0]?.takeUnretainedValue() : nil
       }
     }
     for object in keepAlive { object?.release() }

@@ -1,10 +1,4 @@
 extension Walker {
-  /// The label of the reference from a task to the closure it runs (its context, or the one object
-  /// it captured): `operation (closure)`, `operation (closure) → capture 0`.
-  static let taskOperationPath = "operation"
-  /// The label of a reference found in a suspended task's frames.
-  static let suspendedFrameLabel = "suspended frame"
-
   /// Records the one-word strong reference stored at `address` (`Task`, `UnsafeCurrentTask`,
   /// `Builtin.NativeObject`): an edge to a task node when it is a task, to the object otherwise.
   mutating func addNativeObject(at address: UnsafeRawPointer, label: PendingLabel) {
@@ -43,7 +37,7 @@ extension Walker {
       } else if let operation = state.operation,
         let (_, closureName) = ClosureLayout.unwrappingThunks(operation)
       {
-        name = "task (\(closureName ?? "closure"))"
+        name = Advice.taskName(closure: closureName)
       } else {
         name = "task"
       }
@@ -66,7 +60,7 @@ extension Walker {
   mutating func expandTask(_ task: UnsafeRawPointer) {
     guard let state = TaskLayout.state(of: task), !state.isComplete else { return }
     if let operation = state.operation, operation.context != nil {
-      addClosure(operation, label: PendingLabel(base: Self.taskOperationPath))
+      addClosure(operation, label: PendingLabel(base: Advice.taskOperationPath))
     }
     if state.isRunning {
       note(
@@ -108,7 +102,7 @@ extension Walker {
       }
       current = taskNode
       for target in targets {
-        appendEdge(to: target, label: PendingLabel(base: Self.suspendedFrameLabel), ownership: .strong)
+        appendEdge(to: target, label: PendingLabel(base: Advice.suspendedFrameLabel), ownership: .strong)
       }
     }
   }

@@ -60,8 +60,9 @@ struct Walker {
 
   // MARK: - The loop
 
-  /// Walks from `root`. With `keepingObjects`, the result holds every node's object.
-  mutating func walk(_ root: Any, keepingObjects: Bool = false) -> WalkResult {
+  /// Walks from `root`. With `keepingObjects`, the result holds every node's object (and, with
+  /// `keepingContexts`, every closure context's).
+  mutating func walk(_ root: Any, keepingObjects: Bool = false, keepingContexts: Bool = false) -> WalkResult {
     addRoot(Self.unwrapOptionals(root))
     // Nodes are expanded in the order they were found: breadth-first.
     var next = recorder.nodeKinds.first == .value ? 1 : 0
@@ -76,7 +77,8 @@ struct Walker {
       }
     }
     linkSuspendedFrames()
-    let (storage, objects, objectAddresses) = recorder.finish(keepingObjects: keepingObjects)
+    let (storage, objects, objectAddresses) = recorder.finish(
+      keepingObjects: keepingObjects, keepingContexts: keepingContexts)
     return WalkResult(
       storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes,
       objects: objects,

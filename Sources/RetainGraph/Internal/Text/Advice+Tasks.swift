@@ -1,0 +1,79 @@
+/// Advice for references a task holds (issue 19): the captures of the closure a task runs, and
+/// what its suspended frames hold.
+extension Advice {
+  /// The label of the reference from a task to its closure (`operation (closure)`, or
+  /// `operation (closure) → capture 0` when the closure captured one object).
+  static let taskOperationPath = "operation"
+  /// The label of a reference found in a suspended task's frames.
+  static let suspendedFrameLabel = "suspended frame"
+
+  /// A task node's name: `task (` the closure it runs `)`, or `task (finished)`, `task (running)`,
+  /// `task`.
+  static func taskName(closure: String?) -> String { "task (\(closure ?? "closure"))" }
+
+  /// The closure symbol inside a task node's name, if it names one.
+  static func taskClosureSymbol(_ taskName: String) -> String? {
+    guard taskName.hasPrefix("task ("), taskName.hasSuffix(")") else { return nil }
+    let inner = String(taskName.dropFirst("task (".count).dropLast())
+    return inner.hasPrefix("closure") || inner.hasPrefix("implicit closure") ? inner : nil
+  }
+
+  /// How a task node is displayed: `task (closure #1 in Poller.start())`.
+  static func taskDisplayName(_ taskName: String) -> String {
+    guard let symbol = taskClosureSymbol(taskName) else { return taskName }
+    return "task (\(closureName(symbol)))"
+  }
+
+  /// The fix for weakening `edge` when it is held by a task (its closure's only capture, or a word
+  /// of its suspended frame) or by the closure a task runs; nil for any other reference.
+  static func taskFix(breaking edge: CompactEdge, loop: [Int32], in storage: GraphStorage) -> String? {
+    let holder = Int(edge.from)
+    let label = storage.label(edge)
+    let task: Int
+    let closureSymbol: String?
+    let isFrame: Bool
+    switch storage.nodeKinds[holder] {
+    case .task:
+      guard label == suspendedFrameLabel || EdgeLabel.isSingleCapture(label) else { return nil }
+      task = holder
+      closureSymbol = taskClosureSymbol(storage.typeName(holder))
+      isFrame = label == suspendedFrameLabel
+    case .closure:
+      guard
+        let running = storage.edges.first(where: {
+          Int($0.to) == holder && $0.isStrong && storage.nodeKinds[Int($0.from)] == .task
+        })
+      else { return nil }
+      task = Int(running.from)
+      closureSymbol = storage.typeName(holder)
+      isFrame = false
+    default:
+      return nil
+    }
+    let storing =
+      loop.first { Int(storage.edges[Int($0)].to) == task }.map { storage.edges[Int($0)] }
+      ?? storage.edges.first { Int($0.to) == task && $0.isStrong }
+    let target = Int(edge.to)
+    let targetName = storage.shortTypeName(target)
+    let capturesOwner = storing.map { Int($0.from) == target } ?? false
+    let captured: String
+    if capturesOwner || closureSymbol.map({ $0.contains(" in \(storage.typeName(target)).") }) == true {
+      captured = "self"
+    } else {
+      let short = targetName.prefix { $0 != "<" }
+      captured = short.prefix(1).lowercased() + short.dropFirst()
+    }
+    let place = storing.map {
+      "\(storage.shortTypeName(Int($0.from))).\(EdgeLabel.storagePath(of: storage.label($0)))"
+    }
+    let theTask = place.map { "the task stored in \($0)" } ?? "a task"
+    let closure = closureSymbol.map(closureName)
+    if isFrame {
+      return "the frame of \(theTask)\(closure.map { " (\($0))" } ?? "") holds a strong \(captured) "
+        + "across an await: re-check `\(captured)` after each await or cancel the task"
+    }
+    return "\(theTask) runs \(closure ?? "a closure"), which captures \(captured) strongly: capture "
+      + "`[weak \(captured)]` and re-check it after each await, or cancel the task when the "
+      + "\(targetName) is done (its deinit cannot run while the task holds it)"
+  }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import RetainGraph
+import RetainGraphTestSupport
+import RetainGraphTesting
+import Synchronization
+import Testing
+
+// Objects for the fail-fast checks: a two-object cycle, a cycle through a closure, and holders that
+// pending work uses to break a cycle later.
+private final class Owner: @unchecked Sendable {
+  var part: Part?
+  var onDone: (@Sendable () -> Void)?
+  var count = 0
+}
+
+private final class Part: @unchecked Sendable {
+  var owner: Owner?
+}
+
+@inline(never) private func twoObjectCycle() -> Owner {
+  let owner = Owner()
+  let part = Part()
+  owner.part = part
+  part.owner = owner
+  return owner
+}
+
+@inline(never) private func closureCycle() -> Owner {
+  let owner = Owner()
+  let part = Part()
+  // Two captures: the closure has a context of its own.
+  owner.onDone = { owner.count += part.owner == nil ? 1 : 2 }
+  return owner
+}
+
+/// How long `body` took, in seconds.
+private func seconds(_ body: () -> Void) -> Double {
+  let start = ContinuousClock.now
+  body()
+  let elapsed = ContinuousClock.now - start
+  return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+}
+
+@Suite("A survivor nothing can release fails at once")
+struct FailFastTests {
+  @Test func aCycleNothingOutsideRefersToFailsWithoutWaitingTheTimeout() {
+    var failure: String?
+    let elapsed = seconds { failure = verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() } }
+    #expect(failure?.contains("and nothing can release it") == true)
+    #expect(failure?.contains("instead of waiting 20.0 seconds") == true)
+    // The timeout is 20 s: anything near it means the wait was not cut short.
+    #expect(elapsed < 10)
+  }
+
+  @Test func aClosureCycleFailsAtOnceToo() {
+    var failure: String?
+    let elapsed = seconds { failure = verifyDeallocated(timeout: .seconds(20)) { closureCycle() } }
+    #expect(failure?.contains("and nothing can release it") == true)
+    #expect(elapsed < 10)
+  }
+
+  @Test func asyncTwinFailsAtOnce() async {
+    // At once when the thread pool lets it resume; either way it says nothing can release it.
+    let failure = await verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() }
+    #expect(failure?.contains("and nothing can release it") == true, "\(failure ?? "passed")")
+  }
+
+  @Test func theMessageIsTheGoldenOne() {
+    let failure = verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() }
+    // The audit's time varies: keep the sentence, not the figure.
+    let text = failure?.replacing(/checked after \d+ ms/, with: "checked after N ms")
+    assertGolden(text ?? "passed", named: "two-object-cycle")
+  }
+
+  @Test func aCycleAPendingBlockBreaksStillPasses() {
+    // The block holds the owner strongly and breaks the cycle 100 ms later.
+    let failure = verifyDeallocated(timeout: .seconds(10)) {
+      let owner = twoObjectCycle()
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { owner.part = nil }
+      return owner
+    }
+    #expect(failure == nil)
+  }
+
+  @Test func aCycleAWeakCaptureBreaksStillPasses() {
+    // Only a weak reference from outside: still a way to break the cycle.
+    let failure = verifyDeallocated(timeout: .seconds(10)) {
+      let owner = twoObjectCycle()
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { [weak owner] in
+        owner?.part = nil
+      }
+      return owner
+    }
+    #expect(failure == nil)
+  }
+
+  @Test func aCycleBrokenThroughAnotherMemberStillPasses() {
+    // The pending block holds the part, not the owner: the audit must look at every member.
+    let failure = verifyDeallocated(timeout: .seconds(10)) {
+      let owner = twoObjectCycle()
+      let part = owner.part!
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { part.owner = nil }
+      return owner
+    }
+    #expect(failure == nil)
+  }
+
+  @Test func aCycleBrokenByCallingItsStoredClosureStillPasses() {
+    // The pending block holds the closure's context (a copy of the closure), which clears itself.
+    let failure = verifyDeallocated(timeout: .seconds(10)) {
+      let owner = Owner()
+      owner.onDone = { owner.onDone = nil }
+      let onDone = owner.onDone!
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { onDone() }
+      return owner
+    }
+    #expect(failure == nil)
+  }
+
+  @Test func aCycleHeldFromOutsideUntilTheTimeoutFailsAfterTheTimeout() {
+    let holder = Mutex<Owner?>(nil)
+    var failure: String?
+    let elapsed = seconds {
+      failure = verifyDeallocated(timeout: .milliseconds(300)) {
+        let owner = twoObjectCycle()
+        holder.withLock { $0 = owner }
+        return owner
+      }
+    }
+    #expect(failure?.contains("still alive 0.3 seconds after") == true)
+    #expect(elapsed >= 0.3)
+    holder.withLock { $0?.part = nil }
+  }
+}
+
+@Suite("The outside-reference audit against the runtime")
+struct OutsideReferenceAuditTests {
+  /// Audits `owner`'s graph, the caller's references to `owner` not subtracted.
+  private func audit(_ owner: Owner, probes: Int = 0) -> OutsideReferenceAudit {
+    ObjectGraph.auditOutsideReferences(
+      of: owner, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in probes })
+  }
+
+  @Test func aClosedCycleIsExplainedButForTheCallersReferences() {
+    let owner = twoObjectCycle()
+    defer { owner.part = nil }
+    let result = audit(owner)
+    // Only the root has references the graph does not explain: this test's.
+    #expect(result.incomplete == nil)
+    #expect(result.outsideReferences.map(\.node) == [0])
+    #expect(result.outsideReferences.first?.counts.weak == 0)
+  }
+
+  @Test func aHolderOfAnotherMemberIsNamed() {
+    let owner = twoObjectCycle()
+    defer { owner.part = nil }
+    let part = owner.part!
+    let result = audit(owner)
+    let partNode = result.graph.nodes.first { $0.shortTypeName == "Part" }!.id
+    #expect(result.description(of: partNode) == "1 strong")
+    withExtendedLifetime(part) {}
+  }
+
+  @Test func weakAndUnownedReferencesFromOutsideCount() {
+    let owner = twoObjectCycle()
+    defer { owner.part = nil }
+    let part = owner.part!
+    weak let weakPart = part
+    unowned let unownedPart = part
+    let result = audit(owner)
+    let partNode = result.graph.nodes.first { $0.shortTypeName == "Part" }!.id
+    // `part` itself is one strong reference from outside the graph.
+    #expect(result.description(of: partNode) == "1 strong, 1 weak, 1 unowned")
+    withExtendedLifetime((part, weakPart, unownedPart)) {}
+  }
+
+  @Test func closureContextsAreAudited() {
+    let owner = closureCycle()
+    defer { owner.onDone = nil }
+    let onDone = owner.onDone!
+    let result = audit(owner)
+    let context = result.graph.nodes.first { $0.kind == .closure }
+    #expect(context != nil)
+    #expect(context.flatMap { result.description(of: $0.id) } == "1 strong")
+    withExtendedLifetime(onDone) {}
+  }
+
+  @Test func noAuditWhileACensusSearchHoldsEveryObject() {
+    let owner = twoObjectCycle()
+    defer { owner.part = nil }
+    let during = HeapWideRetains.during { audit(owner) }
+    #expect(during.incomplete != nil)
+    #expect(!during.isClosed)
+    #expect(audit(owner).incomplete == nil)
+  }
+
+  @Test func referenceCountsMatchTheRuntime() {
+    let owner = Owner()
+    let before = ReferenceCounts(of: owner)
+    let other = owner
+    weak let weakOwner = owner
+    let after = ReferenceCounts(of: owner)
+    #expect(after.strong - before.strong == 1)
+    #expect(before.weak == 0 && after.weak == 1)
+    withExtendedLifetime((other, weakOwner)) {}
+  }
+}
+
+// The async twins that had none: assertNoLeaks / verifyNoLeaks and verifyNoGrowth(of:).
+private final class Bus: @unchecked Sendable {
+  var listeners: [Part] = []
+  @MainActor func add() async {
+    await Task.yield()
+    listeners.append(Part())
+  }
+  @MainActor func addAndRemove() async {
+    await add()
+    listeners.removeAll()
+  }
+}
+
+@Suite("Async twins")
+struct AsyncTwinTests {
+  @Test func verifyNoLeaksAsyncExplainsASurvivorAtOnce() async {
+    let failure = await verifyNoLeaks(timeout: .seconds(20)) {
+      await Task.yield()
+      return twoObjectCycle()
+    }
+    let headline = "2 objects reachable from Owner are still alive after Owner was released"
+    #expect(failure?.contains(headline) == true)
+    #expect(failure?.contains("nothing can release them") == true)
+  }
+
+  @Test func verifyNoLeaksAsyncPassesWhenAPendingTaskReleasesTheModule() async {
+    let failure = await verifyNoLeaks(timeout: .seconds(10)) {
+      let owner = twoObjectCycle()
+      // Released on a Dispatch thread: the concurrency pool may be busy with other tests.
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { owner.part = nil }
+      return owner
+    }
+    #expect(failure == nil)
+  }
+
+  @Test @MainActor func assertNoLeaksAsyncRecordsTheFailure() async {
+    await withKnownIssue {
+      await assertNoLeaks(timeout: .seconds(20)) { twoObjectCycle() }
+    } matching: { issue in
+      issue.description.contains("nothing can release them")
+    }
+  }
+
+  @Test @MainActor func verifyNoGrowthAsyncSeesGrowthAndItsAbsence() async {
+    let growing = await verifyNoGrowth(of: Bus()) { bus in await bus.add() }
+    #expect(growing?.contains("Bus.listeners grows by 1 per run") == true)
+    let steady = await verifyNoGrowth(of: Bus()) { bus in await bus.addAndRemove() }
+    #expect(steady == nil)
+  }
+}
