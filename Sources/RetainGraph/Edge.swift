@@ -6,20 +6,81 @@ public struct Edge: Sendable, Hashable {
   public var to: Node.ID
   /// The path from the holder to the held object, as a person would write it: `presenter`,
   /// `items[3]`, `handlers["done"]`, `state.loading`, `greeting (closure) → capture 0`.
+  ///
+  /// The label is for people: to tell what kind of reference an edge is, use ``kind``, and
+  /// ``property`` for the stored property it is in.
   public var label: String
   /// Whether the reference retains its target.
   public var ownership: Ownership
-
+  /// How the reference is stored in its holder: a stored property, a collection's element, a
+  /// closure, a closure's capture, a method reference…
+  public var kind: Kind
   /// The stored property of the holder that the reference is in: `items` for `items[3].owner`,
   /// `greeting` for `greeting (closure) → capture 0`; nil when the holder is a closure context (its
   /// references are captures, `capture 0`, not properties).
-  public var property: String? { EdgeLabel.property(of: label) }
+  public var property: String?
+
+  /// How a reference is stored in its holder (what LeakCanary calls a reference type).
+  ///
+  /// New cases may be added in a minor version (a task's references are the next ones): a
+  /// `switch` over a kind needs a `default:`.
+  public enum Kind: Sendable, Hashable {
+    /// A stored property, or a path of stored properties through values (struct fields, tuple
+    /// elements, optionals, existentials, a ``GraphReflectable`` type's children): `presenter`,
+    /// `pair.1`, `config.owner`.
+    case property
+    /// A path through an enum case's payload (and no collection): `state.loading`,
+    /// `list.node.0`.
+    case enumPayload
+    /// A path through a collection's element or a dictionary's entry: `items[3]`,
+    /// `handlers["done"]`, `items[3].owner`, `cache["key"].key`.
+    case element
+    /// A closure's context, stored at the path; the target is a closure node:
+    /// `greeting (closure)`.
+    case closure
+    /// A closure stored at the path whose only capture is the target, which is then the
+    /// closure's context itself: `greeting (closure) → capture 0`.
+    case singleCapture
+    /// A method reference (`completion = handleResponse`) stored at the path: a closure whose
+    /// context is the method's object. `method` is the method's name, `UseCase.handleResponse(_:)`:
+    /// `completion (method UseCase.handleResponse(_:))`.
+    case methodReference(method: String)
+    /// A closure context's capture number `index` (or a path inside it); the holder is a closure
+    /// node: `capture 0`, `capture 1.owner`.
+    case capture(index: Int)
+    /// A global or static variable (the heap census's searches start from these): its name.
+    case global
+    /// A word of a suspended task's frames equal to the target's address; the holder is a task
+    /// node: `suspended frame`.
+    case suspendedFrame
+  }
+
+  /// Creates an edge whose kind and property are read from its label, as ``label`` describes it
+  /// (`items[3]` is an ``Kind/element``, `capture 0` a ``Kind/capture(index:)``…), the way a
+  /// version 1 JSON snapshot is read.
+  public init(from: Node.ID, to: Node.ID, label: String, ownership: Ownership) {
+    let reference = ReferencePath(inferringFrom: label)
+    self.init(
+      from: from, to: to, label: label, ownership: ownership, kind: reference.kind,
+      property: reference.property)
+  }
 
   /// Creates an edge.
-  public init(from: Node.ID, to: Node.ID, label: String, ownership: Ownership) {
+  /// - Parameters:
+  ///   - from: the holder.
+  ///   - to: the referenced node.
+  ///   - label: the path from the holder, as ``label`` describes it.
+  ///   - ownership: whether the reference retains its target.
+  ///   - kind: how the reference is stored.
+  ///   - property: the holder's stored property the reference is in (nil in a closure context).
+  public init(
+    from: Node.ID, to: Node.ID, label: String, ownership: Ownership, kind: Kind, property: String?
+  ) {
     self.from = from
     self.to = to
     self.label = label
     self.ownership = ownership
+    self.kind = kind
+    self.property = property
   }
 }

@@ -23,6 +23,9 @@ public struct GraphChild {
   public var value: Any
   /// Whether the reference retains its target.
   public var ownership: Ownership
+  /// Whether the child is a global or static variable named by ``label`` (its edges are
+  /// ``Edge/Kind/global``): the heap census's roots.
+  package var isGlobal = false
 
   /// Creates a child reference.
   public init(label: String, value: Any, ownership: Ownership) {
@@ -34,6 +37,13 @@ public struct GraphChild {
   /// A strong reference.
   public static func strong(_ label: String, _ value: Any) -> GraphChild {
     GraphChild(label: label, value: value, ownership: .strong)
+  }
+
+  /// A global or static variable's strong reference (the heap census's roots).
+  package static func global(_ name: String, _ value: Any) -> GraphChild {
+    var child = GraphChild(label: name, value: value, ownership: .strong)
+    child.isGlobal = true
+    return child
   }
 
   /// A weak reference (pass the object it points to now, or nil).

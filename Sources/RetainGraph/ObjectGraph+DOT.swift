@@ -201,7 +201,7 @@ private struct DOTWriter {
     switch edge.ownership {
     case .strong:
       // A word of a suspended frame is a conservative reference: drawn dashed.
-      let isFrame = graph.nodes[edge.from].kind == .task && edge.label == Advice.suspendedFrameLabel
+      let isFrame = graph.nodes[edge.from].kind == .task && edge.kind == .suspendedFrame
       if let cycle = cycleOf[edge.from], cycleOf[edge.to] == cycle {
         attributes += ["color=\"#cc0000\"", "fontcolor=\"#cc0000\"", "penwidth=2.5"]
         attributes.append(isFrame ? "style=\"bold,dashed\"" : "style=bold")

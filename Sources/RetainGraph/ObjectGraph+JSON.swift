@@ -1,30 +1,32 @@
 public import Foundation
 
 extension ObjectGraph {
-  /// The graph as a JSON snapshot (format `retain-graph`, version 1): pretty printed with sorted keys,
+  /// The graph as a JSON snapshot (format `retain-graph`, version 2): pretty printed with sorted keys,
   /// so the same graph always gives the same bytes.
   ///
   /// ```json
-  /// { "format": "retain-graph", "version": 1, "root": 0, "truncated": false,
+  /// { "format": "retain-graph", "version": 2, "root": 0, "truncated": false,
   ///   "nodes": [ { "id": 0, "type": "App.Presenter", "kind": "object" } ],
-  ///   "edges": [ { "from": 0, "to": 1, "label": "interactor", "ownership": "strong" } ] }
+  ///   "edges": [ { "from": 0, "to": 1, "label": "interactor", "ownership": "strong",
+  ///                "kind": "property", "property": "interactor" } ] }
   /// ```
+  /// Each edge's `kind` is its ``Edge/kind``: `property`, `enumPayload`, `element`, `closure`,
+  /// `singleCapture`, `methodReference` (with `method`), `capture` (with `capture`, the index) or
+  /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one.
   /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` are written
   /// when there are any. Read a snapshot back with ``init(jsonData:)``.
   /// - Returns: UTF-8 JSON.
   /// - Throws: only if Foundation's encoder fails, which it does not for these plain values.
   public func jsonData() throws -> Data {
-    let snapshot = SnapshotV1(
-      format: SnapshotV1.formatName,
-      version: SnapshotV1.version,
+    let snapshot = SnapshotV2(
+      format: SnapshotV2.formatName,
+      version: SnapshotV2.version,
       root: root,
       truncated: isTruncated,
-      nodes: nodes.map { SnapshotV1.NodeRecord(id: $0.id, type: $0.typeName, kind: $0.kind.rawValue) },
-      edges: edges.map {
-        SnapshotV1.EdgeRecord(from: $0.from, to: $0.to, label: $0.label, ownership: $0.ownership.rawValue)
-      },
+      nodes: nodes.map { SnapshotV2.NodeRecord(id: $0.id, type: $0.typeName, kind: $0.kind.rawValue) },
+      edges: edges.map(SnapshotV2.EdgeRecord.init),
       dangling: danglingReferences.isEmpty
-        ? nil : danglingReferences.map { SnapshotV1.DanglingRecord(holder: $0.holder, label: $0.label) },
+        ? nil : danglingReferences.map { SnapshotV2.DanglingRecord(holder: $0.holder, label: $0.label) },
       notes: notes.isEmpty ? nil : notes
     )
     let encoder = JSONEncoder()
@@ -34,15 +36,17 @@ extension ObjectGraph {
     return data
   }
 
-  /// Reads a JSON snapshot written by ``jsonData()`` (format `retain-graph`, version 1) and
-  /// recomputes its cycles.
+  /// Reads a JSON snapshot written by ``jsonData()`` (format `retain-graph`, version 2, or version 1,
+  /// whose edges have no `kind`: each edge's kind and property are then read from its label, as
+  /// ``Edge/init(from:to:label:ownership:)`` does) and recomputes its cycles.
   ///
   /// Nodes may come in any order, but their ids must be exactly `0..<count`. The `dangling` and
   /// `notes` arrays are optional; unknown keys are ignored.
   /// - Parameter jsonData: the snapshot's bytes.
   /// - Throws: ``GraphDecodingError`` naming what is wrong and where: not JSON, another format or version,
   ///   a missing field, a value of the wrong type (`nodes[2].id: expected an integer, found "x"`), a
-  ///   duplicate or missing id, an edge to an unknown node, an unknown kind or ownership.
+  ///   duplicate or missing id, an edge to an unknown node, an unknown kind or ownership, a kind
+  ///   without its argument (`edges[3].capture: missing field`).
   public init(jsonData: Data) throws(GraphDecodingError) {
     let snapshot = try SnapshotReader(data: jsonData).read()
     try self.init(
@@ -51,10 +55,12 @@ extension ObjectGraph {
   }
 }
 
-/// The encodable shape of a version 1 snapshot.
-private struct SnapshotV1: Encodable {
+/// The encodable shape of a version 2 snapshot (version 1 has no edge `kind`, `capture`, `method`
+/// or `property`).
+private struct SnapshotV2: Encodable {
   static let formatName = "retain-graph"
-  static let version = 1
+  static let version = 2
+  static let readableVersions = 1...2
 
   struct NodeRecord: Encodable {
     var id: Int
@@ -67,6 +73,21 @@ private struct SnapshotV1: Encodable {
     var to: Int
     var label: String
     var ownership: String
+    var kind: String
+    var capture: Int?
+    var method: String?
+    var property: String?
+
+    init(_ edge: Edge) {
+      from = edge.from
+      to = edge.to
+      label = edge.label
+      ownership = edge.ownership.rawValue
+      kind = edge.kind.jsonName
+      if case .capture(let index) = edge.kind { capture = index }
+      if case .methodReference(let name) = edge.kind { method = name }
+      property = edge.property
+    }
   }
 
   struct DanglingRecord: Encodable {
@@ -109,15 +130,15 @@ private struct SnapshotReader {
       throw GraphDecodingError("the top level: expected an object, found \(Self.describe(parsed))")
     }
     let format = try string(top, "format", at: "")
-    guard format == SnapshotV1.formatName else {
+    guard format == SnapshotV2.formatName else {
       throw GraphDecodingError(
-        "format: expected \"\(SnapshotV1.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
+        "format: expected \"\(SnapshotV2.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
       )
     }
     let version = try integer(top, "version", at: "")
-    guard version == SnapshotV1.version else {
+    guard SnapshotV2.readableVersions.contains(version) else {
       throw GraphDecodingError(
-        "version: \(version) is not supported; this reader understands version \(SnapshotV1.version)")
+        "version: \(version) is not supported; this reader understands versions 1 and \(SnapshotV2.version)")
     }
     let root = try integer(top, "root", at: "")
     let truncated = try boolean(top, "truncated", at: "")
@@ -164,7 +185,14 @@ private struct SnapshotReader {
         throw GraphDecodingError(
           "\(place).ownership: unknown ownership \"\(ownershipText)\"; expected one of \(known)")
       }
-      edges.append(Edge(from: from, to: to, label: label, ownership: ownership))
+      guard version >= 2 else {
+        edges.append(Edge(from: from, to: to, label: label, ownership: ownership))
+        continue
+      }
+      let kind = try edgeKind(fields, at: place)
+      let property = try optionalString(fields, "property", at: place)
+      edges.append(
+        Edge(from: from, to: to, label: label, ownership: ownership, kind: kind, property: property))
     }
 
     var dangling: [DanglingReference] = []
@@ -189,7 +217,33 @@ private struct SnapshotReader {
       root: root, truncated: truncated, nodes: nodes, edges: edges, dangling: dangling, notes: notes)
   }
 
+  /// A version 2 edge's kind, with its argument.
+  private func edgeKind(_ fields: [String: Any], at place: String) throws(GraphDecodingError) -> Edge.Kind {
+    let name = try string(fields, "kind", at: place)
+    switch name {
+    case "capture": return .capture(index: try integer(fields, "capture", at: place))
+    case "methodReference": return .methodReference(method: try string(fields, "method", at: place))
+    default:
+      guard let kind = Edge.Kind(jsonName: name) else {
+        let known = Edge.Kind.jsonNames.map { "\"\($0)\"" }.joined(separator: ", ")
+        throw GraphDecodingError("\(place).kind: unknown kind \"\(name)\"; expected one of \(known)")
+      }
+      return kind
+    }
+  }
+
   // MARK: typed field access
+
+  private func optionalString(_ fields: [String: Any], _ key: String, at place: String)
+    throws(GraphDecodingError)
+    -> String?
+  {
+    guard let value = fields[key], !(value is NSNull) else { return nil }
+    guard let text = value as? String else {
+      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found \(Self.describe(value))")
+    }
+    return text
+  }
 
   private func object(_ value: Any, at place: String) throws(GraphDecodingError) -> [String: Any] {
     guard let fields = value as? [String: Any] else {
@@ -281,6 +335,43 @@ private struct SnapshotReader {
       if isBoolean(value) { return number.boolValue ? "true" : "false" }
       return "the number \(number)"
     default: return "a value of type \(type(of: value))"
+    }
+  }
+}
+
+extension Edge.Kind {
+  /// Every kind's name in a JSON snapshot, in declaration order.
+  static let jsonNames = [
+    "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global",
+    "suspendedFrame",
+  ]
+
+  /// The kind's name in a JSON snapshot.
+  var jsonName: String {
+    switch self {
+    case .property: "property"
+    case .enumPayload: "enumPayload"
+    case .element: "element"
+    case .closure: "closure"
+    case .singleCapture: "singleCapture"
+    case .methodReference: "methodReference"
+    case .capture: "capture"
+    case .global: "global"
+    case .suspendedFrame: "suspendedFrame"
+    }
+  }
+
+  /// A kind without an argument, by its JSON name.
+  init?(jsonName: String) {
+    switch jsonName {
+    case "property": self = .property
+    case "enumPayload": self = .enumPayload
+    case "element": self = .element
+    case "closure": self = .closure
+    case "singleCapture": self = .singleCapture
+    case "global": self = .global
+    case "suspendedFrame": self = .suspendedFrame
+    default: return nil
     }
   }
 }

@@ -51,9 +51,16 @@ open class LeakCheckingTestCase: XCTestCase {
     let wait = waitForRelease(probes.map(\.probe), timeout: leakCheckTimeout, options: GraphOptions())
     if wait == .released { return }
     let stillHeld = Set(heldObjects().filter { $0.ownership == .strong }.map { ObjectIdentifier($0.object) })
+    var survivorGraphs = SurvivorGraphs(
+      probes: probes.filter { $0.probe.object.map { !stillHeld.contains(ObjectIdentifier($0)) } ?? false })
     for entry in probes {
       guard let object = entry.probe.object else { continue }
-      let (why, graph) = Explanation.ofSurvivor(object, options: GraphOptions())
+      var (why, graph) = Explanation.ofSurvivor(object, options: GraphOptions())
+      if !why.hasPrefix("Why: a retain cycle"), !stillHeld.contains(ObjectIdentifier(object)),
+        let holder = survivorGraphs.holder(of: object, besides: entry)
+      {
+        why = holder.explanation(of: graph.nodes[graph.root].shortTypeName)
+      }
       let named =
         entry.label == entry.property
         ? "`\(entry.property)`" : "`\(entry.label)` (property `\(entry.property)`)"
@@ -136,4 +143,47 @@ private struct PropertyProbe {
 /// Carries the probes from the teardown block to the check after `tearDown()`.
 private final class PropertySweep {
   var probes: [PropertyProbe] = []
+}
+
+/// The graphs walked from the sweep's survivors, to tell when one survivor holds another: a
+/// repository held by a leaked view model is "held by `list`'s NotesListViewModel.repository", not
+/// retained from outside.
+private struct SurvivorGraphs {
+  let probes: [PropertyProbe]
+  private var walked: [Int: (graph: ObjectGraph, objects: [AnyObject?])] = [:]
+
+  init(probes: [PropertyProbe]) { self.probes = probes }
+
+  /// The first other survivor (in property order) whose graph holds `object` along strong references only.
+  mutating func holder(of object: AnyObject, besides entry: PropertyProbe) -> SurvivorHolder? {
+    for (index, other) in probes.enumerated() where other.probe !== entry.probe {
+      guard let otherObject = other.probe.object, otherObject !== object else { continue }
+      let walk = walked[index] ?? ObjectGraph.walk(otherObject, options: GraphOptions(maxNodes: 10_000))
+      walked[index] = walk
+      guard let id = walk.objects.firstIndex(where: { $0 === object }), let path = walk.graph.path(to: id),
+        !path.isEmpty, path.allSatisfy({ $0.ownership == .strong })
+      else { continue }
+      return SurvivorHolder(survivor: other, graph: walk.graph, path: path)
+    }
+    return nil
+  }
+}
+
+/// Another survivor of the sweep that holds an object, and the path from it.
+private struct SurvivorHolder {
+  let survivor: PropertyProbe
+  let graph: ObjectGraph
+  let path: [Edge]
+
+  func explanation(of name: String) -> String {
+    let last = path[path.count - 1]
+    let holder = "\(graph.nodes[last.from].shortTypeName).\(last.label)"
+    var lines = [
+      "Why: no retain cycle keeps \(name) alive; it is held by `\(survivor.label)`'s \(holder), and "
+        + "`\(survivor.label)` (\(survivor.probe.typeName)) is itself still alive (see its own failure). "
+        + "Fix that leak and this one goes with it:"
+    ]
+    lines += Explanation.lines(for: path, in: graph, indent: "  ")
+    return lines.joined(separator: "\n")
+  }
 }

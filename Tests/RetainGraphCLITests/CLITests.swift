@@ -275,9 +275,9 @@ import Testing
     let missing = directory.appendingPathComponent("missing.json").path
     let notJSON = directory.appendingPathComponent("not.json")
     try Data("{ nope".utf8).write(to: notJSON)
-    let wrongVersion = directory.appendingPathComponent("v2.json")
+    let wrongVersion = directory.appendingPathComponent("v3.json")
     try Data(
-      #"{"format": "retain-graph", "version": 2, "root": 0, "truncated": false, "nodes": [], "edges": []}"#
+      #"{"format": "retain-graph", "version": 3, "root": 0, "truncated": false, "nodes": [], "edges": []}"#
         .utf8
     )
     .write(to: wrongVersion)
@@ -292,7 +292,7 @@ import Testing
     let cases: [(file: String, golden: String)] = [
       (missing, "bad-snapshot-missing"),
       (notJSON.path, "bad-snapshot-not-json"),
-      (wrongVersion.path, "bad-snapshot-version-2"),
+      (wrongVersion.path, "bad-snapshot-version-3"),
       (badEdge.path, "bad-snapshot-bad-edge"),
     ]
     for (file, golden) in cases {

@@ -240,14 +240,16 @@ extension CensusTests {
         object.start()
         probe = object
       }
-      // A cycle: the owner keeps the item, whose block keeps the owner.
+      // A cycle: the owner keeps the item, whose block keeps the owner. The walk reads the item's
+      // block field (its closure's capture), and the census names the block it recorded.
       let object = try #require(probe)
       let report = HeapCensus.retainers(of: object)
       let holder = "DispatchWorkItem block from closure #1 in StoredWorkItem.start()"
       #expect(report.origin == .runtimeHolder(holder))
       #expect(
         report.description == """
-          StoredWorkItem is referenced by 1 holder:
+          StoredWorkItem is referenced by 2 holders:
+            DispatchWorkItem._block (closure) → capture 0
             \(holder).capture 0
           Shortest retainer path, held by a \(holder):
             \(holder)

@@ -18,6 +18,10 @@ final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
   var sut: AnyObject?
   var module: [String: [AnyObject]] = [:]
   var forgotten: AnyObject?
+  var list: AnyObject?
+  var repository: AnyObject?
+  /// Breaks the cycles the tests make on purpose (weakly: they hold nothing alive).
+  private var breakers: [() -> Void] = []
 
   /// The golden file of each expected sweep failure's message, in order.
   private var expected: [String] = []
@@ -44,6 +48,8 @@ final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
     }
     forgotten = nil
     greeting = { "" }
+    breakers.forEach { $0() }
+    breakers = []
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())
     sweepFailures = []
     expected = []
@@ -52,7 +58,18 @@ final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
   override func tearDown() {
     sut = nil
     module = [:]
+    list = nil
+    repository = nil
     super.tearDown()
+  }
+
+  func testASurvivorHeldByAnotherSurvivorIsNamedWithItsHolder() {
+    let repository = NotesRepository()
+    let list = NotesListViewModel(repository: repository)
+    breakers.append { [weak list] in list?.onChange = nil }
+    self.list = list
+    self.repository = repository
+    expected = ["survivor-held-by-a-survivor-list", "survivor-held-by-a-survivor-repository"]
   }
 
   func testALeakingPropertyIsNamedWithItsCycle() {
@@ -87,3 +104,17 @@ final class LeakCheckingTestCaseTests: LeakCheckingTestCase {
     module = ["all": cleanSamples.map { harness.make($0) }]
   }
 }
+
+/// A view model that leaks through its own closure and holds a repository that does not.
+final class NotesListViewModel {
+  let repository: NotesRepository
+  var onChange: (() -> Void)?
+  var notes = 0
+
+  init(repository: NotesRepository) {
+    self.repository = repository
+    onChange = { self.notes += 1 }
+  }
+}
+
+final class NotesRepository {}

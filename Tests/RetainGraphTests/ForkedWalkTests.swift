@@ -263,7 +263,7 @@ struct ForkedWalkTests {
   @Test func malformedMessagesNameWhatAndWhere() throws {
     var bytes = GraphTransfer.encode(try Self.smallGraph())
     bytes[4] = 9
-    #expect(throws: ForkedWalkError.malformedData("version 9 is not 1 (at byte 4 of \(bytes.count))")) {
+    #expect(throws: ForkedWalkError.malformedData("version 9 is not 2 (at byte 4 of \(bytes.count))")) {
       try GraphTransfer.decode(bytes)
     }
     #expect(

@@ -36,12 +36,12 @@ import Testing
     #expect(try graph.jsonData() == data, "deterministic")
   }
 
-  @Test func writesFormatVersionOne() throws {
+  @Test func writesFormatVersionTwo() throws {
     let graph = Self.graph(of: try #require(Sample.named("viper-module")))
     let data = try graph.jsonData()
     let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     #expect(object["format"] as? String == "retain-graph")
-    #expect(object["version"] as? Int == 1)
+    #expect(object["version"] as? Int == 2)
     #expect(object["root"] as? Int == 0)
     #expect(object["truncated"] as? Bool == false)
     #expect(object["dangling"] == nil, "optional arrays are left out when empty")
@@ -50,7 +50,10 @@ import Testing
     #expect(nodes.first?["kind"] as? String == "object")
     #expect(Set(nodes.first?.keys.map { $0 } ?? []) == ["id", "type", "kind"])
     let edges = try #require(object["edges"] as? [[String: Any]])
-    #expect(Set(edges.first?.keys.map { $0 } ?? []) == ["from", "to", "label", "ownership"])
+    #expect(
+      Set(edges.first?.keys.map { $0 } ?? []) == ["from", "to", "label", "ownership", "kind", "property"])
+    #expect(edges.first?["kind"] as? String == "property")
+    #expect(edges.first?["property"] as? String == edges.first?["label"] as? String)
     #expect(edges.contains { $0["ownership"] as? String == "weak" })
     let text = try #require(String(data: data, encoding: .utf8))
     #expect(text.hasPrefix("{\n"))
@@ -120,8 +123,12 @@ import Testing
     ),
     (breaking(#""format": "retain-graph","#, with: ""), "format: missing field"),
     (
-      breaking(#""version": 1"#, with: #""version": 2"#),
-      "version: 2 is not supported; this reader understands version 1"
+      breaking(#""version": 1"#, with: #""version": 3"#),
+      "version: 3 is not supported; this reader understands versions 1 and 2"
+    ),
+    (
+      breaking(#""version": 1"#, with: #""version": 0"#),
+      "version: 0 is not supported; this reader understands versions 1 and 2"
     ),
     (
       breaking(#""version": 1"#, with: #""version": "1""#),
@@ -324,4 +331,116 @@ import Testing
     }
     return changed
   }
+}
+
+@Suite struct SnapshotVersionTests {
+  /// A version 1 snapshot (no edge kinds), as written before version 2.
+  static let versionOne = """
+    { "format": "retain-graph", "version": 1, "root": 0, "truncated": false,
+      "nodes": [ { "id": 0, "type": "App.Screen", "kind": "object" },
+                 { "id": 1, "type": "App.Model", "kind": "object" },
+                 { "id": 2, "type": "closure #1 in App.Screen.init()", "kind": "closure" } ],
+      "edges": [ { "from": 0, "to": 1, "label": "model", "ownership": "strong" },
+                 { "from": 0, "to": 1, "label": "items[3].owner", "ownership": "strong" },
+                 { "from": 0, "to": 1, "label": "cache[\\"a\\"]", "ownership": "weak" },
+                 { "from": 0, "to": 2, "label": "onTap (closure)", "ownership": "strong" },
+                 { "from": 2, "to": 0, "label": "capture 1", "ownership": "strong" },
+                 { "from": 0, "to": 0, "label": "greeting (closure) → capture 0", "ownership": "strong" },
+                 { "from": 1, "to": 0, "label": "done (method Screen.finish(_:))", "ownership": "strong" },
+                 { "from": 1, "to": 1, "label": "state.loading", "ownership": "strong" } ] }
+    """
+
+  @Test func versionOneStillReadsWithKindsFromItsLabels() throws {
+    let graph = try ObjectGraph(jsonData: Data(Self.versionOne.utf8))
+    let kinds = graph.edges.map { [$0.label: "\($0.kind) \($0.property ?? "-")"] }
+    #expect(
+      kinds == [
+        ["model": "property model"], ["items[3].owner": "element items"], [#"cache["a"]"#: "element cache"],
+        ["onTap (closure)": "closure onTap"], ["capture 1": "capture(index: 1) -"],
+        ["greeting (closure) → capture 0": "singleCapture greeting"],
+        ["done (method Screen.finish(_:))": #"methodReference(method: "Screen.finish(_:)") done"#],
+        // A version 1 label cannot tell an enum payload from a property.
+        ["state.loading": "property state"],
+      ])
+    // Written again it is version 2, which reads back to the same edges.
+    let again = try ObjectGraph(jsonData: graph.jsonData())
+    #expect(again.edges == graph.edges)
+    #expect(again.report() == graph.report())
+  }
+
+  @Test func versionTwoRoundTripsEveryKind() throws {
+    let kinds: [(String, Edge.Kind, String?)] = [
+      ("model", .property, "model"), ("state.loading", .enumPayload, "state"),
+      ("items[2]", .element, "items"),
+      ("onTap (closure)", .closure, "onTap"), ("greeting (closure) → capture 0", .singleCapture, "greeting"),
+      ("done (method Screen.finish(_:))", .methodReference(method: "Screen.finish(_:)"), "done"),
+      ("capture 3", .capture(index: 3), nil), ("App.shared", .global, "App.shared"),
+      ("suspended frame", .suspendedFrame, nil),
+    ]
+    let edges = kinds.map {
+      Edge(from: 0, to: 1, label: $0.0, ownership: .strong, kind: $0.1, property: $0.2)
+    }
+    let graph = try ObjectGraph(
+      nodes: [Node(id: 0, typeName: "A", kind: .value), Node(id: 1, typeName: "B", kind: .object)],
+      edges: edges)
+    #expect(graph.edges == edges)
+    let data = try graph.jsonData()
+    let read = try ObjectGraph(jsonData: data)
+    #expect(read.edges == edges)
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let records = try #require(object["edges"] as? [[String: Any]])
+    #expect(records.map { $0["kind"] as? String } == Edge.Kind.allJSONNamesForTests)
+    #expect(records[5]["method"] as? String == "Screen.finish(_:)")
+    #expect(records[6]["capture"] as? Int == 3)
+    #expect(records[6]["property"] == nil, "no property inside a closure context")
+  }
+
+  static let versionTwo = """
+    { "format": "retain-graph", "version": 2, "root": 0, "truncated": false,
+      "nodes": [ { "id": 0, "type": "A", "kind": "object" } ],
+      "edges": [ { "from": 0, "to": 0, "label": "x", "ownership": "strong", "kind": "property" } ] }
+    """
+
+  static let malformedKinds: [(String, String)] = [
+    (
+      #""kind": "field""#,
+      #"edges[0].kind: unknown kind "field"; expected one of "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global", "suspendedFrame""#
+    ),
+    (#""kind": 3"#, "edges[0].kind: expected a string, found the number 3"),
+    (#""kind": "capture""#, "edges[0].capture: missing field"),
+    (#""kind": "capture", "capture": "1""#, #"edges[0].capture: expected an integer, found the string "1""#),
+    (#""kind": "methodReference""#, "edges[0].method: missing field"),
+    (#""kind": "property", "property": 7"#, "edges[0].property: expected a string, found the number 7"),
+    (#""kind": "property", "x": 1"#, ""),
+  ]
+
+  @Test(arguments: malformedKinds)
+  func malformedKindsNameWhere(_ replacement: String, _ expected: String) throws {
+    let json = Self.versionTwo.replacingOccurrences(of: #""kind": "property""#, with: replacement)
+    guard !expected.isEmpty else {
+      #expect(try ObjectGraph(jsonData: Data(json.utf8)).edges.first?.kind == .property)
+      return
+    }
+    #expect(throws: GraphDecodingError.self) { try ObjectGraph(jsonData: Data(json.utf8)) }
+    do {
+      _ = try ObjectGraph(jsonData: Data(json.utf8))
+    } catch {
+      #expect(error.message == expected)
+    }
+  }
+
+  @Test func aVersionTwoEdgeWithoutKindIsRejected() {
+    let json = Self.versionTwo.replacingOccurrences(of: #", "kind": "property""#, with: "")
+    #expect(throws: GraphDecodingError("edges[0].kind: missing field")) {
+      try ObjectGraph(jsonData: Data(json.utf8))
+    }
+  }
+}
+
+extension Edge.Kind {
+  /// The JSON names of the kinds in ``SnapshotVersionTests/versionTwoRoundTripsEveryKind()``'s order.
+  static let allJSONNamesForTests: [String?] = [
+    "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global",
+    "suspendedFrame",
+  ]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 @testable import RetainGraph
 
@@ -153,4 +154,41 @@ actor TickerActor {
     await waitUntilSettled(task)
     return (ticker, { task.cancel() })
   }
+}
+
+/// A task that never suspends: it is running whenever the walk looks.
+final class Spinner: @unchecked Sendable {
+  var task: Task<Void, Never>?
+  let ticks = Atomic<Int>(0)
+  func start() {
+    task = Task.detached {
+      while !Task.isCancelled { self.ticks.add(1, ordering: .relaxed) }
+    }
+  }
+
+  static func make() async -> (Spinner, StopTask) {
+    let spinner = Spinner()
+    spinner.start()
+    guard let task = spinner.task else { preconditionFailure("start() stores the task") }
+    for _ in 0..<500 where spinner.ticks.load(ordering: .relaxed) == 0 {
+      try? await Task.sleep(for: .milliseconds(10))
+    }
+    return (spinner, { task.cancel() })
+  }
+}
+
+/// A stored `DispatchWorkItem` whose block captures `self`.
+final class WorkItemOwner: @unchecked Sendable {
+  var item: DispatchWorkItem?
+  var runs = 0
+  let name = "work"
+  /// Only `self` captured: the block's closure context is the owner itself.
+  func start() { item = DispatchWorkItem { self.runs += 1 } }
+  /// `self` and a value: the closure has a context of its own.
+  func startNamed() {
+    let label = name
+    item = DispatchWorkItem { self.runs += label.count }
+  }
+  /// The twin: `[weak self]`.
+  func startWeak() { item = DispatchWorkItem { [weak self] in self?.runs += 1 } }
 }

@@ -100,6 +100,7 @@ struct TaskTests {
     let task = try! #require(graph.nodes.first { $0.kind == .task })
     let fromTask = graph.edges.filter { $0.from == task.id && $0.to == 0 }
     #expect(fromTask.map(\.label) == ["suspended frame"], "\(graph.edges)")
+    #expect(fromTask.map(\.kind) == [.suspendedFrame])
   }
 
   /// The report and the picture of a cycle through a stored task, and of one through a suspended
@@ -121,5 +122,59 @@ struct TaskTests {
     let frameGraph = ObjectGraph(reflecting: consumer)
     assertGolden(frameGraph.report(), named: "frame.report")
     assertGolden(frameGraph.dot(), named: "frame", pathExtension: "dot")
+  }
+
+  /// A forked walk (19.6) reads a suspended task as the in-process walk does, and does not hang on
+  /// a task that was running at the fork: it notes it instead.
+  @Test func forkedWalkReadsTasks() async throws {
+    let (poller, stop) = await TaskPoller.make()
+    defer { stop() }
+    let inProcess = ObjectGraph(reflecting: poller)
+    let forked = try ObjectGraph(snapshotting: poller, timeout: .seconds(30))
+    #expect(forked.nodes == inProcess.nodes)
+    #expect(forked.edges == inProcess.edges)
+    #expect(forked.notes == inProcess.notes)
+  }
+
+  @Test func runningTaskIsNotedNotRead() async throws {
+    let (spinner, stop) = await Spinner.make()
+    defer { stop() }
+    for graph in [
+      ObjectGraph(reflecting: spinner), try ObjectGraph(snapshotting: spinner, timeout: .seconds(30)),
+    ] {
+      #expect(
+        graph.nodes.map(\.typeName) == ["RetainGraphTests.Spinner", "task (running)"], "\(graph.report())")
+      #expect(
+        graph.notes == [
+          "task (running): the task was running during the walk; what it holds (its closure's captures, its frames) was not read"
+        ],
+        "\(graph.report())")
+    }
+  }
+
+  /// A stored `DispatchWorkItem`: its block is read to the Swift closure it was made from, whose
+  /// captures are edges; the cycle matches the runtime, and the `[weak self]` twin is not flagged.
+  @Test(arguments: [("self only", 0), ("self and a value", 1), ("[weak self]", 2)])
+  func workItemBlocksAreRead(_ name: String, _ shape: Int) {
+    let (graph, probe) = walkAndReleaseWorkItem(shape)
+    let leaks = shape != 2
+    #expect(graph.notes == [], "\(graph.report())")
+    #expect(graph.predictedLeaks().contains(graph.root) == leaks, "\(graph.report())")
+    #expect((probe.object != nil) == leaks, "the runtime disagrees\n\(graph.report())")
+    if let owner = probe.object as? WorkItemOwner { owner.item = nil }
+    if leaks {
+      assertGolden(graph.report(), named: "work-item-\(shape).report")
+    }
+  }
+
+  @inline(never)
+  private func walkAndReleaseWorkItem(_ shape: Int) -> (ObjectGraph, WeakProbe) {
+    let owner = WorkItemOwner()
+    switch shape {
+    case 0: owner.start()
+    case 1: owner.startNamed()
+    default: owner.startWeak()
+    }
+    return (ObjectGraph(reflecting: owner), WeakProbe(owner))
   }
 }

@@ -64,13 +64,14 @@ final class GraphStorage: Sendable {
   let typeNames: [String]
   let nodeTypes: [Int32]
   let nodeKinds: [Node.Kind]
-  let labels: [String]
+  /// The structured labels the edges name (see ``CompactEdge/label``).
+  let labels: [ReferencePath]
   let edges: ChunkedArray<CompactEdge>
   private let materialized = Mutex<(nodes: [Node]?, edges: [Edge]?)>((nil, nil))
   private let rootSearch = Mutex<(root: Int, distances: RootDistances)?>(nil)
 
   init(
-    typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [String],
+    typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [ReferencePath],
     edges: ChunkedArray<CompactEdge>
   ) {
     self.typeNames = typeNames
@@ -83,19 +84,19 @@ final class GraphStorage: Sendable {
   /// Interns the names and labels of public nodes and edges (ids already validated); nil when
   /// there are more distinct labels than a compact edge can name (2²⁹).
   convenience init?(nodes: [Node], edges: [Edge]) {
-    var typeNames = Interner()
-    var labels = Interner()
+    var typeNames = Interner<String>()
+    var labels = Interner<ReferencePath>()
     let nodeTypes = nodes.map { typeNames.intern($0.typeName) }
     var compact = ChunkedArray<CompactEdge>()
     for edge in edges {
-      let label = labels.intern(edge.label)
+      let label = labels.intern(ReferencePath(label: edge.label, kind: edge.kind, property: edge.property))
       guard let packed = CompactEdge(from: edge.from, to: edge.to, label: label, ownership: edge.ownership)
       else { return nil }
       compact.append(packed)
     }
     self.init(
-      typeNames: typeNames.strings, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind),
-      labels: labels.strings,
+      typeNames: typeNames.values, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind),
+      labels: labels.values,
       edges: compact)
     materialized.withLock { $0 = (nodes, edges) }
   }
@@ -114,10 +115,15 @@ final class GraphStorage: Sendable {
 
   func shortTypeName(_ node: Int) -> String { TypeNames.short(typeName(node)) }
 
-  func label(_ edge: CompactEdge) -> String {
-    let base = labels[Int(edge.label)]
-    return edge.index < 0 ? base : "\(base)[\(edge.index)]"
-  }
+  /// The label text of `edge`.
+  func label(_ edge: CompactEdge) -> String { labels[Int(edge.label)].text(number: edge.index) }
+
+  /// How `edge` is stored in its holder.
+  func reference(_ edge: CompactEdge) -> ReferencePath { labels[Int(edge.label)] }
+
+  /// Where in its holder `edge` is stored, without what its kind adds (`greeting` for
+  /// `greeting (closure)`).
+  func storagePath(_ edge: CompactEdge) -> String { labels[Int(edge.label)].storagePath(number: edge.index) }
 
   func node(_ id: Int) -> Node {
     Node(id: id, typeName: typeName(id), kind: nodeKinds[id])
@@ -125,8 +131,10 @@ final class GraphStorage: Sendable {
 
   func edge(_ index: Int) -> Edge {
     let compact = edges[index]
+    let reference = labels[Int(compact.label)]
     return Edge(
-      from: Int(compact.from), to: Int(compact.to), label: label(compact), ownership: compact.ownership)
+      from: Int(compact.from), to: Int(compact.to), label: reference.text(number: compact.index),
+      ownership: compact.ownership, kind: reference.kind, property: reference.property)
   }
 
   /// Every node, made once and kept.

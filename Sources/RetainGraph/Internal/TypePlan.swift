@@ -60,6 +60,9 @@ struct FieldPlan {
     case objectArray
     /// A function value: two words, function and context.
     case function
+    /// A block (`@convention(block)`, a `DispatchWorkItem`'s): one word, the block, read to the
+    /// Swift closure it was made from.
+    case block
     /// Any other value: loaded as `type` and walked.
     case value(any Any.Type)
     /// A noncopyable value (`Mutex`, `~Copyable` structs): walked where it is stored, never copied.
@@ -311,8 +314,12 @@ enum TypePlans {
           action = .object
         case .function:
           // Thin and C functions are one word with no context: they capture nothing.
-          guard ClosureLayout.isThick(field.type) else { return nil }
-          action = .function
+          if BlockLayout.isBlock(field.type) {
+            action = .block
+          } else {
+            guard ClosureLayout.isThick(field.type) else { return nil }
+            action = .function
+          }
         case .optional
         where Metadata.firstGenericArgument(of: field.type).map { Metadata.kind(of: $0) } == .class:
           action = .optionalObject

@@ -4,7 +4,7 @@ extension FixPlan {
   /// An edge's rank without the reverse reference (for self-references and large components).
   func rankAlone(_ edgeIndex: Int32) -> Int {
     rankAmongLibraries(
-      edgeIndex, base: Self.rank(edgeIndex, reverseLabel: nil, storage: storage), appAware: isLibrary != nil)
+      edgeIndex, base: Self.rank(edgeIndex, reverse: nil, storage: storage), appAware: isLibrary != nil)
   }
 
   /// Rank 7 + `base` for your object's structural reference (rank 3 or more) to a library's
@@ -26,8 +26,10 @@ extension FixPlan {
   func isLibraryReference(_ edge: CompactEdge) -> Bool {
     guard let isLibrary, isLibrary[Int(edge.from)], !isLibrary[Int(edge.to)] else { return false }
     if storage.nodeKinds[Int(edge.from)] == .closure { return true }
-    let label = storage.label(edge)
-    return !EdgeLabel.isSingleCapture(label) && !EdgeLabel.isMethodReference(label)
+    switch storage.reference(edge).kind {
+    case .singleCapture, .methodReference: return false
+    default: return true
+    }
   }
 
   func sortKey(_ edgeIndex: Int32) -> String {
@@ -39,8 +41,11 @@ extension FixPlan {
     if isLibraryReference(storage.edges[Int(edgeIndex)]) { return .libraryReference }
     return switch rank {
     case 0:
-      EdgeLabel.isMethodReference(storage.label(storage.edges[Int(edgeIndex)]))
-        ? .methodReference : .closureCapture
+      if case .methodReference = storage.reference(storage.edges[Int(edgeIndex)]).kind {
+        .methodReference
+      } else {
+        .closureCapture
+      }
     case 1, 2: .backReference
     default: .structure
     }
@@ -59,28 +64,32 @@ extension FixPlan {
   /// capture instead).
   /// - Parameters:
   ///   - edgeIndex: the reference.
-  ///   - reverseLabel: the label of a strong reference back from the target to the holder, if
-  ///     there is one.
+  ///   - reverse: a strong reference back from the target to the holder, if there is one.
   ///   - storage: the graph.
   /// - Returns: the rank, 0 to 6.
-  static func rank(_ edgeIndex: Int32, reverseLabel: String?, storage: GraphStorage) -> Int {
+  static func rank(_ edgeIndex: Int32, reverse: CompactEdge?, storage: GraphStorage) -> Int {
     let edge = storage.edges[Int(edgeIndex)]
-    let label = storage.label(edge)
+    let reference = storage.reference(edge)
     let targetIsClosure = storage.nodeKinds[Int(edge.to)] == .closure
     if storage.nodeKinds[Int(edge.from)] == .closure { return targetIsClosure ? 6 : 0 }
     // A task is held by a `Task` value (it cannot be weak) and holds its closure; what the
     // closure captures, or the task's frame holds, is the reference to fix.
     if storage.nodeKinds[Int(edge.to)] == .task { return 6 }
     if storage.nodeKinds[Int(edge.from)] == .task { return targetIsClosure ? 6 : 0 }
-    if EdgeLabel.isMethodReference(label) || EdgeLabel.isSingleCapture(label) { return 0 }
-    if targetIsClosure || EdgeLabel.isClosureStorage(label) { return 6 }
-    let property = (EdgeLabel.property(of: label) ?? label).lowercased()
+    switch reference.kind {
+    case .methodReference, .singleCapture: return 0
+    case .closure: return 6
+    default: if targetIsClosure { return 6 }
+    }
+    func propertyName(_ edge: CompactEdge) -> String {
+      (storage.reference(edge).property ?? storage.label(edge)).lowercased()
+    }
+    let property = propertyName(edge)
     if backReferenceNames.contains(where: { property.contains($0) }) { return 1 }
-    if let reverseLabel {
-      let reverseProperty = (EdgeLabel.property(of: reverseLabel) ?? reverseLabel).lowercased()
-      if reverseLabel.contains("[") || reverseProperty.contains("child") { return 2 }
+    if let reverse {
+      if storage.reference(reverse).kind == .element || propertyName(reverse).contains("child") { return 2 }
       return 3
     }
-    return label.contains("[") ? 5 : 4
+    return reference.kind == .element ? 5 : 4
   }
 }

@@ -107,12 +107,10 @@ struct FixPlan {
     for edge in 0..<local.count { reverse[local.pairKey(edge)] = edge }
     var keys = [String](repeating: "", count: local.count)
     for edge in 0..<local.count {
-      let reverseLabel = reverse[local.reversePairKey(edge)].map {
-        storage.label(edges[Int(local.global[$0])])
-      }
+      let reverseEdge = reverse[local.reversePairKey(edge)].map { edges[Int(local.global[$0])] }
       rank[edge] = rankAmongLibraries(
         local.global[edge],
-        base: Self.rank(local.global[edge], reverseLabel: reverseLabel, storage: storage),
+        base: Self.rank(local.global[edge], reverse: reverseEdge, storage: storage),
         appAware: appAware)
       keys[edge] = sortKey(local.global[edge])
     }

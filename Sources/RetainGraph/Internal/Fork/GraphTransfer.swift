@@ -3,8 +3,12 @@
 ///
 /// Little-endian throughout; strings are a `u32` byte count and UTF-8:
 /// ```
-/// "RGTX" magic, u32 version (1), u32 root, u8 flags (bit 0: truncated)
-/// u32 count, then type names            u32 count, then labels
+/// "RGTX" magic, u32 version (2), u32 root, u8 flags (bit 0: truncated)
+/// u32 count, then type names            u32 count, then labels, each:
+///   u8 kind (Edge.Kind's transfer code), u8 numbering (0 none, 1 element, 2 repeated step),
+///   u8 present (bit 0: property, bit 1: function), u32 capture index, u32 number (0xFFFF_FFFF for
+///   none), strings path, tail, suffix, then the step (repeated), the method (method reference),
+///   the property and the function when present
 /// u32 node count, u32 type index per node, u8 kind per node (0 object, 1 closure, 2 value),
 ///   u64 object address per node (0 for none; the child's addresses are the parent's)
 /// u32 edge count, then per edge: u32 from, u32 to, u32 (label << 2 | ownership), u32 element index
@@ -18,7 +22,7 @@
 package enum GraphTransfer {
   static let magic: [UInt8] = Array("RGTX".utf8)
   static let endMarker: [UInt8] = Array("DONE".utf8)
-  static let version: UInt32 = 1
+  static let version: UInt32 = 2
   static let noIndex: UInt32 = 0xFFFF_FFFF
 
   /// The graph in transfer form.
@@ -26,7 +30,8 @@ package enum GraphTransfer {
     let storage = graph.storage
     func size(of strings: [String]) -> Int { strings.reduce(4) { $0 + 4 + $1.utf8.count } }
     let size =
-      magic.count + 4 + 4 + 1 + size(of: storage.typeNames) + size(of: storage.labels)
+      magic.count + 4 + 4 + 1 + size(of: storage.typeNames)
+      + storage.labels.reduce(4) { $0 + $1.transferSize }
       + 4 + storage.nodeCount * 13 + 4 + storage.edges.count * 16
       + graph.danglingReferences.reduce(4) { $0 + 8 + $1.label.utf8.count } + size(of: graph.notes)
       + endMarker.count
@@ -38,7 +43,8 @@ package enum GraphTransfer {
       writer.append(UInt32(graph.root))
       writer.append(byte: graph.isTruncated ? 1 : 0)
       writer.append(strings: storage.typeNames)
-      writer.append(strings: storage.labels)
+      writer.append(UInt32(storage.labels.count))
+      for label in storage.labels { writer.append(label: label) }
       writer.append(UInt32(storage.nodeCount))
       for type in storage.nodeTypes { writer.append(UInt32(bitPattern: type)) }
       for kind in storage.nodeKinds { writer.append(byte: kind.transferCode) }
@@ -111,6 +117,29 @@ package enum GraphTransfer {
           from: UnsafeRawBufferPointer(utf8))
         offset += utf8.count
       }
+    }
+
+    mutating func append(label: ReferencePath) {
+      append(byte: label.kind.transferCode)
+      switch label.numbering {
+      case .none: append(byte: 0)
+      case .element: append(byte: 1)
+      case .repeated: append(byte: 2)
+      }
+      append(byte: (label.property == nil ? 0 : 1) | (label.function == nil ? 0 : 2))
+      if case .capture(let index) = label.kind {
+        append(UInt32(truncatingIfNeeded: index))
+      } else {
+        append(UInt32(0))
+      }
+      append(label.number < 0 ? GraphTransfer.noIndex : UInt32(label.number))
+      append(string: label.path)
+      append(string: label.tail)
+      append(string: label.suffix)
+      if case .repeated(let step) = label.numbering { append(string: step) }
+      if case .methodReference(let method) = label.kind { append(string: method) }
+      if let property = label.property { append(string: property) }
+      if let function = label.function { append(string: function) }
     }
 
     mutating func append(strings: [String]) {
@@ -200,6 +229,46 @@ package enum GraphTransfer {
       return strings
     }
 
+    mutating func label(_ place: String) throws(ForkedWalkError) -> ReferencePath {
+      let kindStart = offset
+      let kindCode = try u8("\(place).kind")
+      let numberingCode = try u8("\(place).numbering")
+      let present = try u8("\(place).present")
+      guard numberingCode <= 2 else {
+        throw malformed("\(place).numbering: unknown \(numberingCode)", at: offset - 2)
+      }
+      guard present <= 3 else { throw malformed("\(place).present: unknown bits \(present)", at: offset - 1) }
+      let capture = try u32("\(place).capture")
+      let numberWord = try u32("\(place).number")
+      let path = try string("\(place).path")
+      let tail = try string("\(place).tail")
+      let suffix = try string("\(place).suffix")
+      let step = numberingCode == 2 ? try string("\(place).step") : nil
+      let kind: Edge.Kind
+      switch kindCode {
+      case 5: kind = .methodReference(method: try string("\(place).method"))
+      case 6:
+        guard capture <= UInt32(Int32.max) else {
+          throw malformed("\(place).capture: \(capture) is too large")
+        }
+        kind = .capture(index: Int(capture))
+      default:
+        guard let simple = Edge.Kind(transferCode: kindCode) else {
+          throw malformed("\(place).kind: unknown kind \(kindCode)", at: kindStart)
+        }
+        kind = simple
+      }
+      var label = ReferencePath(label: "", kind: kind, property: nil)
+      label.path = path
+      label.tail = tail
+      label.suffix = suffix
+      label.numbering = step.map { .repeated(step: $0) } ?? (numberingCode == 1 ? .element : .none)
+      label.number = numberWord == GraphTransfer.noIndex ? -1 : Int32(clamping: numberWord)
+      if present & 1 != 0 { label.property = try string("\(place).property") }
+      if present & 2 != 0 { label.function = try string("\(place).function") }
+      return label
+    }
+
     mutating func graph(libraryModules: Set<String>) throws(ForkedWalkError) -> ObjectGraph {
       try expect(GraphTransfer.magic, "the magic number RGTX")
       let versionStart = offset
@@ -212,7 +281,10 @@ package enum GraphTransfer {
       let flags = try u8("the flags")
       guard flags <= 1 else { throw malformed("unknown flags \(flags)", at: offset - 1) }
       let typeNames = try strings("type names")
-      let labels = try strings("labels")
+      let labelCount = try count("labels", minimumSize: 23)
+      var labels: [ReferencePath] = []
+      labels.reserveCapacity(labelCount)
+      for index in 0..<labelCount { labels.append(try label("labels[\(index)]")) }
 
       let nodeCount = try count("nodes", minimumSize: 13)
       guard nodeCount > 0 else { throw malformed("a graph has at least its root node", at: offset - 4) }
@@ -286,6 +358,48 @@ package enum GraphTransfer {
       return ObjectGraph(
         storage: storage, root: root, isTruncated: flags == 1, danglingReferences: dangling, notes: notes,
         libraryModules: libraryModules, objectAddresses: objectAddresses)
+    }
+  }
+}
+
+extension ReferencePath {
+  /// The bytes ``GraphTransfer`` writes for this label.
+  var transferSize: Int {
+    func size(_ string: String?) -> Int { string.map { 4 + $0.utf8.count } ?? 0 }
+    var total = 3 + 8 + size(path) + size(tail) + size(suffix) + size(property) + size(function)
+    if case .repeated(let step) = numbering { total += size(step) }
+    if case .methodReference(let method) = kind { total += size(method) }
+    return total
+  }
+}
+
+extension Edge.Kind {
+  /// The kind's code in ``GraphTransfer``'s labels.
+  var transferCode: UInt8 {
+    switch self {
+    case .property: 0
+    case .enumPayload: 1
+    case .element: 2
+    case .closure: 3
+    case .singleCapture: 4
+    case .methodReference: 5
+    case .capture: 6
+    case .global: 7
+    case .suspendedFrame: 8
+    }
+  }
+
+  /// A kind without an argument, by its code.
+  init?(transferCode: UInt8) {
+    switch transferCode {
+    case 0: self = .property
+    case 1: self = .enumPayload
+    case 2: self = .element
+    case 3: self = .closure
+    case 4: self = .singleCapture
+    case 7: self = .global
+    case 8: self = .suspendedFrame
+    default: return nil
     }
   }
 }

@@ -4,8 +4,6 @@ extension Advice {
   /// The label of the reference from a task to its closure (`operation (closure)`, or
   /// `operation (closure) → capture 0` when the closure captured one object).
   static let taskOperationPath = "operation"
-  /// The label of a reference found in a suspended task's frames.
-  static let suspendedFrameLabel = "suspended frame"
 
   /// A task node's name: `task (` the closure it runs `)`, or `task (finished)`, `task (running)`,
   /// `task`.
@@ -24,20 +22,58 @@ extension Advice {
     return "task (\(closureName(symbol)))"
   }
 
+  /// The fix for weakening the reference a `DispatchWorkItem`'s block holds (its closure's only
+  /// capture, or the closure's context): `[weak self]` in the block; nil for any other reference.
+  static func workItemFix(breaking edge: CompactEdge, loop: [Int32], in storage: GraphStorage) -> String? {
+    let holder = Int(edge.from)
+    var item = holder
+    var closure: String?
+    if storage.nodeKinds[holder] == .closure {
+      guard
+        let stored = storage.edges.first(where: {
+          Int($0.to) == holder && $0.isStrong && storage.typeName(Int($0.from)) == workItemType
+            && EdgeLabel.storagePath(of: storage.label($0)) == workItemBlock
+        })
+      else { return nil }
+      item = Int(stored.from)
+      closure = closureName(storage.typeName(holder))
+    } else {
+      guard storage.typeName(holder) == workItemType,
+        EdgeLabel.isSingleCapture(storage.label(edge)),
+        EdgeLabel.storagePath(of: storage.label(edge)) == workItemBlock
+      else { return nil }
+    }
+    let storing =
+      loop.first { Int(storage.edges[Int($0)].to) == item }.map { storage.edges[Int($0)] }
+      ?? storage.edges.first { Int($0.to) == item && $0.isStrong }
+    let place = storing.map {
+      "the DispatchWorkItem stored in \(storage.shortTypeName(Int($0.from))).\(EdgeLabel.storagePath(of: storage.label($0)))"
+    }
+    let target = Int(edge.to)
+    let captured =
+      storing.map { Int($0.from) == target } == true || closure == nil
+      ? "self" : String(storage.shortTypeName(target).prefix { $0 != "<" })
+    return "capture `[weak \(captured)]` in the block of \(place ?? "a DispatchWorkItem")"
+      + (closure.map { " (\($0))" } ?? "") + ", or cancel the work item when done"
+  }
+
+  static let workItemType = "Dispatch.DispatchWorkItem"
+  static let workItemBlock = "_block"
+
   /// The fix for weakening `edge` when it is held by a task (its closure's only capture, or a word
   /// of its suspended frame) or by the closure a task runs; nil for any other reference.
   static func taskFix(breaking edge: CompactEdge, loop: [Int32], in storage: GraphStorage) -> String? {
     let holder = Int(edge.from)
-    let label = storage.label(edge)
+    let kind = storage.reference(edge).kind
     let task: Int
     let closureSymbol: String?
     let isFrame: Bool
     switch storage.nodeKinds[holder] {
     case .task:
-      guard label == suspendedFrameLabel || EdgeLabel.isSingleCapture(label) else { return nil }
+      guard kind == .suspendedFrame || kind == .singleCapture else { return nil }
       task = holder
       closureSymbol = taskClosureSymbol(storage.typeName(holder))
-      isFrame = label == suspendedFrameLabel
+      isFrame = kind == .suspendedFrame
     case .closure:
       guard
         let running = storage.edges.first(where: {
@@ -64,7 +100,7 @@ extension Advice {
       captured = short.prefix(1).lowercased() + short.dropFirst()
     }
     let place = storing.map {
-      "\(storage.shortTypeName(Int($0.from))).\(EdgeLabel.storagePath(of: storage.label($0)))"
+      "\(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
     }
     let theTask = place.map { "the task stored in \($0)" } ?? "a task"
     let closure = closureSymbol.map(closureName)

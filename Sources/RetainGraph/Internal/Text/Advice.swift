@@ -7,7 +7,9 @@ enum Advice {
     breaking edgeIndex: Int32, loop: [Int32], idiom: Cycle.Break.Idiom, in storage: GraphStorage
   ) -> String {
     let edge = storage.edges[Int(edgeIndex)]
+    let reference = storage.reference(edge)
     let label = storage.label(edge)
+    let storedAt = storage.storagePath(edge)
     let holder = Int(edge.from)
     let holderName = storage.shortTypeName(holder)
     let targetName = storage.shortTypeName(Int(edge.to))
@@ -18,12 +20,16 @@ enum Advice {
       let holding =
         storage.nodeKinds[holder] == .closure
         ? "\(closureName(storage.typeName(holder))) (\(module)) captures \(targetName)"
-        : "\(holderName).\(EdgeLabel.storagePath(of: label)) is \(module)'s reference to \(targetName)"
+        : "\(holderName).\(storedAt) is \(module)'s reference to \(targetName)"
       return "\(holding): give \(module) a closure that captures `[weak self]` instead of the "
         + "\(targetName) itself, or end what holds it (cancel, invalidate, remove) when done"
     }
 
-    if let fix = taskFix(breaking: edge, loop: loop, in: storage) { return fix }
+    if let fix = taskFix(breaking: edge, loop: loop, in: storage)
+      ?? workItemFix(breaking: edge, loop: loop, in: storage)
+    {
+      return fix
+    }
     if storage.nodeKinds[holder] == .closure {
       // A closure context captures the object: name the closure, and where it is stored.
       let stored =
@@ -32,8 +38,7 @@ enum Advice {
         .map(Int32.init)
       let place = stored.map { index -> String in
         let storing = storage.edges[Int(index)]
-        return
-          "\(storage.shortTypeName(Int(storing.from))).\(EdgeLabel.storagePath(of: storage.label(storing)))"
+        return "\(storage.shortTypeName(Int(storing.from))).\(storage.storagePath(storing))"
       }
       let symbol = storage.typeName(holder)
       let capture = captureList(closureSymbol: symbol, target: Int(edge.to), in: storage)
@@ -42,25 +47,22 @@ enum Advice {
       }
       return "capture `\(capture)` in \(closureName(symbol))\(place.map { " (stored in \($0))" } ?? "")"
     }
-    if let method = EdgeLabel.method(of: label) {
-      let place = "\(holderName).\(EdgeLabel.storagePath(of: label))"
+    switch reference.kind {
+    case .methodReference(let method):
       let shortMethod = withoutModule(method)
-      return "method reference \(shortMethod) stored in \(place): store "
+      return "method reference \(shortMethod) stored in \(holderName).\(storedAt): store "
         + "`{ [weak self] in self?.\(call(of: method)) }` instead"
-    }
-    if EdgeLabel.isSingleCapture(label) {
-      return
-        "capture `[weak self]` in the closure stored in \(holderName).\(EdgeLabel.storagePath(of: label))"
-    }
-    if EdgeLabel.isClosureStorage(label) {
-      return "capture weakly what the closure stored in \(holderName).\(EdgeLabel.storagePath(of: label)) "
+    case .singleCapture:
+      return "capture `[weak self]` in the closure stored in \(holderName).\(storedAt)"
+    case .closure:
+      return "capture weakly what the closure stored in \(holderName).\(storedAt) "
         + "captures, or remove it when done"
-    }
-    if label.contains("[") {
+    case .element:
       return "hold the \(targetName) in \(holderName).\(label) weakly (a box with a `weak var`), "
         + "or remove it when done"
+    case .property, .enumPayload, .capture, .global, .suspendedFrame:
+      return "make \(holderName).\(label) weak"
     }
-    return "make \(holderName).\(label) weak"
   }
 
   /// A closure's function name as a Swift developer writes it, without the module, the parameter

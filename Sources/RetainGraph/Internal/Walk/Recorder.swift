@@ -37,7 +37,7 @@ struct Recorder {
   private var typeNames: [String] = []
   private var nodeTypes: [Int32] = []
   private(set) var nodeKinds: [Node.Kind] = []
-  private var labels = Interner()
+  private var labels = Interner<ReferencePath>()
   private var edges = ChunkedArray<CompactEdge>()
   /// Node id by object address. Every object stays alive (in `keepAlive`) until the walk ends, so
   /// an address cannot be reused for another object meanwhile.
@@ -56,6 +56,9 @@ struct Recorder {
     var plan: TypePlan
     var typeIndex: Int32
     var fieldLabels: [Int32]
+    /// For a field read as an array of objects, its elements' interned label (`items[…]`, the
+    /// index kept apart); -1 for other fields.
+    var elementLabels: [Int32]
   }
 
   init(tracksDepth: Bool) {
@@ -105,9 +108,18 @@ struct Recorder {
 
   // MARK: - Edges and labels
 
-  mutating func intern(_ label: String) -> Int32 { labels.intern(label) }
+  /// The id of a reference's structured label, interned.
+  mutating func intern(_ reference: ReferencePath) -> Int32 { labels.intern(reference) }
 
-  func label(_ id: Int32) -> String { labels.strings[Int(id)] }
+  /// The id of the label of a reference at `label` (stored there directly, or as `closure`), and
+  /// the number the edge keeps apart.
+  mutating func intern(
+    _ label: PendingLabel, closure: ReferencePath.ClosureForm? = nil
+  ) -> (id: Int32, index: Int32) {
+    (intern(ReferencePath(label, closure: closure)), label.index)
+  }
+
+  func label(_ id: Int32) -> ReferencePath { labels.values[Int(id)] }
 
   /// Appends an edge. A label and index too large to pack together get a label of their own
   /// (`items[70000]`). Returns false when no label can name the edge (more than 2²⁹ distinct labels).
@@ -118,8 +130,8 @@ struct Recorder {
       edges.append(edge)
       return true
     }
-    let text = PendingLabel(base: label(labelID), index: index).text
-    guard let edge = CompactEdge(from: holder, to: target, label: intern(text), ownership: ownership) else {
+    let baked = label(labelID).baking(index)
+    guard let edge = CompactEdge(from: holder, to: target, label: intern(baked), ownership: ownership) else {
       return false
     }
     edges.append(edge)
@@ -150,10 +162,16 @@ struct Recorder {
     let typeIndex = Int32(typeNames.count)
     typeNames.append(plan.typeName)
     var fieldLabels: [Int32] = []
+    var elementLabels: [Int32] = []
     if case .object(let fields) = plan.shape {
-      fieldLabels = fields.map { intern($0.name) }
+      fieldLabels = fields.map { intern(ReferencePath(property: $0.name)) }
+      elementLabels = fields.map { field in
+        guard case .objectArray = field.action else { return -1 }
+        return intern(ReferencePath(PendingLabel.empty.appending(field.name).element(0)))
+      }
     }
-    let slot = TypeSlot(plan: plan, typeIndex: typeIndex, fieldLabels: fieldLabels)
+    let slot = TypeSlot(
+      plan: plan, typeIndex: typeIndex, fieldLabels: fieldLabels, elementLabels: elementLabels)
     slots[key] = slot
     lastSlot = (key, slot)
     return slot
@@ -182,21 +200,21 @@ struct Recorder {
     for object in keepAlive { object?.release() }
     keepAlive = ChunkedArray()
     let storage = GraphStorage(
-      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels.strings, edges: edges)
+      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels.values, edges: edges)
     return (storage, objects, objectAddresses)
   }
 }
 
-/// Interned strings: each distinct string gets the next id.
-struct Interner {
-  private(set) var strings: [String] = []
-  private var ids: [String: Int32] = [:]
+/// Interned values: each distinct value gets the next id.
+struct Interner<Value: Hashable> {
+  private(set) var values: [Value] = []
+  private var ids: [Value: Int32] = [:]
 
-  mutating func intern(_ text: String) -> Int32 {
-    if let known = ids[text] { return known }
-    let id = Int32(strings.count)
-    strings.append(text)
-    ids[text] = id
+  mutating func intern(_ value: Value) -> Int32 {
+    if let known = ids[value] { return known }
+    let id = Int32(values.count)
+    values.append(value)
+    ids[value] = id
     return id
   }
 }

@@ -6,7 +6,6 @@ extension Walker {
       return
     }
     let contextObject = Unmanaged<AnyObject>.fromOpaque(context)
-    let path = label.text
     switch Metadata.kind(ofHeapObject: context) {
     case .class:
       // A closure that captures only one class reference uses that object as its context; a
@@ -22,21 +21,18 @@ extension Walker {
           })
       {
         addReference(
-          .borrowed(contextObject), labelID: nil,
-          label: { PendingLabel(base: EdgeLabel.methodReference(storedAt: path, method: method)) },
-          ownership: .strong)
+          .borrowed(contextObject), labelID: nil, label: { label }, ownership: .strong,
+          closure: .methodReference(method: method))
         return
       }
       addReference(
-        .borrowed(contextObject), labelID: nil,
-        label: { PendingLabel(base: EdgeLabel.singleCapture(storedAt: path)) },
-        ownership: .strong)
+        .borrowed(contextObject), labelID: nil, label: { label }, ownership: .strong,
+        closure: .singleCapture(function: name))
     default:
       addReference(
-        .borrowed(contextObject), labelID: nil,
-        label: { PendingLabel(base: EdgeLabel.closure(storedAt: path)) },
-        ownership: .strong,
-        closureName: name ?? "closure at \(TypeNames.short(recorder.typeName(of: current))).\(path)")
+        .borrowed(contextObject), labelID: nil, label: { label }, ownership: .strong,
+        closure: .context(function: name),
+        closureName: name ?? "closure at \(TypeNames.short(recorder.typeName(of: current))).\(label.text)")
     }
   }
 
@@ -50,7 +46,7 @@ extension Walker {
     }
     var children: [(value: Any, label: PendingLabel)] = []
     for (index, capture) in captures.enumerated() {
-      let label = PendingLabel(base: EdgeLabel.capture(index))
+      let label = PendingLabel.capture(index)
       var address = context + capture.offset
       var kind = capture.kind
       if case .box(let payload) = kind {

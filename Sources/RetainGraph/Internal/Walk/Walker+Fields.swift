@@ -2,9 +2,11 @@ extension Walker {
   /// Reads the fields of a value or object at `base`, in field order: each field's references are
   /// recorded before the next field's, and a value field's whole subtree comes at its place, so the
   /// fast paths and the general path give the same node ids. `labelIDs` are the fields' interned
-  /// labels when they are read straight from an object (no prefix).
+  /// labels when they are read straight from an object (no prefix), and `elementLabelIDs` their
+  /// elements' (for arrays of objects).
   mutating func readFields(
-    _ fields: [FieldPlan], base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: [Int32]?
+    _ fields: [FieldPlan], base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: [Int32]?,
+    elementLabelIDs: [Int32]? = nil
   ) {
     // Work is done at once until the first field that must wait for a value's subtree; from then
     // on it is queued in order.
@@ -33,20 +35,19 @@ extension Walker {
       case .objectArray where fastPaths:
         let elements = HeapLayout.arrayOfObjects(at: address)
         guard !elements.isEmpty else { continue }
-        let base = labelID.map { PendingLabel(base: recorder.label($0)) } ?? label()
-        let elementLabelID = labelID ?? recorder.intern(base.text)
+        let base = label()
+        let elementLabelID = elementLabelIDs?[position] ?? recorder.intern(base.element(0)).id
         for (index, pointer) in elements.enumerated() {
           let element = Unmanaged<AnyObject>.fromOpaque(pointer)
-          let elementIndex = Int32(truncatingIfNeeded: index)
           if queueing {
             queued.append(
               .loaded(
-                RetainedReference(retaining: element), labelID: elementLabelID,
-                label: PendingLabel(base: base.text, index: elementIndex), ownership: .strong))
+                RetainedReference(retaining: element), labelID: elementLabelID, label: base.element(index),
+                ownership: .strong))
           } else {
             addReference(
-              .borrowed(element), labelID: elementLabelID, index: elementIndex, label: { base },
-              ownership: .strong)
+              .borrowed(element), labelID: elementLabelID, index: Int32(truncatingIfNeeded: index),
+              label: { base.element(index) }, ownership: .strong)
           }
         }
       case .object, .optionalObject, .objectArray, .value:
@@ -58,6 +59,25 @@ extension Walker {
       case .function:
         let function = ThickFunction(at: address)
         guard options.includeClosures, let context = function.context else { continue }
+        if queueing {
+          queued.append(
+            .closure(
+              context: RetainedReference(retaining: Unmanaged.fromOpaque(context)),
+              function: function.function,
+              label: label()))
+        } else {
+          addClosure(function, label: label())
+        }
+      case .block:
+        guard options.includeClosures, let block = HeapLayout.object(at: address) else { continue }
+        guard let function = BlockLayout.swiftClosure(ofBlock: block) else {
+          record(
+            .note(
+              "\(recorder.typeName(of: current)).\(label().text): a block not made from a Swift closure was not read; what it holds is not shown"
+            ))
+          continue
+        }
+        guard let context = function.context else { continue }
         if queueing {
           queued.append(
             .closure(

@@ -20,12 +20,16 @@ extension Walker {
         children.append((pair[0].value, entry.appending("key")))
       }
     case .enum:
+      let enumLabel = label.enumValue(type(of: value))
       for child in mirror.children {
-        children.append((child.value, label.appending(child.label ?? "payload")))
+        children.append((child.value, enumLabel.payload(child.label ?? "payload")))
       }
     default:
       for (index, child) in mirror.children.enumerated() {
-        var name = child.label ?? "[\(index)]"
+        guard var name = child.label else {
+          children.append((child.value, label.unnamed(index)))
+          continue
+        }
         if name.hasPrefix(".") { name.removeFirst() }
         children.append((child.value, label.appending(name)))
       }

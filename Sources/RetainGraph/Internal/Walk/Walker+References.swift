@@ -30,27 +30,32 @@ extension Walker {
   /// Records a reference from the current node to an object the caller holds.
   mutating func addReference(borrowing object: AnyObject, label: PendingLabel, ownership: Ownership) {
     addReference(
-      .borrowed(Unmanaged.passUnretained(object)), labelID: nil, index: label.index,
-      label: { PendingLabel(base: label.base) }, ownership: ownership)
+      .borrowed(Unmanaged.passUnretained(object)), labelID: nil, label: { label }, ownership: ownership)
   }
 
   /// Records a reference whose retain the caller hands over.
   mutating func addReference(
-    owning reference: RetainedReference, labelID: Int32?, index: Int32, label: () -> PendingLabel,
-    ownership: Ownership
+    owning reference: RetainedReference, labelID: Int32?, label: PendingLabel, ownership: Ownership
   ) {
-    addReference(.owned(reference), labelID: labelID, index: index, label: label, ownership: ownership)
+    addReference(
+      .owned(reference), labelID: labelID, index: label.index, label: { label }, ownership: ownership)
   }
 
   /// Records a reference from the current node to `referent`, adding a node for it when it is new.
-  /// `labelID` is the interned label when known; otherwise `label()` gives it (called only when
+  /// `labelID` is the interned label when known (with `index`, the number the edge keeps apart);
+  /// otherwise `label()` gives it, stored there directly or as `closure` (called only when
   /// needed). A closure context is recorded as a closure node named `closureName`.
   mutating func addReference(
     _ referent: consuming Referent, labelID: Int32?, index: Int32 = -1, label: () -> PendingLabel,
-    ownership: Ownership, closureName: String? = nil
+    ownership: Ownership, closure: ReferencePath.ClosureForm? = nil, closureName: String? = nil
   ) {
     if !options.ignoredLabels.isEmpty {
-      let text = labelID.map { PendingLabel(base: recorder.label($0), index: index) }?.text ?? label().text
+      let text =
+        labelID.map { recorder.label($0).text(number: index) }
+        ?? {
+          let pending = label()
+          return ReferencePath(pending, closure: closure).text(number: pending.index)
+        }()
       let holder = TypeNames.short(recorder.typeName(of: current))
       if options.ignoredLabels.contains(text) || options.ignoredLabels.contains("\(holder).\(text)") {
         referent.discard()
@@ -72,8 +77,12 @@ extension Walker {
       guard let added = addNode(for: referent, closureName: closureName) else { return }
       target = added
     }
-    appendEdge(
-      to: target, labelID: labelID ?? recorder.intern(label().base), index: index, ownership: ownership)
+    if let labelID {
+      appendEdge(to: target, labelID: labelID, index: index, ownership: ownership)
+    } else {
+      let (id, index) = recorder.intern(label(), closure: closure)
+      appendEdge(to: target, labelID: id, index: index, ownership: ownership)
+    }
   }
 
   /// Adds a node for `referent` and keeps it alive for the walk; nil (and the referent discarded)
@@ -101,6 +110,7 @@ extension Walker {
   }
 
   mutating func appendEdge(to target: Int, label: PendingLabel, ownership: Ownership) {
-    appendEdge(to: target, labelID: recorder.intern(label.base), index: label.index, ownership: ownership)
+    let (id, index) = recorder.intern(label)
+    appendEdge(to: target, labelID: id, index: index, ownership: ownership)
   }
 }

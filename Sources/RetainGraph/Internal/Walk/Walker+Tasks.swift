@@ -7,8 +7,7 @@ extension Walker {
       addTask(object, label: label)
     } else if Metadata.kind(ofHeapObject: object) == .class {
       addReference(
-        .borrowed(Unmanaged.fromOpaque(object)), labelID: nil, index: label.index,
-        label: { PendingLabel(base: label.base) }, ownership: .strong)
+        .borrowed(Unmanaged.fromOpaque(object)), labelID: nil, label: { label }, ownership: .strong)
     } else if let reason = TaskLayout.unavailableReason {
       note("\(recorder.typeName(of: current)).\(label.text): a task, not read: \(reason)")
     } else {
@@ -64,7 +63,8 @@ extension Walker {
     }
     if state.isRunning {
       note(
-        "\(recorder.typeName(of: current)): the task was running during the walk; its frames were not read")
+        "\(recorder.typeName(of: current)): the task was running during the walk; what it holds (its closure's captures, its frames) was not read"
+      )
     } else {
       suspendedTasks.append(current)
     }
@@ -102,7 +102,7 @@ extension Walker {
       }
       current = taskNode
       for target in targets {
-        appendEdge(to: target, label: PendingLabel(base: Advice.suspendedFrameLabel), ownership: .strong)
+        appendEdge(to: target, label: .suspendedFrame, ownership: .strong)
       }
     }
   }

@@ -135,7 +135,8 @@ struct Walker {
     if slot.plan.isCustom, let custom = object.takeUnretainedValue() as? any GraphReflectable {
       walkCustom(custom, prefix: .empty)
     } else if case .object(let fields) = slot.plan.shape, !fields.isEmpty {
-      readFields(fields, base: base, prefix: .empty, labelIDs: slot.fieldLabels)
+      readFields(
+        fields, base: base, prefix: .empty, labelIDs: slot.fieldLabels, elementLabelIDs: slot.elementLabels)
     }
     drainPending()
   }
@@ -167,12 +168,13 @@ struct Walker {
     case .value(let value, let label):
       visitOpened(value, label: label)
     case .loaded(let reference, let labelID, let label, let ownership):
-      addReference(
-        owning: reference, labelID: labelID, index: label.index, label: { PendingLabel(base: label.base) },
-        ownership: ownership)
+      addReference(owning: reference, labelID: labelID, label: label, ownership: ownership)
     case .edge(let target, let labelID, let label, let ownership):
-      appendEdge(
-        to: target, labelID: labelID ?? recorder.intern(label.base), index: label.index, ownership: ownership)
+      if let labelID {
+        appendEdge(to: target, labelID: labelID, index: label.index, ownership: ownership)
+      } else {
+        appendEdge(to: target, label: label, ownership: ownership)
+      }
     case .closure(let context, let function, let label):
       addClosure(ThickFunction(function: function, context: context.pointer), label: label)
       context.release()
@@ -234,7 +236,8 @@ struct Walker {
     case .mirror:
       visitMirror(of: value, label: label)
     case .storedPayload:
-      push(RuntimeReflection.children(of: value).map { ($0.value, label.appending($0.label ?? "payload")) })
+      let enumLabel = label.enumValue(T.self)
+      push(RuntimeReflection.children(of: value).map { ($0.value, enumLabel.payload($0.label ?? "payload")) })
     case .rawLayout(let like):
       withUnsafePointer(to: value) { visitInPlace(like, at: UnsafeRawPointer($0), label: label) }
     case .unreadable:
@@ -271,7 +274,7 @@ struct Walker {
   private mutating func walkCustom(_ custom: any GraphReflectable, prefix: PendingLabel) {
     var strongChildren: [(value: Any, label: PendingLabel)] = []
     for child in custom.graphChildren {
-      let label = prefix.appending(child.label)
+      let label = child.isGlobal ? prefix.global(child.label) : prefix.appending(child.label)
       if child.ownership == .strong {
         strongChildren.append((child.value, label))
         continue
