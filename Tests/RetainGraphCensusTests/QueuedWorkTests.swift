@@ -247,7 +247,7 @@ extension CensusTests {
       let holder = "DispatchWorkItem block from closure #1 in StoredWorkItem.start()"
       #expect(report.origin == .runtimeHolder(holder))
       #expect(
-        report.description == """
+        report.descriptionWithoutCoincidences == """
           StoredWorkItem is referenced by 2 holders:
             DispatchWorkItem._block (closure) → capture 0
             \(holder).capture 0

@@ -32,22 +32,22 @@ extension Advice {
       guard
         let stored = storage.edges.first(where: {
           Int($0.to) == holder && $0.isStrong && storage.typeName(Int($0.from)) == workItemType
-            && EdgeLabel.storagePath(of: storage.label($0)) == workItemBlock
+            && storage.storagePath($0) == workItemBlock
         })
       else { return nil }
       item = Int(stored.from)
       closure = closureName(storage.typeName(holder))
     } else {
       guard storage.typeName(holder) == workItemType,
-        EdgeLabel.isSingleCapture(storage.label(edge)),
-        EdgeLabel.storagePath(of: storage.label(edge)) == workItemBlock
+        storage.reference(edge).kind == .singleCapture,
+        storage.storagePath(edge) == workItemBlock
       else { return nil }
     }
     let storing =
       loop.first { Int(storage.edges[Int($0)].to) == item }.map { storage.edges[Int($0)] }
       ?? storage.edges.first { Int($0.to) == item && $0.isStrong }
     let place = storing.map {
-      "the DispatchWorkItem stored in \(storage.shortTypeName(Int($0.from))).\(EdgeLabel.storagePath(of: storage.label($0)))"
+      "the DispatchWorkItem stored in \(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
     }
     let target = Int(edge.to)
     let captured =
