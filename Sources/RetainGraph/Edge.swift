@@ -24,7 +24,7 @@ public struct Edge: Sendable, Hashable {
   ///
   /// New cases may be added in a minor version (a task's references are the next ones): a
   /// `switch` over a kind needs a `default:`.
-  public enum Kind: Sendable, Hashable {
+  public enum Kind: Sendable, Hashable, Codable {
     /// A stored property, or a path of stored properties through values (struct fields, tuple
     /// elements, optionals, existentials, a ``GraphReflectable`` type's children): `presenter`,
     /// `pair.1`, `config.owner`.

@@ -39,9 +39,9 @@ public struct GraphChild {
     GraphChild(label: label, value: value, ownership: .strong)
   }
 
-  /// A global or static variable's strong reference (the heap census's roots).
-  package static func global(_ name: String, _ value: Any) -> GraphChild {
-    var child = GraphChild(label: name, value: value, ownership: .strong)
+  /// A global or static variable's reference (the heap census's roots).
+  package static func global(_ name: String, _ value: Any, ownership: Ownership = .strong) -> GraphChild {
+    var child = GraphChild(label: name, value: value, ownership: ownership)
     child.isGlobal = true
     return child
   }

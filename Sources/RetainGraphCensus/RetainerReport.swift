@@ -38,6 +38,11 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     /// memory is not read by type (a Core Foundation object), so it may hold the object strongly or
     /// weakly, or merely hold a number equal to the address.
     public var isWordOnly: Bool = false
+    /// How the holder holds it (``Edge/kind``): a property, an element, a closure's capture…; nil
+    /// for a holder seen only as a word, or one the walk did not reach.
+    public var kind: Edge.Kind? = nil
+    /// Whether the holder is a closure context (the reference is one of its captures).
+    var isClosureContext = false
   }
 
   /// One step of the retainer path: a reference from `holder` through `label` to `target`.

@@ -48,7 +48,7 @@ enum RetainerSearch {
       guard let index = population.indexByAddress[global.object] else { continue }
       if global.isVerified {
         if globalLabels.insert(global.name).inserted {
-          globals.append(.strong(global.name, population.objects[index]))
+          globals.append(.global(global.name, population.objects[index]))
         }
       } else if global.object == targetAddress {
         notes.append("\(global.name) holds a word equal to its address (it may be a number, not a reference)")
@@ -57,9 +57,9 @@ enum RetainerSearch {
     // Globals holding objects made before the census started, read with their declared type.
     for variable in GlobalReferences.typedVariables() where globalLabels.insert(variable.name).inserted {
       if variable.ownership == .weak, let object = variable.value as AnyObject? {
-        globals.append(.weak(variable.name, object))
+        globals.append(.global(variable.name, object, ownership: .weak))
       } else {
-        globals.append(.strong(variable.name, variable.value))
+        globals.append(.global(variable.name, variable.value))
       }
     }
     // Running tasks and the blocks Dispatch keeps for queued work: holders outside the objects the
@@ -159,12 +159,13 @@ enum RetainerSearch {
   private static func patch(_ report: inout RetainerReport, capturingContexts: [String]) {
     // A task or a queued block is named: its closure's context is not an unseen one.
     if case .runtimeHolder = report.origin { return }
-    guard !capturingContexts.isEmpty, !report.retainers.contains(where: { $0.label.hasPrefix("capture") })
+    guard !capturingContexts.isEmpty, !report.retainers.contains(where: \.isClosureContext)
     else {
       return
     }
     for name in capturingContexts {
-      report.retainers.append(.init(holder: name, label: "capture", ownership: .strong, isGlobal: false))
+      report.retainers.append(
+        .init(holder: name, label: "capture", ownership: .strong, isGlobal: false, isClosureContext: true))
     }
     if case .none = report.origin {
       report.origin = .unseenHolder
@@ -239,18 +240,16 @@ enum RetainerSearch {
       ofObjectAt: UnsafeRawPointer(record.object), size: Int(record.size), satisfies: test)
   }
 
-  /// The task or block (one of `holders`, the names its root references start with) a root
-  /// reference labelled `label` comes from, and the rest of the label.
-  private static func holder(of label: String, among holders: [String]) -> (name: String, rest: String)? {
-    for name in holders where label.hasPrefix(name) {
-      let rest = label.dropFirst(name.count)
-      guard rest.isEmpty || rest.first == " " || rest.first == "." else { continue }
-      var path = rest.drop { $0 == " " || $0 == "." }
-      // The walk labels a closure's reference `(closure) → capture 0`: the holder is that closure.
-      for marker in ["(closure)", " → "] where path.hasPrefix(marker) { path = path.dropFirst(marker.count) }
-      return (name, String(path))
+  /// The task or block (one of `holders`, the names of the root's children that hold their
+  /// closures) a root reference comes from, and where below it: nothing for the closure's own
+  /// context, `capture 0` when the closure's context is the object itself.
+  private static func holder(of edge: Edge, among holders: [String]) -> (name: String, rest: String)? {
+    guard let name = edge.property, holders.contains(name) else { return nil }
+    switch edge.kind {
+    case .singleCapture: return (name, "capture 0")
+    case .methodReference(let method): return (name, "(method \(method))")
+    default: return (name, "")
     }
-    return nil
   }
 
   private static func analyse(
@@ -274,7 +273,7 @@ enum RetainerSearch {
     for position in 0..<edgeCount where Int(ends.from[position]) == graph.root {
       let to = Int(ends.to[position])
       guard to != target, graph.node(to).kind == .closure,
-        let (holder, rest) = holder(of: graph.edge(at: position).label, among: holders), rest.isEmpty
+        let (holder, rest) = holder(of: graph.edge(at: position), among: holders), rest.isEmpty
       else { continue }
       holderContexts[to] = holder
     }
@@ -284,14 +283,20 @@ enum RetainerSearch {
     for position in offsets[target]..<offsets[target + 1] {
       let edge = graph.edge(at: Int(incoming[position]))
       if edge.from == graph.root {
-        if let (holder, rest) = holder(of: edge.label, among: holders) {
-          retainers.append(.init(holder: holder, label: rest, ownership: edge.ownership, isGlobal: false))
-        } else if edge.label != CensusRoots.censusLabel {
-          retainers.append(.init(holder: edge.label, label: "", ownership: edge.ownership, isGlobal: true))
+        if let (holder, rest) = holder(of: edge, among: holders) {
+          retainers.append(
+            .init(
+              holder: holder, label: rest, ownership: edge.ownership, isGlobal: false, kind: edge.kind,
+              isClosureContext: edge.kind == .singleCapture))
+        } else if edge.kind == .global {
+          retainers.append(
+            .init(holder: edge.label, label: "", ownership: edge.ownership, isGlobal: true, kind: edge.kind))
         }
       } else {
         retainers.append(
-          .init(holder: name(edge.from), label: edge.label, ownership: edge.ownership, isGlobal: false))
+          .init(
+            holder: name(edge.from), label: edge.label, ownership: edge.ownership, isGlobal: false,
+            kind: edge.kind, isClosureContext: graph.node(edge.from).kind == .closure))
       }
     }
     retainers.sort { ($1.isGlobal ? 1 : 0, $0.holder, $0.label) < ($0.isGlobal ? 1 : 0, $1.holder, $1.label) }
@@ -320,8 +325,8 @@ enum RetainerSearch {
         if from == graph.root {
           // The root's references are globals (labelled by name, `items[0]` for an array's
           // element) and the census's own list of live objects.
-          let label = graph.edge(at: edgeIndex).label
-          if let (holder, rest) = holder(of: label, among: holders) {
+          let edge = graph.edge(at: edgeIndex)
+          if let (holder, rest) = holder(of: edge, among: holders) {
             origin = .runtimeHolder(holder)
             start = node
             if holderContexts[node] == nil {
@@ -330,8 +335,8 @@ enum RetainerSearch {
             }
             break search
           }
-          if label != CensusRoots.censusLabel {
-            origin = .global(label)
+          if edge.kind == .global {
+            origin = .global(edge.label)
             start = node
             break search
           }

@@ -262,7 +262,8 @@ struct Walker {
       }
     case .unreadable:
       if let note = plan.note { self.note(note) }
-    default:
+    case .object, .mirror, .storedPayload, .function, .nativeObject:
+      // Shapes read from a copy of the value (`visitOpened`): a noncopyable one cannot be copied.
       if Metadata.isNoncopyable(type) {
         note("\(plan.typeName): a noncopyable value of this shape is not read; what it holds is not shown")
       } else {
