@@ -34,7 +34,7 @@ test: deps
 	SWIFT="$(SWIFT)" bash Scripts/run-tests.sh
 
 # The contributor's quick loop: the build and every test, without the snippet package (nor any
-# release build). Pass swift test arguments with ARGS, e.g. make test-fast ARGS="--filter Snapshotting".
+# release build). Pass swift test arguments with ARGS, e.g. make test-fast ARGS="--filter ForkedWalkTests".
 test-fast: export RETAIN_GRAPH_TEST_START := $(shell date +%s)
 test-fast: deps
 	$(SWIFT) build --build-tests

@@ -7,7 +7,7 @@
 #
 # VERBOSE=1 shows every line. RETAIN_GRAPH_TEST_START (seconds since the epoch) is when the whole
 # run began (the build and the snippet package included), for the summary's total time.
-# Arguments are passed to swift test (e.g. --filter Snapshotting).
+# Arguments are passed to swift test (e.g. --filter ForkedWalkTests).
 set -uo pipefail
 SWIFT=${SWIFT:-swift}
 root=$(cd "$(dirname "$0")/.." && pwd)

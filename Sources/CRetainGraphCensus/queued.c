@@ -376,15 +376,18 @@ __attribute__((swiftcall)) TaskAndContext swift_task_create(size_t flags, void *
 
 // MARK: - Fork
 
-// A forked child (`retainers(isolating:)`) has one thread: the lock must not be left held there by a
-// thread that does not exist in it.
+// A forked child (`retainers(isolating:)`, a forked walk) has one thread: the lock must not be left
+// held there by a thread that does not exist in it.
 static void before_fork(void) { pthread_mutex_lock(&queued_lock); }
 static void after_fork_in_parent(void) { pthread_mutex_unlock(&queued_lock); }
 // The child's thread has another thread id than the one that took the lock (glibc's recursive mutex
 // refuses its unlock): the child gets the lock anew, free.
+// The child's one thread does not record its own allocations either (a forked walk's or search's
+// objects, which die with it): recording them, with backtraces, only slows the child down.
 static void after_fork_in_child(void) {
   pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
   memcpy(&queued_lock, &fresh, sizeof fresh);
+  rgc_pause_this_thread();
 }
 
 static void rgc_queued_install_fork_handlers(void) { pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child); }

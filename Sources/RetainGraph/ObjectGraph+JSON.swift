@@ -1,8 +1,8 @@
 public import Foundation
 
 extension ObjectGraph {
-  /// The graph as a JSON snapshot (format `retain-graph`, version 2): pretty printed with sorted keys,
-  /// so the same graph always gives the same bytes.
+  /// The graph as JSON (format `retain-graph`, version 2): pretty printed with sorted keys, so the
+  /// same graph always gives the same bytes.
   ///
   /// ```json
   /// { "format": "retain-graph", "version": 2, "root": 0, "truncated": false,
@@ -14,35 +14,79 @@ extension ObjectGraph {
   /// `singleCapture`, `methodReference` (with `method`), `capture` (with `capture`, the index) or
   /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one.
   /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` are written
-  /// when there are any. Read a snapshot back with ``init(jsonData:)``.
-  /// - Returns: UTF-8 JSON.
-  /// - Throws: only if Foundation's encoder fails, which it does not for these plain values.
-  public func jsonData() throws -> Data {
-    let snapshot = SnapshotV2(
-      format: SnapshotV2.formatName,
-      version: SnapshotV2.version,
-      root: root,
-      truncated: isTruncated,
-      nodes: nodes.map { SnapshotV2.NodeRecord(id: $0.id, type: $0.typeName, kind: $0.kind.rawValue) },
-      edges: edges.map(SnapshotV2.EdgeRecord.init),
-      dangling: danglingReferences.isEmpty
-        ? nil : danglingReferences.map { SnapshotV2.DanglingRecord(holder: $0.holder, label: $0.label) },
-      notes: notes.isEmpty ? nil : notes
-    )
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    var data = try encoder.encode(snapshot)
-    data.append(0x0A)
-    return data
+  /// when there are any. Read it back with ``init(jsonData:)``.
+  /// - Returns: UTF-8 JSON, ending with a line feed. Writing cannot fail.
+  public func jsonData() -> Data {
+    var json = JSONWriter(reservingCapacity: 64 + 96 * nodeCount + 128 * edgeCount)
+    json.beginObject()
+    if !danglingReferences.isEmpty {
+      json.key("dangling")
+      json.beginArray()
+      for dangling in danglingReferences {
+        json.element()
+        json.beginObject()
+        json.member("holder", dangling.holder)
+        json.member("label", dangling.label)
+        json.endObject()
+      }
+      json.endArray()
+    }
+    json.key("edges")
+    json.beginArray()
+    for index in 0..<edgeCount {
+      let edge = edge(at: index)
+      json.element()
+      json.beginObject()
+      // Keys in ascending order: capture, from, kind, label, method, ownership, property, to.
+      if case .capture(let index) = edge.kind { json.member("capture", index) }
+      json.member("from", edge.from)
+      json.member("kind", edge.kind.jsonName)
+      json.member("label", edge.label)
+      if case .methodReference(let method) = edge.kind { json.member("method", method) }
+      json.member("ownership", edge.ownership.rawValue)
+      if let property = edge.property { json.member("property", property) }
+      json.member("to", edge.to)
+      json.endObject()
+    }
+    json.endArray()
+    json.member("format", JSONFormat.formatName)
+    json.key("nodes")
+    json.beginArray()
+    for id in 0..<nodeCount {
+      let node = node(id)
+      json.element()
+      json.beginObject()
+      json.member("id", node.id)
+      json.member("kind", node.kind.rawValue)
+      json.member("type", node.typeName)
+      json.endObject()
+    }
+    json.endArray()
+    if !notes.isEmpty {
+      json.key("notes")
+      json.beginArray()
+      for note in notes {
+        json.element()
+        json.string(note)
+      }
+      json.endArray()
+    }
+    json.member("root", root)
+    json.key("truncated")
+    json.boolean(isTruncated)
+    json.member("version", JSONFormat.version)
+    json.endObject()
+    json.bytes.append(0x0A)
+    return Data(json.bytes)
   }
 
-  /// Reads a JSON snapshot written by ``jsonData()`` (format `retain-graph`, version 2, or version 1,
+  /// Reads the JSON written by ``jsonData()`` (format `retain-graph`, version 2, or version 1,
   /// whose edges have no `kind`: each edge's kind and property are then read from its label, as
   /// ``Edge/init(from:to:label:ownership:)`` does) and recomputes its cycles.
   ///
   /// Nodes may come in any order, but their ids must be exactly `0..<count`. The `dangling` and
   /// `notes` arrays are optional; unknown keys are ignored.
-  /// - Parameter jsonData: the snapshot's bytes.
+  /// - Parameter jsonData: the JSON's bytes.
   /// - Throws: ``GraphDecodingError`` naming what is wrong and where: not JSON, another format or version,
   ///   a missing field, a value of the wrong type (`nodes[2].id: expected an integer, found "x"`), a
   ///   duplicate or missing id, an edge to an unknown node, an unknown kind or ownership, a kind
@@ -55,54 +99,12 @@ extension ObjectGraph {
   }
 }
 
-/// The encodable shape of a version 2 snapshot (version 1 has no edge `kind`, `capture`, `method`
-/// or `property`).
-private struct SnapshotV2: Encodable {
+/// The format's name, the version written, and the versions read (version 1 has no edge `kind`,
+/// `capture`, `method` or `property`).
+private enum JSONFormat {
   static let formatName = "retain-graph"
   static let version = 2
   static let readableVersions = 1...2
-
-  struct NodeRecord: Encodable {
-    var id: Int
-    var type: String
-    var kind: String
-  }
-
-  struct EdgeRecord: Encodable {
-    var from: Int
-    var to: Int
-    var label: String
-    var ownership: String
-    var kind: String
-    var capture: Int?
-    var method: String?
-    var property: String?
-
-    init(_ edge: Edge) {
-      from = edge.from
-      to = edge.to
-      label = edge.label
-      ownership = edge.ownership.rawValue
-      kind = edge.kind.jsonName
-      if case .capture(let index) = edge.kind { capture = index }
-      if case .methodReference(let name) = edge.kind { method = name }
-      property = edge.property
-    }
-  }
-
-  struct DanglingRecord: Encodable {
-    var holder: Int
-    var label: String
-  }
-
-  var format: String
-  var version: Int
-  var root: Int
-  var truncated: Bool
-  var nodes: [NodeRecord]
-  var edges: [EdgeRecord]
-  var dangling: [DanglingRecord]?
-  var notes: [String]?
 }
 
 /// Validates a parsed snapshot by hand, so every problem is reported with its place.
@@ -130,15 +132,15 @@ private struct SnapshotReader {
       throw GraphDecodingError("the top level: expected an object, found \(Self.describe(parsed))")
     }
     let format = try string(top, "format", at: "")
-    guard format == SnapshotV2.formatName else {
+    guard format == JSONFormat.formatName else {
       throw GraphDecodingError(
-        "format: expected \"\(SnapshotV2.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
+        "format: expected \"\(JSONFormat.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
       )
     }
     let version = try integer(top, "version", at: "")
-    guard SnapshotV2.readableVersions.contains(version) else {
+    guard JSONFormat.readableVersions.contains(version) else {
       throw GraphDecodingError(
-        "version: \(version) is not supported; this reader understands versions 1 and \(SnapshotV2.version)")
+        "version: \(version) is not supported; this reader understands versions 1 and \(JSONFormat.version)")
     }
     let root = try integer(top, "root", at: "")
     let truncated = try boolean(top, "truncated", at: "")

@@ -1,4 +1,4 @@
-/// A snapshot of the object graph reachable from a root, with the ownership of every reference.
+/// The object graph reachable from a root, as plain data, with the ownership of every reference.
 ///
 /// ```swift
 /// let graph = ObjectGraph(reflecting: viewController)

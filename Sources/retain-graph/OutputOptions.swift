@@ -79,7 +79,7 @@ struct OutputOptions: ParsableArguments {
         report.isEmpty ? graph.summary() : report
       return Data((text + "\n").utf8)
     case .dot: return Data(graph.dot(style: style).utf8)
-    case .json: return try graph.jsonData()
+    case .json: return graph.jsonData()
     case .svg: return try graph.render(.svg, style: style)
     case .png: return try graph.render(.png, style: style)
     case .pdf: return try graph.render(.pdf, style: style)

@@ -16,12 +16,15 @@ final class FireAndForget: @unchecked Sendable {
 
   init() { (feed, continuation) = AsyncStream.makeStream() }
 
+  // Not inlined, so that the task is started here in optimised builds too.
+  @inline(never)
   func start() {
     Task {
       for await value in self.feed { self.handle(value) }
     }
   }
 
+  @inline(never)
   func startDetached() {
     Task.detached {
       for await value in self.feed { self.handle(value) }
@@ -106,7 +109,7 @@ extension CensusTests {
       let holder = "running task started in FireAndForget.start() (closure #1 in FireAndForget.start())"
       #expect(report.origin == .runtimeHolder(holder))
       #expect(
-        report.description == """
+        report.descriptionWithoutCoincidences == """
           FireAndForget is referenced by 1 holder:
             \(holder).capture 1
           Shortest retainer path, held by a \(holder):
@@ -115,7 +118,11 @@ extension CensusTests {
             FireAndForget
           """)
       // The forked search (fork handlers keep the census's lock for tasks and blocks usable there).
-      #expect(try HeapCensus.retainers(isolating: object) == report)
+      // (Its notes may differ: a global word that merely equals the address, at one moment or the other.)
+      let isolated = try HeapCensus.retainers(isolating: object)
+      #expect(
+        isolated.origin == report.origin && isolated.retainers == report.retainers
+          && isolated.path == report.path)
       // The stream ends, so does the task: its closure context goes, and the object with it.
       continuation.finish()
       _ = consume object
@@ -199,7 +206,7 @@ extension CensusTests {
         #"block queued on DispatchQueue(label: "census.delayed") from closure #1 in DelayedWork.start()"#
       #expect(report.origin == .runtimeHolder(holder))
       #expect(
-        report.description == """
+        report.descriptionWithoutCoincidences == """
           DelayedWork is referenced by 1 holder:
             \(holder).capture 0
           Shortest retainer path, held by a \(holder):

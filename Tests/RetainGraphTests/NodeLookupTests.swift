@@ -87,7 +87,7 @@ import Testing
     item.next = Item()
     let walked = ObjectGraph(reflecting: item)
     #expect(walked.node(for: item) != nil)
-    let read = try ObjectGraph(jsonData: try walked.jsonData())
+    let read = try ObjectGraph(jsonData: walked.jsonData())
     #expect(read.nodes == walked.nodes)
     #expect(read.node(for: item) == nil)
     let parts = try ObjectGraph(nodes: walked.nodes, edges: walked.edges)

@@ -178,10 +178,47 @@ enum QueuedHolders {
   /// `partial apply for closure #1 in App.DelayedWork.start() -> ()` → `closure #1 in
   /// DelayedWork.start()`.
   private static func simplified(_ name: String) -> String {
-    var text = name
-    for prefix in ["partial apply for ", "specialized "] where text.hasPrefix(prefix) {
-      text = String(text.dropFirst(prefix.count))
+    CensusRuntime.readableFunctionName(withoutCompilerPrefixes(name))
+  }
+
+  /// The function a compiler-made variant belongs to: `(1) suspend resume partial function for
+  /// function signature specialization <Arg[0] = Dead> of App.Feed.start() async -> ()` →
+  /// `App.Feed.start() async -> ()` (an async function's frames are its partial functions; an
+  /// optimised build specialises and merges).
+  static func withoutCompilerPrefixes(_ name: String) -> String {
+    var text = Substring(name)
+    var changed = true
+    while changed {
+      changed = false
+      // `(1) suspend resume partial function for `, `(2) await resume partial function for `.
+      if text.first == "(", let close = text.firstIndex(of: ")"),
+        text[text.index(after: text.startIndex)..<close].allSatisfy(\.isNumber),
+        let marker = text.range(of: " partial function for "),
+        !text[text.index(after: close)..<marker.lowerBound].contains("(")
+      {
+        text = text[marker.upperBound...]
+        changed = true
+      }
+      for prefix in ["partial apply for ", "specialized ", "merged "] where text.hasPrefix(prefix) {
+        text = text.dropFirst(prefix.count)
+        changed = true
+      }
+      // `generic specialization <…> of `, `function signature specialization <…> of `.
+      for prefix in ["generic specialization <", "function signature specialization <"]
+      where text.hasPrefix(prefix) {
+        var depth = 0
+        var index = text.index(text.startIndex, offsetBy: prefix.count - 1)
+        while index < text.endIndex {
+          if text[index] == "<" { depth += 1 } else if text[index] == ">" { depth -= 1 }
+          index = text.index(after: index)
+          if depth == 0 { break }
+        }
+        let rest = text[index...]
+        guard rest.hasPrefix(" of ") else { break }
+        text = rest.dropFirst(4)
+        changed = true
+      }
     }
-    return CensusRuntime.readableFunctionName(text)
+    return String(text)
   }
 }

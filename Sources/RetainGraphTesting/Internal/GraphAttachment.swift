@@ -24,11 +24,10 @@ enum GraphAttachment {
     let test = testName ?? GraphArtifacts.testName(at: site)
     return graphs.flatMap { graph -> [File] in
       let base = GraphArtifacts.stableName(test: test, subject: graph.name)
-      var files = [File(name: "\(base).dot", contents: graph.graph.dot())]
-      if let json = try? graph.graph.jsonData() {
-        files.append(File(name: "\(base).json", contents: String(decoding: json, as: UTF8.self)))
-      }
-      return files
+      return [
+        File(name: "\(base).dot", contents: graph.graph.dot()),
+        File(name: "\(base).json", contents: String(decoding: graph.graph.jsonData(), as: UTF8.self)),
+      ]
     }
   }
 
