@@ -35,11 +35,12 @@ extension Walker {
       case .objectArray where fastPaths:
         let elements = HeapLayout.arrayOfObjects(at: address)
         guard !elements.isEmpty else { continue }
-        let base = label()
-        let elementLabelID = elementLabelIDs?[position] ?? recorder.intern(base.element(0)).id
+        let elementLabelID = elementLabelIDs?[position] ?? recorder.intern(label().element(0)).id
+        // The path is made only when needed (queued work, label filters): not per array read.
+        let base = queueing ? label() : nil
         for (index, pointer) in elements.enumerated() {
           let element = Unmanaged<AnyObject>.fromOpaque(pointer)
-          if queueing {
+          if let base {
             queued.append(
               .loaded(
                 RetainedReference(retaining: element), labelID: elementLabelID, label: base.element(index),
@@ -47,7 +48,7 @@ extension Walker {
           } else {
             addReference(
               .borrowed(element), labelID: elementLabelID, index: Int32(truncatingIfNeeded: index),
-              label: { base.element(index) }, ownership: .strong)
+              label: { label().element(index) }, ownership: .strong)
           }
         }
       case .object, .optionalObject, .objectArray, .value:
@@ -105,9 +106,11 @@ extension Walker {
   }
 
   /// Reads a weak, unowned or unowned(unsafe) reference now (its storage may not outlive this
-  /// call) and returns what to record.
+  /// call) and returns what to record. `label()` is made only when needed: not for an empty
+  /// reference, nor for one whose interned `labelID` is known and that is recorded as an edge.
   mutating func loadReference(
-    _ storage: ReferenceStorage, at address: UnsafeRawPointer, labelID: Int32? = nil, label: PendingLabel
+    _ storage: ReferenceStorage, at address: UnsafeRawPointer, labelID: Int32? = nil,
+    label makeLabel: @autoclosure () -> PendingLabel
   ) -> Work {
     let ownership: Ownership
     switch storage {
@@ -117,26 +120,28 @@ extension Walker {
     }
     // An empty reference (nil) needs no runtime call.
     if HeapLayout.isEmptyReference(at: address) { return .nothing }
+    // With an interned label, the edge needs no path (its index is -1).
+    let edgeLabel = labelID == nil ? makeLabel() : .empty
     if storage == .weak, options.fastPaths, WeakPeek.isAvailable,
       let target = WeakPeek.liveTarget(at: address),
       let known = recorder.node(at: target)
     {
       // Already in the graph (and kept alive by the walk): no need to load it strongly.
-      return .edge(to: known, labelID: labelID, label: label, ownership: .weak)
+      return .edge(to: known, labelID: labelID, label: edgeLabel, ownership: .weak)
     }
     switch ReferenceLoader.load(storage, at: address) {
     case .none:
       return .nothing
     case .alive(let object):
       return .loaded(
-        RetainedReference(adopting: object), labelID: labelID, label: label, ownership: ownership)
+        RetainedReference(adopting: object), labelID: labelID, label: edgeLabel, ownership: ownership)
     case .dangling:
-      return .dangling(label: label)
+      return .dangling(label: makeLabel())
     case .address(let raw):
-      return .unsafeAddress(raw, label: label)
+      return .unsafeAddress(raw, label: makeLabel())
     case .unreadable:
       return .note(
-        "\(recorder.typeName(of: current)).\(label.text): the runtime cannot read this \(ownership.rawValue) reference here"
+        "\(recorder.typeName(of: current)).\(makeLabel().text): the runtime cannot read this \(ownership.rawValue) reference here"
       )
     }
   }
