@@ -23,8 +23,6 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     // Test-only: a real reactive library whose operators hide their downstream behind custom mirrors.
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
-    // Test-only: event loops for the census sweep (its threads, scheduled tasks and promises).
-    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
     .target(name: "RetainGraph", exclude: ["Internal/Runtime/README.md"]),
@@ -76,12 +74,7 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphCensusTests",
-      dependencies: [
-        "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport",
-        .product(name: "OpenCombine", package: "OpenCombine"),
-        .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOPosix", package: "swift-nio"),
-      ],
+      dependencies: ["RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport"],
       exclude: ["__Snapshots__"]
     ),
     .testTarget(
