@@ -74,7 +74,8 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphCensusTests",
-      dependencies: ["RetainGraphCensus", "RetainGraphTesting", "RetainGraph"]
+      dependencies: ["RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport"],
+      exclude: ["__Snapshots__"]
     ),
     .testTarget(
       name: "RetainGraphRenderingTests",

@@ -196,8 +196,9 @@ public enum HeapCensus {
   /// // Image is referenced by 1 holder:
   /// //   ImageCache.images[0]
   /// // Shortest retainer path, from the global ImageCache.shared:
-  /// //   ImageCache.shared
-  /// //    ├─ images[0] → Image
+  /// //   ImageCache
+  /// //     ↓ images[0]
+  /// //   Image
   /// ```
   /// It walks every live object the census saw and every object reachable from global storage.
   /// The census's records are copied first (those allocated before the call), and the copy is read

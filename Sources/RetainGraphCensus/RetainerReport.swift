@@ -3,13 +3,25 @@ public import RetainGraph
 /// Who retains an object, from ``HeapCensus/retainers(of:)``: its direct holders and the shortest
 /// path of strong references to it, as a leak trace.
 ///
-/// Its `description` reads like LeakCanary's trace, one step per line, and names no addresses:
+/// Its `description` draws the path in the package's one leak-trace format (each object on its
+/// line, each reference below its holder), and names no addresses:
 /// ```
 /// Image is referenced by 1 holder:
 ///   ImageCache.images[0]
 /// Shortest retainer path, from the global ImageCache.shared:
-///   ImageCache.shared
-///    ├─ images[0] → Image
+///   ImageCache
+///     ↓ images[0]
+///   Image
+/// ```
+/// An object whose only holders are on its own retain cycle says so:
+/// ```
+/// Session is referenced by 1 holder:
+///   Session.onEnd (closure) → capture 0
+/// Held only by its own cycle: nothing else the census sees holds it, so it is a leak once the
+/// variables that hold it now are gone:
+///   Session
+///     ↓ onEnd (closure) → capture 0
+///   Session (loop closes)
 /// ```
 public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codable {
   /// One reference to the object.
@@ -52,6 +64,10 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     case unseenHolder
     /// An object kept by a strong retain cycle that nothing the census sees holds.
     case retainCycle
+    /// The object is on a strong retain cycle, and every strong holder the census sees is on it:
+    /// held only by its own cycle (``path`` goes from the object around the loop back to it). A
+    /// leak, once the variables that hold it now (the caller's included) are gone.
+    case ownCycle
     /// A running task or a block Dispatch keeps for queued work, named by what it runs:
     /// `running task started in FireAndForget.start() (closure #1 in FireAndForget.start())`,
     /// `block queued on DispatchQueue(label: "work") from closure #1 in DelayedWork.start()`.
@@ -90,6 +106,10 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
       // The first step is the holder's own closure capturing: the holder is named by that closure.
       let rest = path.dropFirst().map(\.label)
       return "a \(name)" + (rest.isEmpty ? "" : ", through \(rest.joined(separator: "."))")
+    case .ownCycle:
+      guard let first = path.first else { return nil }
+      return ([first.holder] + path.map(\.label)).joined(separator: ".")
+        + " (its own retain cycle, which nothing else holds)"
     case .unseenHolder, .retainCycle:
       guard let first = path.first else { return nil }
       let chain = ([first.holder] + path.map(\.label)).joined(separator: ".")
@@ -118,26 +138,34 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
         lines.append("  \(place)\(retainer.ownership == .strong ? "" : " (\(retainer.ownership.rawValue))")")
       }
     }
+    var start = path.first?.holder ?? typeName
     switch origin {
     case .global(let name):
       lines.append("Shortest retainer path, from the global \(name):")
-      lines.append("  \(name) → \(path.first?.holder ?? typeName)")
     case .runtimeHolder(let name):
       lines.append("Shortest retainer path, held by a \(name):")
-      lines.append("  \(name)")
+      start = name
     case .unseenHolder:
       lines.append(
         "Shortest retainer path, from a holder the census cannot see (C storage, a task, a thread's stack):")
-      if let first = path.first { lines.append("  \(first.holder)") }
     case .retainCycle:
       lines.append("Shortest retainer path, from a retain cycle that nothing the census sees holds:")
-      if let first = path.first { lines.append("  \(first.holder)") }
+    case .ownCycle:
+      lines.append(
+        "Held only by its own cycle: nothing else the census sees holds it, so it is a leak once the variables "
+          + "that hold it now are gone:")
     case .none:
       lines.append(
         "No strong holder is seen: only a holder the census cannot see (C storage, a task, a thread's "
           + "stack, the caller's variable) keeps it.")
     }
-    for step in path { lines.append("   ├─ \(step.label) → \(step.target)") }
+    if origin != .none {
+      // The one trace format (LeakTrace): each object on its line, each reference below its holder.
+      lines += LeakTrace.lines(
+        start: start, hops: path.map { (label: $0.label, ownership: .strong, target: $0.target) },
+        indent: "  ",
+        closesLoop: origin == .ownCycle)
+    }
     lines += notes.map { "Note: \($0)" }
     if let frames = allocationBacktrace, !frames.isEmpty {
       lines.append("Allocated in:")
@@ -164,10 +192,11 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     case .global(let name): start = node(name, attributes: ", shape=note")
     case .unseenHolder: start = node("a holder the census cannot see", attributes: ", shape=plaintext")
     // A task's or block's path starts at itself (its first step's holder).
-    case .retainCycle, .runtimeHolder, .none: start = nil
+    case .retainCycle, .runtimeHolder, .ownCycle, .none: start = nil
     }
     let startStyle = origin == .unseenHolder ? " [style=dotted]" : ""
-    var current: String?
+    // The object's own cycle starts and ends at the object.
+    var current: String? = origin == .ownCycle ? target : nil
     for (index, step) in path.enumerated() {
       let holder = current ?? node(step.holder)
       if current == nil, let start { lines.append("  \(start) -> \(holder)\(startStyle);") }
@@ -186,16 +215,7 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     return lines.joined(separator: "\n") + "\n"
   }
 
-  private func quoted(_ text: String) -> String {
-    var escaped = "\""
-    for character in text {
-      switch character {
-      case "\"": escaped += "\\\""
-      case "\\": escaped += "\\\\"
-      case "\n": escaped += "\\n"
-      default: escaped.append(character)
-      }
-    }
-    return escaped + "\""
-  }
+  /// The one DOT quoting of the package (DOTText): escapes quotes, backslashes, line breaks,
+  /// record-shape punctuation and control characters, so any name reaches Graphviz literally.
+  private func quoted(_ text: String) -> String { DOTText.quoted(text) }
 }

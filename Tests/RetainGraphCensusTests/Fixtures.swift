@@ -131,3 +131,37 @@ final class CensusBusyRegistry: @unchecked Sendable {
   let lock = NSLock()
   var pools: [[CensusTransient]] = [[], [], []]
 }
+
+/// A generic holder: its name has angle brackets.
+final class CensusGenericBox<Tag>: @unchecked Sendable {
+  var images: [CensusImage] = []
+}
+
+nonisolated(unsafe) var censusGenericBox = CensusGenericBox<Int>()
+
+/// Keeps a closure in two plain words, as storage the walk cannot read into would (C memory, a
+/// buffer of bytes): the walk reads two integers there.
+final class CensusOpaqueSlot {
+  private var raw: (UInt, UInt) = (0, 0)
+
+  func keep(_ closure: @escaping () -> Void) {
+    _ = withUnsafeMutableBytes(of: &raw) { bytes in
+      bytes.baseAddress?.initializeMemory(as: (() -> Void).self, repeating: closure, count: 1)
+    }
+  }
+
+  func drop() {
+    withUnsafeMutableBytes(of: &raw) { bytes in
+      _ = bytes.baseAddress?.assumingMemoryBound(to: (() -> Void).self).move()
+    }
+    raw = (0, 0)
+  }
+}
+
+/// A listener that keeps a closure capturing itself in an opaque slot.
+final class CensusSlotListener {
+  var heard = 0
+  func listen(on slot: CensusOpaqueSlot) {
+    slot.keep { self.heard += 1 }
+  }
+}

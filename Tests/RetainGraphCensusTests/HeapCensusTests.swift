@@ -1,6 +1,7 @@
 import Foundation
 import RetainGraph
 import RetainGraphCensus
+import RetainGraphTestSupport
 import RetainGraphTesting
 import Testing
 
@@ -158,41 +159,15 @@ import Testing
       let report = HeapCensus.retainers(of: try #require(CensusImageCache.shared.images.last))
       #expect(report.origin == .global("CensusImageCache.shared"))
       #expect(report.holderPath == "CensusImageCache.shared.images[0]")
-      #expect(
-        report.descriptionWithoutCoincidences == """
-          CensusImage is referenced by 1 holder:
-            CensusImageCache.images[0]
-          Shortest retainer path, from the global CensusImageCache.shared:
-            CensusImageCache.shared → CensusImageCache
-             ├─ images[0] → CensusImage
-          """)
-      #expect(
-        report.dot() == """
-          digraph retainers {
-            rankdir=LR;
-            node [shape=box, fontname="Helvetica"];
-            n0 [label="CensusImage", style=bold];
-            n1 [label="CensusImageCache.shared", shape=note];
-            n2 [label="CensusImageCache"];
-            n1 -> n2;
-            n2 -> n0 [label="images[0]"];
-          }
-
-          """)
+      assertGolden(report.descriptionWithoutCoincidences, named: "singleton")
+      assertGolden(report.dot(), named: "singleton", pathExtension: "dot")
     }
 
     @Test func globalVariableIsNamed() {
       censusRegistry.presenters.append(CensusPresenter())
       defer { censusRegistry.presenters.removeAll() }
       let report = HeapCensus.retainers(of: censusRegistry.presenters[0])
-      #expect(
-        report.descriptionWithoutCoincidences == """
-          CensusPresenter is referenced by 1 holder:
-            CensusRegistry.presenters[0]
-          Shortest retainer path, from the global censusRegistry:
-            censusRegistry → CensusRegistry
-             ├─ presenters[0] → CensusPresenter
-          """)
+      assertGolden(report.descriptionWithoutCoincidences, named: "global-variable")
     }
 
     @Test func weakReferencesAreListedButDoNotRetain() {
@@ -202,15 +177,7 @@ import Testing
       CensusImageCache.shared.store(image)
       defer { CensusImageCache.shared.removeAll() }
       let report = HeapCensus.retainers(of: image)
-      #expect(
-        report.descriptionWithoutCoincidences == """
-          CensusImage is referenced by 2 holders:
-            CensusImageCache.images[0]
-            CensusWeakHolder.watched (weak)
-          Shortest retainer path, from the global CensusImageCache.shared:
-            CensusImageCache.shared → CensusImageCache
-             ├─ images[0] → CensusImage
-          """)
+      assertGolden(report.descriptionWithoutCoincidences, named: "weak-reference")
       withExtendedLifetime(holder) {}
     }
 
@@ -220,14 +187,7 @@ import Testing
       defer { hidden.release() }
       let report = HeapCensus.retainers(of: hidden.takeUnretainedValue().child)
       #expect(report.origin == .unseenHolder)
-      #expect(
-        report.descriptionWithoutCoincidences == """
-          CensusHiddenChild is referenced by 1 holder:
-            CensusHidden.child
-          Shortest retainer path, from a holder the census cannot see (C storage, a task, a thread's stack):
-            CensusHidden
-             ├─ child → CensusHiddenChild
-          """)
+      assertGolden(report.descriptionWithoutCoincidences, named: "unseen-holder")
     }
 
     @Test func aNumberEqualToTheAddressIsOnlyNoted() {
@@ -258,8 +218,10 @@ import Testing
       defer { probe?.next = nil }
       let leaked = HeapCensus.liveObjects(of: CensusNode.self).first { $0 === probe }
       let report = HeapCensus.retainers(of: try! #require(leaked))
-      #expect(report.origin == .retainCycle)
-      #expect(report.path.map(\.label) == ["next"])
+      #expect(report.origin == .ownCycle)
+      #expect(report.path.map(\.label) == ["next", "next"])
+      assertGolden(report.descriptionWithoutCoincidences, named: "own-cycle")
+      assertGolden(report.dot(), named: "own-cycle", pathExtension: "dot")
     }
 
     @Test func observerBlockInASingletonIsTracedThroughTheClosure() {
@@ -268,14 +230,7 @@ import Testing
       defer { CensusNotifier.shared.blocks.removeAll() }
       let report = HeapCensus.retainers(of: listener)
       #expect(report.origin == .global("CensusNotifier.shared"))
-      #expect(
-        report.descriptionWithoutCoincidences == """
-          CensusListener is referenced by 1 holder:
-            CensusNotifier.blocks[0] (closure) → capture 0
-          Shortest retainer path, from the global CensusNotifier.shared:
-            CensusNotifier.shared → CensusNotifier
-             ├─ blocks[0] (closure) → capture 0 → CensusListener
-          """)
+      assertGolden(report.descriptionWithoutCoincidences, named: "observer-block")
     }
 
     @Test func observerHeldByNotificationCenter() {
@@ -286,15 +241,7 @@ import Testing
       // The center keeps its observers in a `Mutex` of private Foundation types: the walk reads it,
       // so the path runs from the center's global through the center to the observer's block.
       #expect(report.origin == .global("_defaultCenter"))
-      #expect(
-        report.descriptionWithoutCoincidences == """
-          CensusObserver is referenced by 1 holder:
-            closure #1 in closure #2 in NotificationCenter._addObserver<A>(_:object:using:).capture 0 (closure) → capture 0
-          Shortest retainer path, from the global _defaultCenter:
-            _defaultCenter → NotificationCenter
-             ├─ registrar.value["CensusObserverTests.ping"][#0].storage[0] (closure) → closure #1 in closure #2 in NotificationCenter._addObserver<A>(_:object:using:)
-             ├─ capture 0 (closure) → capture 0 → CensusObserver
-          """)
+      assertGolden(report.descriptionWithoutCoincidences, named: "notification-center")
     }
   }
 

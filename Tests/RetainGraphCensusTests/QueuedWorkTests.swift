@@ -114,7 +114,8 @@ extension CensusTests {
             \(holder).capture 1
           Shortest retainer path, held by a \(holder):
             \(holder)
-             ├─ capture 1 → FireAndForget
+              ↓ capture 1
+            FireAndForget
           """)
       // The forked search (fork handlers keep the census's lock for tasks and blocks usable there).
       // (Its notes may differ: a global word that merely equals the address, at one moment or the other.)
@@ -210,7 +211,8 @@ extension CensusTests {
             \(holder).capture 0
           Shortest retainer path, held by a \(holder):
             \(holder)
-             ├─ capture 0 → DelayedWork
+              ↓ capture 0
+            DelayedWork
           """)
       #expect(
         report.dot() == """
@@ -258,7 +260,8 @@ extension CensusTests {
             \(holder).capture 0
           Shortest retainer path, held by a \(holder):
             \(holder)
-             ├─ capture 0 → StoredWorkItem
+              ↓ capture 0
+            StoredWorkItem
           """)
       object.item = nil
       _ = consume object

@@ -1,6 +1,7 @@
 import Foundation
 import RetainGraph
 import RetainGraphCensus
+import RetainGraphTestSupport
 import RetainGraphTesting
 import Testing
 
@@ -20,7 +21,9 @@ extension CensusTests {
           report.retainers.contains {
             $0.holder == "censusCurrentSession" && $0.ownership == .weak && $0.isGlobal
           })
-        #expect(report.origin != .global("censusCurrentSession"))
+        // Held only by its own cycle (the closure it stores captures it); the weak global is listed.
+        #expect(report.origin == .ownCycle)
+        assertGolden(report.descriptionWithoutCoincidences, named: "weak-global-own-cycle")
         session.onEnd = nil
       }
       // The runtime agrees: the global did not keep it.
@@ -97,6 +100,36 @@ extension CensusTests {
               + "declared fields); what it holds is not read"
           ])
       }
+    }
+
+    /// Names that DOT would misread (a generic type's angle brackets) reach Graphviz escaped, by the
+    /// package's one DOT quoting.
+    @Test func genericHolderIsQuotedInDOT() {
+      censusGenericBox.images.append(CensusImage(name: "boxed"))
+      defer { censusGenericBox.images.removeAll() }
+      let report = HeapCensus.retainers(of: censusGenericBox.images[0])
+      #expect(report.holderPath == "censusGenericBox.images[0]")
+      assertGolden(report.dot(), named: "generic-holder", pathExtension: "dot")
+    }
+
+    /// A closure the walk cannot reach (kept in words it reads as integers) is named by its
+    /// function, found beside its context in the memory that holds it: never "(closure context)".
+    @Test func unreachedClosureIsNamedByItsFunction() throws {
+      weak var probe: CensusSlotListener?
+      let slot = CensusOpaqueSlot()
+      do {
+        let listener = CensusSlotListener()
+        listener.listen(on: slot)
+        probe = listener
+      }
+      do {
+        let listener = try #require(probe)
+        let report = HeapCensus.retainers(of: listener)
+        assertGolden(report.descriptionWithoutCoincidences, named: "unreached-closure")
+      }
+      // The runtime agrees that the slot's closure was what held it.
+      slot.drop()
+      #expect(probe == nil)
     }
   }
 }

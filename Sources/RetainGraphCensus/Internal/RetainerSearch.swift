@@ -19,8 +19,8 @@ enum RetainerSearch {
     /// Objects whose own memory holds the target's address, or an address of one of these (found
     /// by reading recorded memory only, never following a pointer): the likely holders.
     var rawAncestors: [Int] = []
-    /// Closure contexts whose captures hold the target's address.
-    var capturingContexts = 0
+    /// Closures whose contexts' captures hold the target's address, named by their function.
+    var capturingContexts: [String] = []
     /// Objects whose memory Core Foundation lays out (the walk does not read them by type) and one
     /// of whose words equals the target's address or its side table's: their type names.
     var coreFoundationHolders: [String] = []
@@ -118,23 +118,58 @@ enum RetainerSearch {
     return analyse(graph, target: targetNode, holders: holders, notes: notes)
   }
 
+  /// A closure context's function. A thick function value is two words, the function then the
+  /// context, so: the word before the target's address in the context itself, when it is a
+  /// function (a closure that captures only the target has the target as its context, and a thunk
+  /// context holds that closure); else the word before the context's address in the memory of a
+  /// recorded object that holds it. Reabstraction thunks are looked through; names come from the
+  /// symbol tables.
+  private static func closureName(
+    ofContext context: UInt, target: UInt, records: UnsafeBufferPointer<rgc_record>
+  ) -> String {
+    func function(before word: UInt, in record: rgc_record) -> String? {
+      let count = Int(record.size) / 8
+      guard count > 3 else { return nil }
+      let base = UnsafeRawPointer(record.object)
+      for index in 3..<count where base.load(fromByteOffset: index * 8, as: UInt.self) == word {
+        let previous = base.load(fromByteOffset: (index - 1) * 8, as: UInt.self)
+        guard let function = UnsafeRawPointer(bitPattern: previous),
+          var name = CensusRuntime.functionName(containing: function), !name.contains("thunk")
+        else { continue }
+        for prefix in ["partial apply for ", "specialized "] where name.hasPrefix(prefix) {
+          name.removeFirst(prefix.count)
+        }
+        return CensusRuntime.readableFunctionName(name)
+      }
+      return nil
+    }
+    if let own = records.first(where: { UInt(bitPattern: $0.object) == context }),
+      let name = function(before: target, in: own)
+    {
+      return name
+    }
+    for record in records {
+      if let name = function(before: context, in: record) { return name }
+    }
+    return "a closure whose holder the census cannot see"
+  }
+
   /// Closures the walk did not reach (their holder is storage it cannot see into) but whose
-  /// captures hold the object.
-  private static func patch(_ report: inout RetainerReport, capturingContexts: Int) {
+  /// captures hold the object, named by their function.
+  private static func patch(_ report: inout RetainerReport, capturingContexts: [String]) {
     // A task or a queued block is named: its closure's context is not an unseen one.
     if case .runtimeHolder = report.origin { return }
-    guard capturingContexts > 0,
-      !report.retainers.contains(where: \.isClosureContext)
+    guard !capturingContexts.isEmpty, !report.retainers.contains(where: \.isClosureContext)
     else {
       return
     }
-    for _ in 0..<capturingContexts {
+    for name in capturingContexts {
       report.retainers.append(
-        .init(holder: "(closure context)", label: "capture", ownership: .strong, isGlobal: false))
+        .init(holder: name, label: "capture", ownership: .strong, isGlobal: false, isClosureContext: true))
     }
     if case .none = report.origin {
       report.origin = .unseenHolder
-      report.path = [.init(holder: "(closure context)", label: "capture", target: report.typeName)]
+      report.path = [.init(holder: capturingContexts[0], label: "capture", target: report.typeName)]
     }
   }
 
@@ -145,10 +180,11 @@ enum RetainerSearch {
       population.indexByAddress.reserveCapacity(records.count + 1)
       let sideTable = CensusRuntime.sideTable(ofObjectAt: target)
       var coreFoundationNames: [UnsafeRawPointer: String?] = [:]
+      var contexts: [UInt] = []
       for record in records {
         guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
         if CensusRuntime.isClosureContext(metadata: metadata), words(of: record, contain: { $0 == target }) {
-          population.capturingContexts += 1
+          contexts.append(UInt(bitPattern: record.object))
         }
         if UInt(bitPattern: record.object) != target, CensusRuntime.isClass(metadata: metadata) {
           let name =
@@ -166,6 +202,9 @@ enum RetainerSearch {
         else { continue }
         population.indexByAddress[UInt(bitPattern: record.object)] = population.objects.count
         population.objects.append(object)
+      }
+      population.capturingContexts = contexts.map {
+        closureName(ofContext: $0, target: target, records: records)
       }
       // Holders by their own memory, a few levels up (an array buffer, then its owner). Weak
       // references hold the target's side table instead of its address.
@@ -312,6 +351,15 @@ enum RetainerSearch {
       }
       if !heldVisibly, node != target, firstUnseen == nil { firstUnseen = node }
     }
+    if start == nil, firstUnseen == nil,
+      let loop = ownCycle(of: target, holders: seen, ends: ends, graph: graph)
+    {
+      // Every strong holder is on a loop back to the object: held only by its own cycle.
+      return RetainerReport(
+        typeName: name(target), retainers: retainers, origin: .ownCycle,
+        path: loop.map { .init(holder: name($0.from), label: $0.label, target: name($0.to)) },
+        notes: notes + (graph.isTruncated ? ["the census walk was cut short by its node limit"] : []))
+    }
     if start == nil {
       if let firstUnseen {
         origin = .unseenHolder
@@ -335,5 +383,53 @@ enum RetainerSearch {
     if graph.isTruncated { allNotes.append("the census walk was cut short by its node limit") }
     return RetainerReport(
       typeName: name(target), retainers: retainers, origin: origin, path: path, notes: allNotes)
+  }
+
+  /// The shortest loop of strong references from `target` back to it through objects that hold it
+  /// (`holders`, marked by the backward search), when there is one.
+  private static func ownCycle(
+    of target: Node.ID, holders: [Bool], ends: (from: [Int32], to: [Int32], isStrong: [Bool]),
+    graph: ObjectGraph
+  ) -> [Edge]? {
+    // Strong references between holders, by source (compressed rows).
+    var offsets = [Int](repeating: 0, count: graph.nodeCount + 1)
+    for index in ends.from.indices where ends.isStrong[index] && holders[Int(ends.from[index])] {
+      offsets[Int(ends.from[index]) + 1] += 1
+    }
+    for index in 0..<graph.nodeCount { offsets[index + 1] += offsets[index] }
+    var fill = offsets
+    var outgoing = [Int32](repeating: 0, count: offsets[graph.nodeCount])
+    for index in ends.from.indices where ends.isStrong[index] && holders[Int(ends.from[index])] {
+      let from = Int(ends.from[index])
+      outgoing[fill[from]] = Int32(index)
+      fill[from] += 1
+    }
+    var reachedBy = [Int32](repeating: -1, count: graph.nodeCount)
+    var queue = [target]
+    var head = 0
+    while head < queue.count {
+      let node = queue[head]
+      head += 1
+      for position in offsets[node]..<offsets[node + 1] {
+        let edgeIndex = Int(outgoing[position])
+        let to = Int(ends.to[edgeIndex])
+        guard holders[to] || to == target else { continue }
+        if to == target {
+          var loop = [graph.edge(at: edgeIndex)]
+          var current = node
+          while current != target {
+            let edge = graph.edge(at: Int(reachedBy[current]))
+            loop.append(edge)
+            current = edge.from
+          }
+          return loop.reversed()
+        }
+        if reachedBy[to] < 0 {
+          reachedBy[to] = Int32(edgeIndex)
+          queue.append(to)
+        }
+      }
+    }
+    return nil
   }
 }

@@ -1,6 +1,6 @@
 /// Quoting and escaping of text for the DOT language, so that any type name or label, however hostile,
 /// reaches Graphviz as exactly one quoted string and comes out of it (as SVG, PNG or PDF) unchanged.
-enum DOTText {
+package enum DOTText {
   /// The longest label drawn, in characters; longer ones keep their start and end around an ellipsis.
   static let maximumLabelLength = 80
 
@@ -15,7 +15,7 @@ enum DOTText {
   ///   an invisible U+2060 WORD JOINER, since Graphviz would otherwise decode it or copy it raw into
   ///   the SVG.
   /// Non-ASCII text is kept as UTF-8 (the graph declares `charset="UTF-8"`).
-  static func quoted(_ text: String) -> String {
+  package static func quoted(_ text: String) -> String {
     var result = "\""
     result.reserveCapacity(text.utf8.count + 2)
     let scalars = Array(text.unicodeScalars)

@@ -11,10 +11,7 @@ extension ObjectGraph {
 
   /// One reference of a leak trace, below its holder: `  ↓ label`, with the ownership when it is
   /// not strong.
-  func hop(_ edge: Edge) -> String {
-    let ownership = edge.ownership == .strong ? "" : " (\(edge.ownership.rawValue))"
-    return "  ↓ \(edge.label)\(ownership)"
-  }
+  func hop(_ edge: Edge) -> String { LeakTrace.hop(edge.label, ownership: edge.ownership) }
 
   /// A chain of references as leak-trace lines, the one trace format of the report, the testing
   /// library and the command line: each object on its own line, each reference on the line below
@@ -42,26 +39,10 @@ extension ObjectGraph {
     along path: [Edge], indent: String = "", marked: Edge? = nil, closesLoop: Bool = false,
     maxHops: Int? = nil
   ) -> [String] {
-    let start = path.first?.from ?? root
-    var lines = [indent + displayName(start)]
-    let head = maxHops.map { max(1, $0 / 2) } ?? path.count
-    let tail = maxHops.map { max(1, $0 - $0 / 2) } ?? path.count
-    var skipped = 0
-    for (index, edge) in path.enumerated() {
-      if index >= head && index < path.count - tail && edge != marked {
-        skipped += 1
-        continue
-      }
-      if skipped > 0 {
-        lines.append(indent + "  ⋮ \(skipped) more \(skipped == 1 ? "reference" : "references")")
-        lines.append(indent + displayName(edge.from))
-        skipped = 0
-      }
-      lines.append(indent + hop(edge) + (edge == marked ? "   ← break this" : ""))
-      let closes = closesLoop && index == path.count - 1
-      lines.append(indent + displayName(edge.to) + (closes ? " (loop closes)" : ""))
-    }
-    return lines
+    LeakTrace.lines(
+      start: displayName(path.first?.from ?? root),
+      hops: path.map { (label: $0.label, ownership: $0.ownership, target: displayName($0.to)) },
+      indent: indent, marked: path.firstIndex { $0 == marked }, closesLoop: closesLoop, maxHops: maxHops)
   }
 
   /// The trace of one break of a fix plan: from the root to the loop's member nearest the root,
@@ -84,5 +65,53 @@ extension ObjectGraph {
       along: (prefix ?? []).map { storage.edge(Int($0)) } + loop, indent: indent, marked: fix.edge,
       closesLoop: true, maxHops: maxHops)
     return (lines, prefix != nil)
+  }
+}
+
+/// The leak-trace format itself, on names and labels: what ``ObjectGraph/traceLines(along:indent:marked:closesLoop:)``
+/// draws from a graph, and what a report without a graph (the census's retainer report) draws
+/// from the names it kept.
+package enum LeakTrace {
+  /// One reference, below its holder: `  ↓ label`, with the ownership when it is not strong.
+  package static func hop(_ label: String, ownership: Ownership) -> String {
+    "  ↓ \(label)" + (ownership == .strong ? "" : " (\(ownership.rawValue))")
+  }
+
+  /// A chain of references as leak-trace lines: `start`, then each hop on its own line below its
+  /// holder and the object it reaches on the next.
+  /// - Parameters:
+  ///   - start: the first object's name.
+  ///   - hops: each reference: its label, ownership and the name of the object it reaches.
+  ///   - indent: put before every line.
+  ///   - marked: the index of the hop to mark `← break this`, if any.
+  ///   - closesLoop: whether the last object is the first again: marked `(loop closes)`.
+  ///   - maxHops: the most references to print: a longer chain keeps its first and last
+  ///   `maxHops / 2` references and the marked one; each run left out becomes one line
+  ///   `  ⋮ 999990 more references`. `nil` prints them all.
+  /// - Returns: the lines, without line breaks.
+  package static func lines(
+    start: String, hops: [(label: String, ownership: Ownership, target: String)], indent: String = "",
+    marked: Int? = nil, closesLoop: Bool = false, maxHops: Int? = nil
+  ) -> [String] {
+    var lines = [indent + start]
+    let head = maxHops.map { max(1, $0 / 2) } ?? hops.count
+    let tail = maxHops.map { max(1, $0 - $0 / 2) } ?? hops.count
+    var skipped = 0
+    for (index, hop) in hops.enumerated() {
+      if index >= head && index < hops.count - tail && index != marked {
+        skipped += 1
+        continue
+      }
+      if skipped > 0 {
+        lines.append(indent + "  ⋮ \(skipped) more \(skipped == 1 ? "reference" : "references")")
+        lines.append(indent + hops[index - 1].target)
+        skipped = 0
+      }
+      lines.append(
+        indent + self.hop(hop.label, ownership: hop.ownership) + (index == marked ? "   ← break this" : ""))
+      let closes = closesLoop && index == hops.count - 1
+      lines.append(indent + hop.target + (closes ? " (loop closes)" : ""))
+    }
+    return lines
   }
 }
