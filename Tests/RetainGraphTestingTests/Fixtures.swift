@@ -39,7 +39,14 @@ final class SampleHarness: Sendable {
       return UncheckedBox(state.value.breakers)
     }.value
     for breakCycles in breakers { breakCycles() }
-    return state.withLock { $0.value.probes.allSatisfy { $0.object == nil } }
+    // A census search of a parallel test holds every object for a moment: wait for it.
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: .seconds(30))
+    while true {
+      let freed = state.withLock { $0.value.probes.allSatisfy { $0.object == nil } }
+      if freed || clock.now > deadline { return freed }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
   }
 
   /// How many made objects are still alive.
