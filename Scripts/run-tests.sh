@@ -76,7 +76,8 @@ if [ -n "$xctest" ]; then
 else
   echo "  XCTest: no result line; the test process stopped early (see the output above)"
 fi
-failed=$(grep -E "^✘ Test .* failed after |^Test Case .* failed \(" "$log" | sed -E "s/^✘ Test (.*) failed after .*/\1/; s/^Test Case '(.*)' failed .*/\1/" | sort -u)
+# Swift Testing's closing line ("✘ Test run with N tests … failed after") names no test.
+failed=$(grep -E "^✘ Test .* failed after |^Test Case .* failed \(" "$log" | grep -v "^✘ Test run with " | sed -E "s/^✘ Test (.*) failed after .*/\1/; s/^Test Case '(.*)' failed .*/\1/" | sort -u)
 if [ -n "$failed" ]; then
   echo "  Failed tests:"
   sed 's/^/    /' <<<"$failed"
