@@ -18,20 +18,11 @@ struct QueuedHolder {
 enum QueuedHolders {
   /// A thick function's two words, to make a function value the walk can read from a known
   /// function and a retained context.
-  private struct ThickParts {
-    var function: UnsafeRawPointer
-    var context: AnyObject?
-  }
-
   /// The live tasks and Swift blocks the census recorded, each with the closure it holds.
   static func snapshot() -> [QueuedHolder] {
     rgc_lock_queued()
     defer { rgc_unlock_queued() }
     return tasks() + blocks()
-  }
-
-  private static func closure(function: UnsafeRawPointer, context: AnyObject) -> Any {
-    unsafeBitCast(ThickParts(function: function, context: context), to: (() -> Void).self)
   }
 
   // MARK: - Tasks
@@ -51,13 +42,14 @@ enum QueuedHolders {
       guard let context = CensusRuntime.object(at: record.context) else { continue }
       // The entry was given to swift_task_create as the task's async function pointer.
       let entry = record.entry
-      let function = entry + Int(entry.load(as: Int32.self))
+      let function = CensusRuntime.function(ofAsyncFunctionPointer: entry)
       let closureName = taskClosureName(entryFunction: function, context: record.context)
       let frames = (0..<Int(record.frameCount)).compactMap { record.frames?[$0].map { UnsafeRawPointer($0) } }
       var name = "running task"
       if let starter = starter(frames) { name += " started in \(starter)" }
       if let closureName { name += " (\(closureName))" }
-      holders.append(QueuedHolder(name: name, closure: closure(function: function, context: context)))
+      holders.append(
+        QueuedHolder(name: name, closure: CensusRuntime.closure(function: function, context: context)))
     }
     return holders
   }
@@ -69,8 +61,7 @@ enum QueuedHolders {
     let entryName = CensusRuntime.functionName(containing: entryFunction).map(simplified)
     guard entryName == nil || entryName?.contains("thunk") == true else { return entryName }
     let size = min(rgc_allocation_size(context), 64 * 8)
-    for index in 2..<max(2, size / 8) {
-      let word = context.load(fromByteOffset: index * 8, as: UInt.self)
+    for word in CensusRuntime.words(at: context, count: size / 8).dropFirst(2) {
       guard word > 4096, let pointer = UnsafeRawPointer(bitPattern: word),
         let function = CensusRuntime.asyncFunction(pointedToBy: pointer),
         let name = CensusRuntime.functionName(containing: function).map(simplified), !name.contains("thunk")
@@ -114,7 +105,7 @@ enum QueuedHolders {
     let records = UnsafeBufferPointer(start: buffer, count: min(count, rgc_collect_blocks(buffer, count)))
     var copies: [BlockCopy] = records.map { record in
       let wordCount = min(Int(record.size) / 8, 64)
-      let words = (0..<wordCount).map { record.block.load(fromByteOffset: $0 * 8, as: UInt.self) }
+      let words = CensusRuntime.words(at: record.block, count: wordCount)
       return BlockCopy(
         address: UInt(bitPattern: record.block), words: words,
         queue: record.queue.map { String(cString: $0) }, isWorkItem: record.workItem != 0)
@@ -152,7 +143,8 @@ enum QueuedHolders {
       } else {
         name = "DispatchWorkItem block from \(closureName)"
       }
-      holders.append(QueuedHolder(name: name, closure: closure(function: function, context: context)))
+      holders.append(
+        QueuedHolder(name: name, closure: CensusRuntime.closure(function: function, context: context)))
     }
     return holders
   }

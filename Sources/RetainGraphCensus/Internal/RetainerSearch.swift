@@ -130,9 +130,9 @@ enum RetainerSearch {
     func function(before word: UInt, in record: rgc_record) -> String? {
       let count = Int(record.size) / 8
       guard count > 3 else { return nil }
-      let base = UnsafeRawPointer(record.object)
-      for index in 3..<count where base.load(fromByteOffset: index * 8, as: UInt.self) == word {
-        let previous = base.load(fromByteOffset: (index - 1) * 8, as: UInt.self)
+      let words = CensusRuntime.words(at: UnsafeRawPointer(record.object), count: count)
+      for index in 3..<count where words[index] == word {
+        let previous = words[index - 1]
         guard let function = UnsafeRawPointer(bitPattern: previous),
           var name = CensusRuntime.functionName(containing: function), !name.contains("thunk")
         else { continue }

@@ -87,6 +87,30 @@ package enum CensusRegistration {
 
 /// Runtime reads the census needs, kept with the package's other raw reads.
 package enum CensusRuntime {
+  /// The first `count` words at `address`, which the caller keeps readable (a recorded object or
+  /// block whose memory the census holds).
+  package static func words(at address: UnsafeRawPointer, count: Int) -> [UInt] {
+    (0..<max(0, count)).map { address.load(fromByteOffset: $0 * 8, as: UInt.self) }
+  }
+
+  /// The function an async function pointer names: a relative offset (Int32) from the pointer to
+  /// the function (ABI: `AsyncFunctionPointer`).
+  package static func function(ofAsyncFunctionPointer pointer: UnsafeRawPointer) -> UnsafeRawPointer {
+    pointer + Int(pointer.load(as: Int32.self))
+  }
+
+  /// A thick `() -> Void` made of a function and its context, for the walk to read the context's
+  /// captures like any stored closure (the function is never called).
+  package static func closure(function: UnsafeRawPointer, context: AnyObject) -> Any {
+    unsafeBitCast(ThickParts(function: function, context: context), to: (() -> Void).self)
+  }
+
+  /// A thick function's two words.
+  private struct ThickParts {
+    var function: UnsafeRawPointer
+    var context: AnyObject?
+  }
+
   private typealias TryRetain = @convention(c) (UnsafeRawPointer) -> UnsafeMutableRawPointer?
   private static let tryRetain = RuntimeSymbols.function("swift_tryRetain", as: TryRetain.self)
 
