@@ -114,23 +114,10 @@ enum ReleaseWait: Equatable {
 /// of their objects, nothing can ever release them, and it returns at once instead of waiting out
 /// the timeout.
 func waitForRelease(_ probes: [WeakProbe], timeout: Duration, options: GraphOptions) -> ReleaseWait {
-  let clock = ContinuousClock()
-  let start = clock.now
-  let deadline = start.advanced(by: timeout)
-  var audit = start.advanced(by: min(releaseGracePeriod, timeout))
+  var schedule = ReleaseSchedule(timeout: timeout)
   while true {
-    let stop = min(audit, deadline)
-    if waitUntil(timeout: max(.zero, clock.now.duration(to: stop)), { probes.allSatisfy { !$0.isAlive } }) {
-      return .released
-    }
-    let now = clock.now
-    // Audited even at the deadline: a wait that could not run in time (a busy thread pool) still
-    // says whether anything could have released them.
-    if survivorsAreUnreleasable(probes, options: options) {
-      return .unreleasable(checkedAfter: start.duration(to: now), timeout: timeout)
-    }
-    if now >= deadline { return .timedOut(timeout) }
-    audit = now.advanced(by: .milliseconds(100))
+    if waitUntil(timeout: schedule.nextWait, { probes.allSatisfy { !$0.isAlive } }) { return .released }
+    if let outcome = schedule.outcome(probes, options: options, cancelled: false) { return outcome }
   }
 }
 
@@ -139,22 +126,45 @@ func waitForRelease(
   _ probes: [WeakProbe], timeout: Duration, options: GraphOptions,
   isolation: isolated (any Actor)? = #isolation
 ) async -> ReleaseWait {
-  let clock = ContinuousClock()
-  let start = clock.now
-  let deadline = start.advanced(by: timeout)
-  var audit = start.advanced(by: min(releaseGracePeriod, timeout))
+  var schedule = ReleaseSchedule(timeout: timeout)
   while true {
-    let stop = min(audit, deadline)
-    let gone = await waitUntil(timeout: max(.zero, clock.now.duration(to: stop))) {
-      probes.allSatisfy { !$0.isAlive }
-    }
+    let gone = await waitUntil(timeout: schedule.nextWait) { probes.allSatisfy { !$0.isAlive } }
     if gone { return .released }
+    if let outcome = schedule.outcome(probes, options: options, cancelled: Task.isCancelled) {
+      return outcome
+    }
+  }
+}
+
+/// When ``waitForRelease(_:timeout:options:)`` audits the survivors and when it gives up.
+private struct ReleaseSchedule {
+  let timeout: Duration
+  let clock = ContinuousClock()
+  let start: ContinuousClock.Instant
+  let deadline: ContinuousClock.Instant
+  var audit: ContinuousClock.Instant
+
+  init(timeout: Duration) {
+    self.timeout = timeout
+    start = clock.now
+    deadline = start.advanced(by: timeout)
+    audit = start.advanced(by: min(releaseGracePeriod, timeout))
+  }
+
+  /// How long to wait for the objects before the next audit (or the deadline).
+  var nextWait: Duration { max(.zero, clock.now.duration(to: min(audit, deadline))) }
+
+  /// After a wait the survivors outlived: how the wait ends, or nil to wait again. Audited even at
+  /// the deadline: a wait that could not run in time (a busy thread pool) still says whether
+  /// anything could have released them.
+  mutating func outcome(_ probes: [WeakProbe], options: GraphOptions, cancelled: Bool) -> ReleaseWait? {
     let now = clock.now
     if survivorsAreUnreleasable(probes, options: options) {
       return .unreleasable(checkedAfter: start.duration(to: now), timeout: timeout)
     }
-    if now >= deadline || Task.isCancelled { return .timedOut(timeout) }
+    if now >= deadline || cancelled { return .timedOut(timeout) }
     audit = now.advanced(by: .milliseconds(100))
+    return nil
   }
 }
 
