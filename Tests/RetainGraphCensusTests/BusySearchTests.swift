@@ -15,11 +15,14 @@ extension CensusTests {
       defer { registry.targets = [] }
       let peakBefore = try peakResidentKilobytes()
       let stop = Atomic<Bool>(false)
+      // The threads stop by themselves after 2 minutes, so that a search that hangs fails this test
+      // instead of filling the memory with the threads' records.
+      let deadline = ContinuousClock.now + .seconds(120)
       let finished = DispatchGroup()
       for pool in 0..<3 {
         finished.enter()
         Thread {
-          while !stop.load(ordering: .relaxed) {
+          while !stop.load(ordering: .relaxed), ContinuousClock.now < deadline {
             var local: [CensusTransient] = []
             for _ in 0..<1_000 { local.append(CensusTransient()) }
             registry.lock.lock()

@@ -31,8 +31,14 @@ final class ForkSafeMutex<Value>: @unchecked Sendable {
 }
 
 /// Every `ForkSafeMutex`'s lock, and the fork handlers that hold them across a fork.
+///
+/// Taking them before a fork must not deadlock with the threads that use them: a thread may make a
+/// new `ForkSafeMutex` (and so take the registry lock) while it holds another one, and locks may
+/// nest in any order. So the forking thread never waits for a lock while it holds the registry,
+/// and never waits for one lock while it holds others: it tries each lock, and when one is busy it
+/// lets go of every lock it took, waits for that one to be free, and starts again.
 private enum ForkSafeLocks {
-  /// Guards `locks`; itself held across a fork, first.
+  /// Guards `locks`; held across a fork, taken last.
   nonisolated(unsafe) static let registryLock: UnsafeMutablePointer<pthread_mutex_t> = {
     let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     pthread_mutex_init(lock, nil)
@@ -46,11 +52,33 @@ private enum ForkSafeLocks {
     locks.append(lock)
     pthread_mutex_unlock(registryLock)
   }
+
+  /// Takes every registered lock and then the registry, never waiting for one lock while it holds
+  /// another (see the type's comment).
+  static func lockAll() {
+    while true {
+      pthread_mutex_lock(registryLock)
+      let all = locks
+      pthread_mutex_unlock(registryLock)
+      var held = 0
+      while held < all.count, pthread_mutex_trylock(all[held]) == 0 { held += 1 }
+      if held < all.count {
+        for lock in all[..<held].reversed() { pthread_mutex_unlock(lock) }
+        // Wait, holding nothing, until the busy lock's holder lets it go; then try again.
+        pthread_mutex_lock(all[held])
+        pthread_mutex_unlock(all[held])
+        continue
+      }
+      pthread_mutex_lock(registryLock)
+      if locks.count == all.count { return }  // none registered meanwhile: every lock is held
+      pthread_mutex_unlock(registryLock)
+      for lock in all.reversed() { pthread_mutex_unlock(lock) }
+    }
+  }
 }
 
 private func prepareFork() {
-  pthread_mutex_lock(ForkSafeLocks.registryLock)
-  for lock in ForkSafeLocks.locks { pthread_mutex_lock(lock) }
+  ForkSafeLocks.lockAll()
 }
 
 private func resumeParentAfterFork() {

@@ -1,0 +1,70 @@
+internal import Foundation
+
+extension JSONWriter {
+  /// `graph` as ``ObjectGraph/jsonData()`` writes it: format `retain-graph`, version
+  /// ``JSONFormat/version``, keys sorted, one line feed at the end.
+  static func graph(_ graph: ObjectGraph) -> Data {
+    var json = JSONWriter(reservingCapacity: 64 + 96 * graph.nodeCount + 128 * graph.edgeCount)
+    json.beginObject()
+    if !graph.danglingReferences.isEmpty {
+      json.key("dangling")
+      json.beginArray()
+      for dangling in graph.danglingReferences {
+        json.element()
+        json.beginObject()
+        json.member("holder", dangling.holder)
+        json.member("label", dangling.label)
+        json.endObject()
+      }
+      json.endArray()
+    }
+    json.key("edges")
+    json.beginArray()
+    for index in 0..<graph.edgeCount {
+      let edge = graph.edge(at: index)
+      json.element()
+      json.beginObject()
+      // Keys in ascending order: capture, from, function, kind, label, method, ownership, property, to.
+      if case .capture(let index) = edge.kind { json.member("capture", index) }
+      json.member("from", edge.from)
+      if let function = edge.closureFunction { json.member("function", function) }
+      json.member("kind", edge.kind.jsonName)
+      json.member("label", edge.label)
+      if case .methodReference(let method) = edge.kind { json.member("method", method) }
+      json.member("ownership", edge.ownership.rawValue)
+      if let property = edge.property { json.member("property", property) }
+      json.member("to", edge.to)
+      json.endObject()
+    }
+    json.endArray()
+    json.member("format", JSONFormat.formatName)
+    json.key("nodes")
+    json.beginArray()
+    for id in 0..<graph.nodeCount {
+      let node = graph.node(id)
+      json.element()
+      json.beginObject()
+      json.member("id", node.id)
+      json.member("kind", node.kind.rawValue)
+      json.member("type", node.typeName)
+      json.endObject()
+    }
+    json.endArray()
+    if !graph.notes.isEmpty {
+      json.key("notes")
+      json.beginArray()
+      for note in graph.notes {
+        json.element()
+        json.string(note)
+      }
+      json.endArray()
+    }
+    json.member("root", graph.root)
+    json.key("truncated")
+    json.boolean(graph.isTruncated)
+    json.member("version", JSONFormat.version)
+    json.endObject()
+    json.bytes.append(0x0A)
+    return Data(json.bytes)
+  }
+}

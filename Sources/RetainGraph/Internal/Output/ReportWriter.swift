@@ -1,0 +1,108 @@
+/// Writes ``ObjectGraph/report()``: the leak trace of every cycle's fix plan, dangling `unowned`
+/// references, notes, shortened to ``ReportLimits``.
+struct ReportWriter {
+  let graph: ObjectGraph
+  let limits: ReportLimits
+
+  func text() -> String {
+    guard !graph.cycles.isEmpty || !graph.danglingReferences.isEmpty || graph.isTruncated else { return "" }
+    var lines: [String] = []
+    if graph.isTruncated {
+      lines.append(
+        "warning: a limit stopped the walk at \(graph.nodeCount) node\(graph.nodeCount == 1 ? "" : "s"); this graph is partial and may miss cycles"
+      )
+    }
+    lines.append(summary())
+    for (index, cycle) in graph.cycles.enumerated().prefix(limits.maxCycles ?? graph.cycles.count) {
+      lines.append("")
+      let fixes = Self.edits(of: cycle)
+      let shown = cycle.fixPlan.count < fixes ? " (the first \(cycle.fixPlan.count) shown)" : ""
+      if graph.cycles.count > 1 {
+        let weaken = fixes > 1 ? "; \(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken))" : ""
+        lines.append(
+          "cycle \(index + 1) of \(graph.cycles.count) (\(memberSummary(cycle)))\(weaken)\(shown):")
+      } else if fixes > 1 {
+        lines.append(
+          "\(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken)), one loop each\(shown):")
+      }
+      for (number, fix) in cycle.fixPlan.enumerated() {
+        if number > 0 { lines.append("") }
+        let (trace, reachable) = graph.traceLines(of: fix, maxHops: limits.maxHops)
+        lines += trace
+        if !reachable { lines.append("(not reachable from the root)") }
+        lines.append(fixes > 1 ? "fix \(number + 1) of \(fixes): \(fix.fix)" : "fix: \(fix.fix)")
+      }
+      if !cycle.libraryLoopMembers.isEmpty {
+        if !cycle.fixPlan.isEmpty { lines.append("") }
+        lines.append(libraryLoopLine(cycle.libraryLoopMembers))
+      }
+    }
+    if let maxCycles = limits.maxCycles, graph.cycles.count > maxCycles {
+      lines += ["", "… \(Self.count(graph.cycles.count - maxCycles, "more cycle")) not shown"]
+    }
+    if !graph.danglingReferences.isEmpty {
+      lines.append("")
+      for dangling in graph.danglingReferences {
+        lines.append(
+          "dangling unowned reference: \(graph.storage.shortTypeName(dangling.holder)).\(dangling.label) points to an "
+            + "object that was already deinitialized; reading it will crash")
+      }
+    }
+    if !graph.notes.isEmpty {
+      lines.append("")
+      lines += graph.notes.map { "note: \($0)" }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// How many edits a cycle's plan is: one per break, and one per reference not described (a
+  /// huge component's plan describes its first breaks only, each one reference).
+  static func edits(of cycle: Cycle) -> Int {
+    cycle.referencesToWeaken - cycle.fixPlan.reduce(0) { $0 + $1.edges.count - 1 }
+  }
+
+  /// `2 references to weaken`, or, when an edit weakens several references through one
+  /// declaration, `23 fixes (46 references) to weaken`.
+  static func toWeaken(edits: Int, references: Int) -> String {
+    edits == references
+      ? "\(count(references, "reference")) to weaken"
+      : "\(count(edits, "fix", plural: "fixes")) (\(count(references, "reference"))) to weaken"
+  }
+
+  /// The report's first line (``ObjectGraph/summary()``).
+  func summary() -> String {
+    let rootName = graph.storage.shortTypeName(graph.root)
+    guard !graph.cycles.isEmpty else { return "no retain cycle reachable from \(rootName)" }
+    let objects = Set(graph.cycles.flatMap(\.members)).count
+    let noun = graph.cycles.count == 1 ? "retain cycle" : "retain cycles"
+    let fixes = graph.cycles.reduce(0) { $0 + Self.edits(of: $1) }
+    let references = graph.cycles.reduce(0) { $0 + $1.referencesToWeaken }
+    return "\(graph.cycles.count) \(noun) reachable from \(rootName) (\(Self.count(objects, "object"))); "
+      + Self.toWeaken(edits: fixes, references: references)
+  }
+
+  /// `left to OpenCombine: 2 of its objects still hold each other (PassthroughSubject<Int, Never>,
+  /// Conduit<…>): its own loops, not references of yours`.
+  private func libraryLoopLine(_ members: [Node.ID]) -> String {
+    let modules = Set(members.compactMap { TypeNames.module(ofNodeNamed: graph.storage.typeName($0)) })
+      .sorted()
+    let owner = modules.isEmpty ? "the libraries" : modules.joined(separator: " and ")
+    let names = members.prefix(3).map { graph.displayName($0) }.joined(separator: ", ")
+    let more = members.count > 3 ? ", +\(members.count - 3) more" : ""
+    let their = modules.count > 1 ? "their" : "its"
+    let verb = members.count == 1 ? "still holds itself" : "still hold each other"
+    let objects = members.count == 1 ? "1 of \(their) objects" : "\(members.count) of \(their) objects"
+    return "left to \(owner): \(objects) \(verb) (\(names)\(more)): "
+      + "\(their) own \(members.count == 1 ? "loop" : "loops"), not references of yours"
+  }
+
+  private static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
+    "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
+  }
+
+  private func memberSummary(_ cycle: Cycle) -> String {
+    let names = cycle.members.prefix(4).map { graph.displayName($0) }
+    let more = cycle.members.count > 4 ? ", +\(cycle.members.count - 4) more" : ""
+    return "\(cycle.members.count) objects: \(names.joined(separator: ", "))\(more)"
+  }
+}
