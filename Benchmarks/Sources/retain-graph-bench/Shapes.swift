@@ -83,7 +83,9 @@ enum Shape: String, CaseIterable {
   }
 
   private static func leafGroups(count: Int) -> [[Leaf]] {
-    stride(from: 0, to: count, by: 1_000).map { start in (start..<min(count, start + 1_000)).map { _ in Leaf() } }
+    stride(from: 0, to: count, by: 1_000).map { start in
+      (start..<min(count, start + 1_000)).map { _ in Leaf() }
+    }
   }
 
   /// Builds a shape of `BenchNode`s; returns the root and every object.
