@@ -25,7 +25,7 @@ let package = Package(
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
   ],
   targets: [
-    .target(name: "RetainGraph", exclude: ["Internal/Runtime/README.md"]),
+    .target(name: "RetainGraph", exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
     .systemLibrary(
       name: "CGraphviz",
       path: "Sources/CGraphviz",
@@ -79,7 +79,8 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphRenderingTests",
-      dependencies: ["RetainGraphRendering", "RetainGraph", "RetainGraphTestSupport", "Samples"]
+      dependencies: ["RetainGraphRendering", "RetainGraph", "RetainGraphTestSupport", "Samples"],
+      exclude: ["__Snapshots__"]
     ),
     .testTarget(
       name: "RetainGraphCLITests",

@@ -41,6 +41,8 @@ enum TaskLayout {
   static let jobFlagsOffset = 32  // Job::Flags, u32
   static let statusFlagsOffset = 96  // PrivateStorage.Status.Flags[0], u32
   static let firstSlabOffset = 120  // PrivateStorage.Allocator.FirstSlab
+  static let runJobOffset = 56  // Job::RunJob: a suspended task's resume function
+  static let resumeContextOffset = 64  // AsyncTask::ResumeContext: its innermost async context
   // JobFlags (include/swift/ABI/MetadataValues.h).
   static let isChildTaskFlag: UInt32 = 1 << 24
   static let isFutureFlag: UInt32 = 1 << 25
@@ -65,6 +67,7 @@ enum TaskLayout {
   // the header size rounded up to MaximumAlignment.
   static let slabHeaderSize = 32
   static let maximumSlabs = 1024
+  static let maximumFrames = 100_000
   static let maximumSlabCapacity = 1 << 24
 
   /// The runtime's debug variables, or nil when the concurrency runtime is not loaded, does not
@@ -143,22 +146,63 @@ enum TaskLayout {
   }
 
   /// The words of a suspended task's frames: the async contexts its allocator holds (each slab's
-  /// allocations in use, from the first slab). Calls `body` with each word and stops when it
-  /// returns false. Nothing is read from a task that is running or finished, or whose slabs do not
-  /// carry the runtime's slab metadata; the words themselves are never dereferenced here.
-  static func forEachFrameWord(ofTask task: UnsafeRawPointer, _ body: (UInt) -> Bool) {
-    guard let runtime, let state = state(of: task), !state.isComplete, !state.isRunning else { return }
+  /// allocations in use, from the first slab). Calls `body` with each word's address and value and
+  /// stops when it returns false. Nothing is read from a task that is running or finished, or
+  /// whose slabs do not carry the runtime's slab metadata; the words themselves are never
+  /// dereferenced here.
+  static func forEachFrameWord(ofTask task: UnsafeRawPointer, _ body: (UInt, UInt) -> Bool) {
+    for range in slabsInUse(ofTask: task) {
+      let words = UnsafePointer<UInt>(bitPattern: range.lowerBound).unsafelyUnwrapped
+      for index in 0..<(range.count / 8) where !body(range.lowerBound + UInt(index * 8), words[index]) {
+        return
+      }
+    }
+  }
+
+  /// The bytes in use of a suspended task's allocator slabs; empty when the task is running,
+  /// finished or not recognised, or a slab does not carry the slab metadata.
+  private static func slabsInUse(ofTask task: UnsafeRawPointer) -> [Range<UInt>] {
+    guard let runtime, let state = state(of: task), !state.isComplete, !state.isRunning else { return [] }
+    var ranges: [Range<UInt>] = []
     var slab = task.load(fromByteOffset: firstSlabOffset, as: UnsafeRawPointer?.self)
-    var count = 0
-    while let current = slab, count < maximumSlabs {
-      count += 1
-      guard current.load(as: UInt.self) == runtime.slabMetadata else { return }
+    while let current = slab, ranges.count < maximumSlabs {
+      guard current.load(as: UInt.self) == runtime.slabMetadata else { return ranges }
       let capacity = Int(current.load(fromByteOffset: 16, as: UInt32.self))
       let used = Int(current.load(fromByteOffset: 20, as: UInt32.self))
-      guard capacity <= maximumSlabCapacity, used <= capacity else { return }
-      let words = (current + slabHeaderSize).assumingMemoryBound(to: UInt.self)
-      for index in 0..<(used / 8) where !body(words[index]) { return }
+      guard capacity <= maximumSlabCapacity, used <= capacity else { return ranges }
+      let start = UInt(bitPattern: current + slabHeaderSize)
+      ranges.append(start..<(start + UInt(used / 8 * 8)))
       slab = current.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
     }
+    return ranges
+  }
+
+  /// The addresses, in a suspended task's frames, of the words that the debug information says
+  /// belong to variables whose lifetime had ended where their function was suspended (README.md in
+  /// this folder, "Suspended frames"): a word there is a stale bit pattern, not a reference. The
+  /// frames are found from the task's resume context (`AsyncTask::ResumeContext`, resumed by
+  /// `Job::RunJob`) through each context's parent (first word) and the parent's resume function
+  /// (second word); a context is read only when it lies in the task's slabs in use. Empty without
+  /// debug information.
+  static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> {
+    let ranges = slabsInUse(ofTask: task)
+    guard !ranges.isEmpty else { return [] }
+    func inSlabs(_ address: UInt) -> Bool {
+      address % 8 == 0 && ranges.contains { $0.contains(address) && $0.contains(address + 15) }
+    }
+    var dead: Set<UInt> = []
+    var context = task.load(fromByteOffset: resumeContextOffset, as: UInt.self)
+    var resume = task.load(fromByteOffset: runJobOffset, as: UInt.self)
+    var count = 0
+    while inSlabs(context), count < maximumFrames, let function = UnsafeRawPointer(bitPattern: resume) {
+      count += 1
+      for offset in SymbolNames.deadFrameOffsets(resumingAt: function) {
+        dead.insert(context + UInt(offset))
+      }
+      guard let frame = UnsafeRawPointer(bitPattern: context) else { break }
+      resume = frame.load(fromByteOffset: 8, as: UInt.self)
+      context = frame.load(as: UInt.self)
+    }
+    return dead
   }
 }

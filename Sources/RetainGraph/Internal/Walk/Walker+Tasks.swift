@@ -94,8 +94,15 @@ extension Walker {
         skipped.formUnion(captured[operation] ?? [])
       }
       var targets: [Int] = []
-      TaskLayout.forEachFrameWord(ofTask: UnsafeRawPointer(task.toOpaque())) { word in
-        if word != 0, let node = recorder.node(at: word), skipped.insert(node).inserted {
+      // Read only when a word equals a node's address: the slots the debug information says are
+      // dead where the task's functions are suspended (a stale strong `self` of an ended scope).
+      var dead: Set<UInt>?
+      let address = UnsafeRawPointer(task.toOpaque())
+      TaskLayout.forEachFrameWord(ofTask: address) { slot, word in
+        guard word != 0, let node = recorder.node(at: word), !skipped.contains(node) else { return true }
+        if dead == nil { dead = TaskLayout.deadFrameSlots(ofTask: address) }
+        if dead?.contains(slot) != true {
+          skipped.insert(node)
           targets.append(node)
         }
         return true
