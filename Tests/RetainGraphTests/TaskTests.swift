@@ -174,7 +174,9 @@ struct TaskTests {
         #expect(
           graph.nodes[child.to].typeName
             == (label == "async let task"
-              ? "task (async let)" : "task (closure #1 in closure #1 in closure #1 in RetainGraphTests.ChildTaskOwner.startGroup(children: Swift.Int) -> ())"))
+              ? "task (async let)"
+              : "task (closure #1 in closure #1 in closure #1 in RetainGraphTests.ChildTaskOwner.startGroup(children: Swift.Int) -> ())")
+        )
         #expect(graph.edges.contains { $0.from == child.to && $0.to == 0 && $0.kind == .suspendedFrame })
       }
       #expect(graph.notes == [], "\(graph.report())")

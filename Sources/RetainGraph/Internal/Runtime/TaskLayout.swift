@@ -210,7 +210,8 @@ enum TaskLayout {
           seen.insert(UInt(bitPattern: next)).inserted
         {
           children.append((next, kind == taskGroupRecord))
-          child = next.load(fromByteOffset: (runtime?.taskSize ?? expectedTaskSize) + 8, as: UnsafeRawPointer?.self)
+          child = next.load(
+            fromByteOffset: (runtime?.taskSize ?? expectedTaskSize) + 8, as: UnsafeRawPointer?.self)
         }
       }
       record = current.load(fromByteOffset: 8, as: UInt.self)
