@@ -89,8 +89,9 @@ extension Walker {
           addClosure(function, label: label())
         }
       case .reference(let storage):
-        // The common case first, with no work item: a weak reference to an object already in the
-        // graph, recorded at once.
+        // The common cases first, with no work item: an empty reference (nil) records nothing; a
+        // weak reference to an object already in the graph is recorded at once.
+        if HeapLayout.isEmptyReference(at: address) { continue }
         if !queueing, let labelID, let known = knownWeakTarget(storage, at: address) {
           appendEdge(to: known, labelID: labelID, index: -1, ownership: .weak)
           continue
