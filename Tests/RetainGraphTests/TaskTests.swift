@@ -8,8 +8,20 @@ import Testing
 struct TaskScenario: Sendable, CustomTestStringConvertible {
   let name: String
   let leaks: Bool
+  /// Why the walk's answer is known to be wrong for this scenario, if it is.
+  var knownIssue: String? = nil
   let make: @Sendable () async -> (AnyObject, StopTask)
   var testDescription: String { name }
+
+  /// Measured: an unoptimised build keeps the strong result of `reference.object` (a temporary,
+  /// not a variable) in its frame slot after the statement; the debug information describes
+  /// variables only, so nothing says the slot is dead. An optimised build keeps no such word.
+  #if DEBUG
+    static let debugStaleTemporary: String? =
+      "a debug build leaves the strong result of a weak load (an unnamed temporary) in the suspended frame; the debug information describes only variables, so the stale word cannot be told from a live temporary"
+  #else
+    static let debugStaleTemporary: String? = nil
+  #endif
 
   static let all: [TaskScenario] = [
     TaskScenario(name: "poller (sleep loop)", leaks: true) { await TaskPoller.make() },
@@ -26,6 +38,21 @@ struct TaskScenario: Sendable, CustomTestStringConvertible {
     // Internal/Runtime, "Suspended frames").
     TaskScenario(name: "[weak self] re-checked per element", leaks: false) {
       await StreamConsumer.make({ $0.startRecheckingPerElement() }, elements: 2)
+    },
+    TaskScenario(name: "async let child's frame holds the owner", leaks: true) {
+      await ChildTaskOwner.make { $0.startAsyncLet() }
+    },
+    TaskScenario(name: "task group children's frames hold the owner", leaks: true) {
+      await ChildTaskOwner.make({ $0.startGroup() }, children: 2)
+    },
+    TaskScenario(name: "task group child re-reads a weak reference", leaks: false) {
+      await ChildTaskOwner.make { $0.startGroupWeakly() }
+    },
+    TaskScenario(
+      name: "task group child re-reads a weak reference through a temporary", leaks: false,
+      knownIssue: TaskScenario.debugStaleTemporary
+    ) {
+      await ChildTaskOwner.make { $0.startGroupWeaklyThroughATemporary() }
     },
     TaskScenario(name: "finished task", leaks: false) {
       await StreamConsumer.make({ $0.startFinishing() }, finishing: true)
@@ -51,7 +78,13 @@ struct TaskTests {
     #expect(graph.notes == [], "\(graph.report())")
     #expect(graph.nodes.contains { $0.kind == .task }, "\(graph.report())")
     #expect((probe.object != nil) == scenario.leaks, "the runtime disagrees\n\(graph.report())")
-    #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
+    if let knownIssue = scenario.knownIssue {
+      withKnownIssue(Comment(rawValue: knownIssue)) {
+        #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
+      }
+    } else {
+      #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
+    }
   }
 
   @inline(never)
@@ -120,6 +153,33 @@ struct TaskTests {
         #expect(slots.contains { dead.contains($0) } == !holds, "slots \(slots), dead \(dead)")
       #endif
       withExtendedLifetime(consumer) {}
+    }
+  }
+
+  /// A suspended parent's child tasks are nodes: an `async let`'s and a task group's children,
+  /// each named by the closure it runs, reached from the parent's task node.
+  @Test func childTasksAreEdgesFromTheParent() async {
+    for (start, label, count) in [
+      ({ (owner: ChildTaskOwner) in owner.startAsyncLet() }, "async let task", 1),
+      ({ (owner: ChildTaskOwner) in owner.startGroup(children: 3) }, "task group child", 3),
+    ] {
+      let (owner, stop) = await ChildTaskOwner.make(start, children: count)
+      defer { stop() }
+      let graph = ObjectGraph(reflecting: owner)
+      let parent = try! #require(graph.edges.first { $0.from == 0 && $0.label == "task" }?.to)
+      let children = graph.edges.filter { $0.from == parent && $0.label == label }
+      #expect(children.count == count, "\(graph.report())")
+      for child in children {
+        #expect(graph.nodes[child.to].kind == .task)
+        #expect(
+          graph.nodes[child.to].typeName
+            == (label == "async let task"
+              ? "task (async let)"
+              : "task (closure #1 in closure #1 in closure #1 in RetainGraphTests.ChildTaskOwner.startGroup(children: Swift.Int) -> ())")
+        )
+        #expect(graph.edges.contains { $0.from == child.to && $0.to == 0 && $0.kind == .suspendedFrame })
+      }
+      #expect(graph.notes == [], "\(graph.report())")
     }
   }
 

@@ -41,6 +41,7 @@ enum TaskLayout {
   static let jobFlagsOffset = 32  // Job::Flags, u32
   static let statusFlagsOffset = 96  // PrivateStorage.Status.Flags[0], u32
   static let firstSlabOffset = 120  // PrivateStorage.Allocator.FirstSlab
+  static let statusRecordOffset = 104  // PrivateStorage.Status.Record: the innermost status record
   static let runJobOffset = 56  // Job::RunJob: a suspended task's resume function
   static let resumeContextOffset = 64  // AsyncTask::ResumeContext: its innermost async context
   // JobFlags (include/swift/ABI/MetadataValues.h).
@@ -68,6 +69,13 @@ enum TaskLayout {
   static let slabHeaderSize = 32
   static let maximumSlabs = 1024
   static let maximumFrames = 100_000
+  // TaskStatusRecord { Flags (kind in bits 0-7), Parent }; ChildTaskStatusRecord (an async let's)
+  // and TaskGroupTaskStatusRecord then hold FirstChild; children are linked through their
+  // ChildFragment's NextChild (include/swift/ABI/TaskStatus.h, MetadataValues.h).
+  static let childTaskRecord: UInt = 1
+  static let taskGroupRecord: UInt = 2
+  static let maximumRecords = 4096
+  static let maximumChildren = 100_000
   static let maximumSlabCapacity = 1 << 24
 
   /// The runtime's debug variables, or nil when the concurrency runtime is not loaded, does not
@@ -175,6 +183,40 @@ enum TaskLayout {
       slab = current.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
     }
     return ranges
+  }
+
+  /// The child tasks of a suspended task, with whether each is a task group's (otherwise an
+  /// `async let`'s): the children its status records list (`ChildTaskStatusRecord`,
+  /// `TaskGroupTaskStatusRecord`), each record read only when it lies in the task's slabs in use
+  /// (an async let's storage and a group are allocated in the parent's frames), each child only
+  /// when its isa is the task metadata and its flags say it is a child task.
+  static func childTasks(ofTask task: UnsafeRawPointer) -> [(task: UnsafeRawPointer, inGroup: Bool)] {
+    let ranges = slabsInUse(ofTask: task)
+    guard !ranges.isEmpty else { return [] }
+    func inSlabs(_ address: UInt) -> Bool {
+      address % 8 == 0 && ranges.contains { $0.contains(address) && $0.contains(address + 23) }
+    }
+    var children: [(task: UnsafeRawPointer, inGroup: Bool)] = []
+    var seen: Set<UInt> = []
+    var record = task.load(fromByteOffset: statusRecordOffset, as: UInt.self)
+    var records = 0
+    while inSlabs(record), records < maximumRecords, let current = UnsafeRawPointer(bitPattern: record) {
+      records += 1
+      let kind = current.load(as: UInt.self) & 0xFF
+      if kind == childTaskRecord || kind == taskGroupRecord {
+        var child = current.load(fromByteOffset: 16, as: UnsafeRawPointer?.self)
+        while let next = child, UInt(bitPattern: next) % 8 == 0, isTask(next),
+          let state = state(of: next), state.isChild, children.count < maximumChildren,
+          seen.insert(UInt(bitPattern: next)).inserted
+        {
+          children.append((next, kind == taskGroupRecord))
+          child = next.load(
+            fromByteOffset: (runtime?.taskSize ?? expectedTaskSize) + 8, as: UnsafeRawPointer?.self)
+        }
+      }
+      record = current.load(fromByteOffset: 8, as: UInt.self)
+    }
+    return children
   }
 
   /// The addresses, in a suspended task's frames, of the words that the debug information says
