@@ -4,21 +4,33 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
 .PHONY: deps build install test test-fast test-release snippet record-golden demo docs-image lint bench storm clean
 
-# Graphviz (libgvc) is the only C dependency; install it when pkg-config cannot find it.
+# Graphviz (libgvc) is the only C dependency; Chromium (headless) is what the html page's browser
+# test loads the page in. Both are installed when missing.
 deps:
-	@if pkg-config --exists libgvc 2>/dev/null; then \
+	@missing=""; \
+	if pkg-config --exists libgvc 2>/dev/null; then \
 	  echo "libgvc $$(pkg-config --modversion libgvc) found"; \
-	elif command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing libgraphviz-dev with apt-get"; \
+	else missing="graphviz"; fi; \
+	if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	  echo "chromium found"; \
+	else missing="$$missing chromium"; fi; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if command -v apt-get >/dev/null 2>&1; then \
+	  packages=""; \
+	  case "$$missing" in *graphviz*) packages="pkg-config libgraphviz-dev";; esac; \
+	  case "$$missing" in *chromium*) packages="$$packages chromium";; esac; \
+	  echo "installing$$(printf ' %s' $$packages) with apt-get"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq pkg-config libgraphviz-dev </dev/null; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$packages </dev/null; \
 	elif command -v brew >/dev/null 2>&1; then \
-	  echo "installing graphviz with brew"; brew install pkg-config graphviz; \
+	  case "$$missing" in *graphviz*) echo "installing graphviz with brew"; brew install pkg-config graphviz;; esac; \
+	  case "$$missing" in *chromium*) echo "installing chromium with brew"; brew install --cask chromium;; esac; \
 	else \
-	  echo "error: Graphviz development files (pkg-config libgvc) are missing and neither apt-get nor brew is available; install Graphviz 2.43 or later with its headers" >&2; \
+	  echo "error: missing:$$missing, and neither apt-get nor brew is available; install Graphviz 2.43 or later with its headers (pkg-config libgvc) and Chromium" >&2; \
 	  exit 1; \
 	fi
 	@pkg-config --exists libgvc || { echo "error: pkg-config still cannot find libgvc after installing" >&2; exit 1; }
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { echo "error: chromium is still missing after installing" >&2; exit 1; }
 
 build: deps
 	$(SWIFT) build

@@ -82,7 +82,8 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphRenderingTests",
-      dependencies: ["RetainGraphRendering", "RetainGraph", "RetainGraphTestSupport", "Samples"]
+      dependencies: ["RetainGraphRendering", "RetainGraph", "RetainGraphTestSupport", "Samples"],
+      exclude: ["__Snapshots__"]
     ),
     .testTarget(
       name: "RetainGraphCLITests",

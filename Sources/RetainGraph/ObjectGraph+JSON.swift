@@ -26,7 +26,10 @@ extension ObjectGraph {
   /// ``Edge/init(from:to:label:ownership:)`` does) and recomputes its cycles.
   ///
   /// Nodes may come in any order, but their ids must be exactly `0..<count`. The `dangling` and
-  /// `notes` arrays are optional; unknown keys are ignored.
+  /// `notes` arrays are optional; unknown keys are ignored. The text is read as Foundation's
+  /// `JSONSerialization` reads JSON (UTF-8, or UTF-16 or UTF-32 detected as it detects them; a key
+  /// given twice keeps its last value; arrays and objects nested at most 512 deep), in one pass over
+  /// the bytes, without a tree of objects.
   /// - Parameter jsonData: the JSON's bytes.
   /// - Throws: ``GraphDecodingError`` naming what is wrong and where: not JSON, another format or version,
   ///   a missing field, a value of the wrong type (`nodes[2].id: expected an integer, found "x"`), a
@@ -34,8 +37,8 @@ extension ObjectGraph {
   ///   without its argument (`edges[3].capture: missing field`).
   public init(jsonData: Data) throws(GraphDecodingError) {
     let snapshot = try JSONReader(data: jsonData).read()
-    try self.init(
-      nodes: snapshot.nodes, edges: snapshot.edges, root: snapshot.root, isTruncated: snapshot.truncated,
+    self.init(
+      storage: snapshot.storage, root: snapshot.root, isTruncated: snapshot.truncated,
       danglingReferences: snapshot.dangling, notes: snapshot.notes)
   }
 }

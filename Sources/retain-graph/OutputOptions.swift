@@ -8,7 +8,7 @@
 
   /// What the CLI can write.
   enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
-    case text, dot, svg, png, pdf, json
+    case text, dot, svg, png, pdf, json, html
 
     /// PNG and PDF are binary: they go to a file unless `--output -` asks for standard output.
     var isBinary: Bool { self == .png || self == .pdf }
@@ -56,7 +56,7 @@
 
     @Option(
       help: ArgumentHelp(
-        "The most nodes a picture (dot, svg, png, pdf) draws; the others are collapsed into one '+N more' "
+        "The most nodes a picture (dot, svg, png, pdf, html) draws; the others are collapsed into one '+N more' "
           + "node per holder, and a note on standard error says how many were left out.",
         valueName: "count|all"))
     var maxNodes: Limit = .count(Self.defaultMaxNodes)
@@ -66,6 +66,14 @@
 
     @Flag(help: "Label nodes with fully qualified type names (App.Presenter) instead of short ones.")
     var qualifiedNames = false
+
+    @Option(
+      name: .customLong("mark"),
+      help: ArgumentHelp(
+        "Mark a node on the html page (repeatable): its id (12, or n12 as the SVG names it), then "
+          + "optionally ':' and why (12:'EventBus.observers grows').",
+        valueName: "id[:note]"))
+    var marks: [MarkArgument] = []
 
     @OptionGroup var report: ReportOptions
 
@@ -104,11 +112,17 @@
       case .svg: return try graph.render(.svg, style: style)
       case .png: return try graph.render(.png, style: style)
       case .pdf: return try graph.render(.pdf, style: style)
+      case .html:
+        let marks = marks.map { HTMLMark(node: $0.node, note: $0.note) }
+        return Data(try graph.htmlPage(style: style, marking: marks, limits: report.limits).utf8)
       }
     }
 
     /// Checks that the output can go where it was asked to, before doing any work.
     func checkDestination(for format: OutputFormat) throws {
+      if !marks.isEmpty && format != .html {
+        throw ValidationError("--mark marks nodes on the html page; add --format html")
+      }
       if format.isBinary && output == nil {
         throw ValidationError(
           "\(format.rawValue) output is binary; pass --output FILE (or --output - for standard output)")
@@ -133,6 +147,21 @@
       } catch {
         throw CommandFailure(error.message)
       }
+    }
+  }
+
+  /// `--mark`: a node id (`12` or `n12`), optionally followed by `:` and a note.
+  struct MarkArgument: ExpressibleByArgument {
+    var node: Int
+    var note: String
+
+    init?(argument: String) {
+      let parts = argument.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+      var id = parts[0].trimmingCharacters(in: .whitespaces)
+      if id.hasPrefix("n") { id.removeFirst() }
+      guard let node = Int(id), node >= 0 else { return nil }
+      self.node = node
+      self.note = parts.count > 1 ? String(parts[1]) : "marked"
     }
   }
 

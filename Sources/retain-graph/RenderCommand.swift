@@ -16,6 +16,11 @@
           retain-graph render snapshot.json --format pdf --output graph.pdf
           retain-graph render snapshot.json --format dot --cycles-only
           retain-graph render snapshot.json --format text
+          retain-graph render snapshot.json --format html --output graph.html
+
+        The html page is one self-contained file (no network): the drawing, the retain cycles and \
+        their fixes, the path from the root to the node you click, a search by type name, and the \
+        nodes --mark names (a growing holder) marked.
 
         Pictures draw at most \(OutputOptions.defaultMaxNodes) nodes by default (--max-nodes; a note on \
         standard error says what was left out); text shortens long traces (--max-hops, --max-cycles).

@@ -192,3 +192,94 @@ final class WorkItemOwner: @unchecked Sendable {
   /// The twin: `[weak self]`.
   func startWeak() { item = DispatchWorkItem { [weak self] in self?.runs += 1 } }
 }
+
+/// A weak reference passed to child tasks, so that only a child's frame holds the owner strongly.
+final class WeakOwner: @unchecked Sendable {
+  weak var object: ChildTaskOwner?
+  init(_ object: ChildTaskOwner) { self.object = object }
+}
+
+/// Child tasks (`async let`, a task group's) whose frames hold the owner: the stored parent task
+/// captures only a weak reference, and each child polls with the owner it unwrapped once.
+final class ChildTaskOwner: @unchecked Sendable {
+  var task: Task<Void, Never>?
+  var ticks = 0
+
+  /// Unwraps once, then polls: the frame holds the owner across every sleep.
+  @inline(never)
+  static func poll(_ owner: ChildTaskOwner?) async {
+    guard let owner else { return }
+    while !Task.isCancelled {
+      owner.ticks += 1
+      try? await Task.sleep(for: .seconds(3600))
+    }
+  }
+
+  /// The twin: unwraps the weak reference for each tick; nothing strong across a sleep.
+  @inline(never)
+  static func pollWeakly(_ reference: WeakOwner) async {
+    while !Task.isCancelled {
+      if let owner = reference.object { owner.ticks += 1 }
+      try? await Task.sleep(for: .seconds(3600))
+    }
+  }
+
+  /// The same twin through an unnamed temporary (`reference.object?.ticks += 1`).
+  @inline(never)
+  static func pollWeaklyThroughATemporary(_ reference: WeakOwner) async {
+    while !Task.isCancelled {
+      reference.object?.ticks += 1
+      try? await Task.sleep(for: .seconds(3600))
+    }
+  }
+
+  func startAsyncLet() {
+    let reference = WeakOwner(self)
+    task = Task {
+      async let polling: Void = ChildTaskOwner.poll(reference.object)
+      await polling
+    }
+  }
+
+  func startGroup(children: Int = 2) {
+    let reference = WeakOwner(self)
+    task = Task {
+      await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<children { group.addTask { await ChildTaskOwner.poll(reference.object) } }
+        await group.waitForAll()
+      }
+    }
+  }
+
+  func startGroupWeakly() {
+    let reference = WeakOwner(self)
+    task = Task {
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { await ChildTaskOwner.pollWeakly(reference) }
+        await group.waitForAll()
+      }
+    }
+  }
+
+  func startGroupWeaklyThroughATemporary() {
+    let reference = WeakOwner(self)
+    task = Task {
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { await ChildTaskOwner.pollWeaklyThroughATemporary(reference) }
+        await group.waitForAll()
+      }
+    }
+  }
+
+  /// Starts, and waits until the parent is suspended and every child has ticked once.
+  static func make(_ start: (ChildTaskOwner) -> Void, children: Int = 1) async -> (AnyObject, StopTask) {
+    let owner = ChildTaskOwner()
+    start(owner)
+    guard let task = owner.task else { preconditionFailure("start() stores the task") }
+    for _ in 0..<500 where owner.ticks < children { try? await Task.sleep(for: .milliseconds(10)) }
+    await waitUntilSettled(task)
+    // Let the children reach their sleep.
+    try? await Task.sleep(for: .milliseconds(50))
+    return (owner, { task.cancel() })
+  }
+}

@@ -27,11 +27,69 @@ final class BenchNode {
   }
 }
 
+/// A small object held only through nested collections.
+final class Leaf {
+  var value = 0
+}
+
+/// A root holding `[[Leaf]]`: arrays of arrays of objects.
+final class NestedRoot {
+  var groups: [[Leaf]]
+  init(groups: [[Leaf]]) { self.groups = groups }
+}
+
+/// A root holding `[String: [Leaf]]`: a dictionary of arrays of objects.
+final class KeyedRoot {
+  var groups: [String: [Leaf]]
+  init(groups: [String: [Leaf]]) { self.groups = groups }
+}
+
+/// A shape built for a benchmark row: its root, the typed traversal that counts its objects, and
+/// how to take it apart without recursion.
+struct BuiltShape {
+  let root: AnyObject
+  let typedTraversal: () -> Int
+  let dismantle: () -> Void
+}
+
 enum Shape: String, CaseIterable {
   case tree, list, random
+  /// 1,000 objects per inner array (the issue's `[[Leaf]]`: 2,000 arrays of 1,000 at 2M objects).
+  case nested
+  /// 1,000 objects per array, arrays keyed by strings.
+  case keyed
 
-  /// Builds the shape with `count` objects; returns the root and every object.
-  func build(count: Int) -> (root: BenchNode, all: [BenchNode]) {
+  /// Builds the shape with `count` objects, the root included.
+  func build(count: Int) -> BuiltShape {
+    switch self {
+    case .tree, .list, .random:
+      let (root, all) = buildNodes(count: count)
+      return BuiltShape(
+        root: root, typedTraversal: { typedTraversal(root) },
+        dismantle: { BenchNode.dismantle(all) })
+    case .nested:
+      let groups = Self.leafGroups(count: count - 1)
+      let root = NestedRoot(groups: groups)
+      return BuiltShape(
+        root: root, typedTraversal: { typedNestedTraversal(root) }, dismantle: { root.groups = [] })
+    case .keyed:
+      let groups = Self.leafGroups(count: count - 1)
+      var keyed: [String: [Leaf]] = [:]
+      for (index, group) in groups.enumerated() { keyed["group \(index)"] = group }
+      let root = KeyedRoot(groups: keyed)
+      return BuiltShape(
+        root: root, typedTraversal: { typedKeyedTraversal(root) }, dismantle: { root.groups = [:] })
+    }
+  }
+
+  private static func leafGroups(count: Int) -> [[Leaf]] {
+    stride(from: 0, to: count, by: 1_000).map { start in
+      (start..<min(count, start + 1_000)).map { _ in Leaf() }
+    }
+  }
+
+  /// Builds a shape of `BenchNode`s; returns the root and every object.
+  private func buildNodes(count: Int) -> (root: BenchNode, all: [BenchNode]) {
     let nodes = (0..<count).map(BenchNode.init)
     switch self {
     case .tree:
@@ -55,6 +113,8 @@ enum Shape: String, CaseIterable {
           if slot == 2 { node.weakLink = target } else { node.strong.append(target) }
         }
       }
+    case .nested, .keyed:
+      break
     }
     return (nodes[0], nodes)
   }

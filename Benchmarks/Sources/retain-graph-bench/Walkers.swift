@@ -18,6 +18,20 @@ func typedTraversal(_ root: BenchNode) -> Int {
   return visited.count
 }
 
+/// The typed traversal of `[[Leaf]]`: every leaf into a visited set.
+func typedNestedTraversal(_ root: NestedRoot) -> Int {
+  var visited = Set<ObjectIdentifier>([ObjectIdentifier(root)])
+  for group in root.groups { for leaf in group { visited.insert(ObjectIdentifier(leaf)) } }
+  return visited.count
+}
+
+/// The typed traversal of `[String: [Leaf]]`.
+func typedKeyedTraversal(_ root: KeyedRoot) -> Int {
+  var visited = Set<ObjectIdentifier>([ObjectIdentifier(root)])
+  for group in root.groups.values { for leaf in group { visited.insert(ObjectIdentifier(leaf)) } }
+  return visited.count
+}
+
 /// A naive Mirror walk: every child of every value, an identity set for objects.
 func naiveMirrorWalk(_ root: Any) -> Int {
   var visited = Set<ObjectIdentifier>()

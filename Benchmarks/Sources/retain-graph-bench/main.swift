@@ -32,14 +32,14 @@ func rate(_ count: Int, _ time: Double) -> String {
 /// Measured in a fresh process, so that the peak is not hidden by memory freed earlier: builds the
 /// shape, then walks it, and prints the peak resident memory the walk added, in bytes per object.
 func measureMemoryInThisProcess(shape: Shape, size: Int) -> Never {
-  let (root, all) = shape.build(count: size)
+  let built = shape.build(count: size)
   _ = ObjectGraph(reflecting: shape.build(count: 10).root)
   let before = residentMemory().current
-  let graph = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
+  let graph = ObjectGraph(reflecting: built.root, options: GraphOptions(maxNodes: 10_000_000))
   let peak = residentMemory().peak
   precondition(graph.nodeCount == size && !graph.isTruncated)
   print(Double(max(0, peak - before)) / Double(size))
-  BenchNode.dismantle(all)
+  built.dismantle()
   exit(0)
 }
 
@@ -67,16 +67,32 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--walk",
   let shape = Shape(rawValue: CommandLine.arguments[2]), let size = Int(CommandLine.arguments[3]),
   let repeats = Int(CommandLine.arguments[4])
 {
-  let (root, all) = shape.build(count: size)
+  let built = shape.build(count: size)
   for _ in 0..<repeats {
     let time = seconds {
-      let graph = ObjectGraph(reflecting: root, options: GraphOptions(maxNodes: 10_000_000))
+      let graph = ObjectGraph(reflecting: built.root, options: GraphOptions(maxNodes: 10_000_000))
       precondition(graph.nodeCount == size)
       _ = graph.cycles.count
     }
     print(rate(size, time))
   }
-  BenchNode.dismantle(all)
+  built.dismantle()
+  exit(0)
+}
+
+/// `--typed SHAPE SIZE REPEATS`: only the typed traversal, for profiling beside `--walk`.
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--typed",
+  let shape = Shape(rawValue: CommandLine.arguments[2]), let size = Int(CommandLine.arguments[3]),
+  let repeats = Int(CommandLine.arguments[4])
+{
+  let built = shape.build(count: size)
+  for _ in 0..<repeats {
+    var count = 0
+    let time = seconds { count = built.typedTraversal() }
+    precondition(count == size)
+    print(rate(size, time))
+  }
+  built.dismantle()
   exit(0)
 }
 
@@ -90,7 +106,8 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--fork" {
     ? CommandLine.arguments.dropFirst(2).compactMap { Int($0) } : [10_000, 100_000, 1_000_000]
   print("shape   objects     in-process    snapshotting  overhead   resident memory")
   for size in forkSizes {
-    let (root, all) = Shape.tree.build(count: size)
+    let built = Shape.tree.build(count: size)
+    let root = built.root
     let options = GraphOptions(maxNodes: 10_000_000)
     _ = ObjectGraph(reflecting: Shape.tree.build(count: 10).root)
     var inProcess: ObjectGraph?
@@ -125,8 +142,7 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--fork" {
         + String(format: "%.1f ms", forkTime * 1e3).padding(toLength: 14, withPad: " ", startingAt: 0)
         + String(format: "%.2fx", forkTime / walkTime).padding(toLength: 11, withPad: " ", startingAt: 0)
         + String(format: "%.0f MB", Double(resident) / 1e6))
-    BenchNode.dismantle(all)
-    _ = root
+    built.dismantle()
   }
   exit(0)
 }
@@ -154,7 +170,8 @@ let mirrorLimit = 100_000  // the naive walk is too slow beyond this; its rate i
 print("shape   objects     RetainGraph   naive Mirror  typed         RG/Mirror  typed/RG  peak bytes/object")
 for shape in Shape.allCases {
   for size in sizes {
-    let (root, all) = shape.build(count: size)
+    let built = shape.build(count: size)
+    let root = built.root
     var graph: ObjectGraph?
     var cycleCount = 0
     // Warm the type plan cache once (a real test suite reuses it too).
@@ -171,7 +188,7 @@ for shape in Shape.allCases {
     let nodes = graph?.nodeCount ?? 0
     graph = nil
     var typedCount = 0
-    let typedTime = (0..<5).map { _ in seconds { typedCount = typedTraversal(root) } }.min() ?? .infinity
+    let typedTime = (0..<5).map { _ in seconds { typedCount = built.typedTraversal() } }.min() ?? .infinity
     let mirrorText: String
     var ratio = "-"
     if size <= mirrorLimit {
@@ -194,7 +211,6 @@ for shape in Shape.allCases {
         + String(format: "%.1fx", (Double(typedCount) / typedTime) / (Double(nodes) / rgTime))
         .padding(toLength: 10, withPad: " ", startingAt: 0)
         + String(format: "%.0f", bytesPerObject) + "  (cycles: \(cycleCount))")
-    BenchNode.dismantle(all)
-    _ = root
+    built.dismantle()
   }
 }

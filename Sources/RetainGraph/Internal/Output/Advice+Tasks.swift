@@ -4,6 +4,10 @@ extension Advice {
   /// The label of the reference from a task to its closure (`operation (closure)`, or
   /// `operation (closure) → capture 0` when the closure captured one object).
   static let taskOperationPath = "operation"
+  /// The labels of the references from a suspended task to its child tasks: an `async let`'s,
+  /// a task group's.
+  static let asyncLetTaskPath = "async let task"
+  static let groupTaskPath = "task group child"
 
   /// A task node's name: `task (` the closure it runs `)`, or `task (finished)`, `task (running)`,
   /// `task`.

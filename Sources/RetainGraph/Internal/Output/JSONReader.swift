@@ -8,13 +8,16 @@ enum JSONFormat {
   static let readableVersions = 1...2
 }
 
-/// Validates a parsed snapshot by hand, so every problem is reported with its place.
+/// Reads a snapshot from its bytes in one pass (``JSONScanner``: no tree of Foundation objects) into
+/// the graph's compact storage, and validates it by hand, so that every problem is reported with its
+/// place. Problems are found in the order a reader of a parsed tree would find them, whatever the
+/// order of the keys in the text: the syntax anywhere first, then `format`, `version`, `root`,
+/// `truncated`, `nodes`, `edges`, `dangling`, `notes`, then where ids lead.
 struct JSONReader {
   struct Parts {
     var root: Int
     var truncated: Bool
-    var nodes: [Node]
-    var edges: [Edge]
+    var storage: GraphStorage
     var dangling: [DanglingReference]
     var notes: [String]
   }
@@ -22,225 +25,680 @@ struct JSONReader {
   let data: Data
 
   func read() throws(GraphDecodingError) -> Parts {
-    let parsed: Any
-    do {
-      parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+    let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+      Result { () throws(GraphDecodingError) -> Parts in
+        let bytes = raw.bindMemory(to: UInt8.self)
+        let utf8: (skip: Int, transcoded: [UInt8]?)
+        do throws(JSONSyntaxError) {
+          utf8 = try JSONScanner.utf8(of: bytes)
+        } catch {
+          throw GraphDecodingError("not JSON: \(error.reason)")
+        }
+        guard let transcoded = utf8.transcoded else {
+          return try Self.read(UnsafeBufferPointer(rebasing: bytes[utf8.skip...]))
+        }
+        return try transcoded.withUnsafeBufferPointer { buffer in
+          Result { () throws(GraphDecodingError) in try Self.read(buffer) }
+        }.get()
+      }
+    }
+    return try result.get()
+  }
+
+  /// Reads UTF-8 `text`.
+  private static func read(_ text: UnsafeBufferPointer<UInt8>) throws(GraphDecodingError) -> Parts {
+    var scanner = JSONScanner(text)
+    defer { scanner.deallocate() }
+    var document = Document(text: text)
+    var topLevel = -1
+    do throws(JSONSyntaxError) {
+      if scanner.skipWhitespace() == 0x7B {
+        try scanner.members { scanner, key throws(JSONSyntaxError) in try document.read(key, &scanner) }
+      } else {
+        topLevel = scanner.position
+        try scanner.skipValue()
+      }
+      try scanner.expectEnd()
     } catch {
-      let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-      throw GraphDecodingError("not JSON: \(reason ?? error.localizedDescription)")
+      throw GraphDecodingError("not JSON: \(error.reason)")
     }
-    guard let top = parsed as? [String: Any] else {
-      throw GraphDecodingError("the top level: expected an object, found \(Self.describe(parsed))")
+    guard topLevel < 0 else {
+      throw GraphDecodingError("the top level: expected an object, found \(document.describe(at: topLevel))")
     }
-    let format = try string(top, "format", at: "")
+    return try document.validate()
+  }
+}
+
+/// A field as read: missing, a value, a value of another type, or a string that names nothing known
+/// (the last two by where the value is in the text, to describe it in a message).
+private enum Field<Value> {
+  case missing
+  case value(Value)
+  case wrongType(at: Int)
+  case unknown(at: Int)
+}
+
+/// An edge as read, before the version (which may come after the edges) tells how to read its label.
+private struct RawEdge {
+  var from: Int32
+  var to: Int32
+  var label: Int32
+  var ownership: Ownership
+}
+
+/// An edge's label and what version 2 says about it; the version 1 reading uses only the text.
+private struct RawLabel: Hashable {
+  var label: Int32
+  /// The kind's index in ``Edge/Kind/jsonNames``, or -1 when version 2 would reject the edge.
+  var kind: Int8
+  /// The capture's index, or the method name's string id.
+  var argument: Int
+  var property: Int32
+  var function: Int32
+}
+
+/// The snapshot's top-level fields as read so far; a key given twice keeps its last value.
+private struct Document {
+  let text: UnsafeBufferPointer<UInt8>
+  var strings = JSONStringTable()
+  var format = Field<String>.missing
+  var version = Field<Int>.missing
+  var root = Field<Int>.missing
+  var truncated = Field<Bool>.missing
+  var nodes = Field<NodeRecords>.missing
+  var edges = Field<EdgeRecords>.missing
+  var dangling = Field<DanglingRecords>.missing
+  var notes = Field<NoteRecords>.missing
+
+  init(text: UnsafeBufferPointer<UInt8>) { self.text = text }
+
+  struct NodeRecords {
+    var count = 0
+    /// The nodes before the first one with a wrong field, in the order of the text.
+    var ids: [Int] = []
+    var types: [Int32] = []
+    var kinds: [Node.Kind] = []
+    var error: (index: Int, message: String)?
+  }
+
+  struct EdgeRecords {
+    var count = 0
+    /// The edges before the first one wrong in any version.
+    var edges = ChunkedArray<RawEdge>()
+    var labels: [RawLabel] = []
+    var labelIDs: [RawLabel: Int32] = [:]
+    /// The first edge with an id beyond 32 bits, with its ids (stored as -1).
+    var wide: (index: Int, from: Int, to: Int)?
+    var error: (index: Int, message: String)?
+    /// The first edge that only version 2 rejects (its kind or the kind's argument).
+    var versionTwoError: (index: Int, message: String)?
+  }
+
+  struct DanglingRecords {
+    var references: [DanglingReference] = []
+    var error: String?
+  }
+
+  struct NoteRecords {
+    var notes: [String] = []
+    var error: String?
+  }
+
+  // MARK: reading
+
+  mutating func read(_ key: UnsafeBufferPointer<UInt8>, _ scanner: inout JSONScanner) throws(JSONSyntaxError)
+  {
+    if key.equals("edges") {
+      edges = try Self.array(&scanner) { records, scanner, index throws(JSONSyntaxError) in
+        try readEdge(index, into: &records, &scanner)
+      }
+    } else if key.equals("nodes") {
+      nodes = try Self.array(&scanner) { records, scanner, index throws(JSONSyntaxError) in
+        try readNode(index, into: &records, &scanner)
+      }
+    } else if key.equals("format") {
+      format = try scanner.stringField().map { String(decoding: $0, as: UTF8.self) }
+    } else if key.equals("version") {
+      version = try scanner.integerField()
+    } else if key.equals("root") {
+      root = try scanner.integerField()
+    } else if key.equals("truncated") {
+      truncated = try scanner.booleanField()
+    } else if key.equals("dangling") {
+      dangling = try Self.array(&scanner, optional: true) { records, scanner, index throws(JSONSyntaxError) in
+        try readDangling(index, into: &records, &scanner)
+      }
+    } else if key.equals("notes") {
+      notes = try Self.array(&scanner, optional: true) { records, scanner, index throws(JSONSyntaxError) in
+        guard records.error == nil else { return try scanner.skipValue() }
+        let offset = scanner.position
+        if case .value(let bytes) = try scanner.stringField() {
+          records.notes.append(String(decoding: bytes, as: UTF8.self))
+        } else {
+          records.error = "notes[\(index)]: expected a string, found \(describe(at: offset))"
+        }
+      }
+    } else {
+      try scanner.skipValue()
+    }
+  }
+
+  /// The array at the scanner, read element by element into `Records`; an optional array may be null.
+  private static func array<Records>(
+    _ scanner: inout JSONScanner, optional: Bool = false,
+    _ element: (inout Records, inout JSONScanner, Int) throws(JSONSyntaxError) -> Void
+  ) throws(JSONSyntaxError) -> Field<Records> where Records: EmptyInitializable {
+    let offset = scanner.position
+    guard scanner.byte(offset) == 0x5B else {
+      if optional && scanner.byte(offset) == 0x6E, try scanner.literal() == nil { return .missing }
+      try scanner.skipValue()
+      return .wrongType(at: offset)
+    }
+    var records = Records()
+    try scanner.elements { scanner, index throws(JSONSyntaxError) in
+      try element(&records, &scanner, index)
+    }
+    return .value(records)
+  }
+
+  private mutating func readNode(
+    _ index: Int, into records: inout NodeRecords, _ scanner: inout JSONScanner
+  ) throws(JSONSyntaxError) {
+    records.count = index + 1
+    guard records.error == nil else { return try scanner.skipValue() }
+    let place = "nodes[\(index)]"
+    let offset = scanner.position
+    guard scanner.byte(offset) == 0x7B else {
+      try scanner.skipValue()
+      records.error = (index, "\(place): expected an object, found \(describe(at: offset))")
+      return
+    }
+    var id = Field<Int>.missing
+    var type = Field<Int32>.missing
+    var kind = Field<Node.Kind>.missing
+    try scanner.members { scanner, key throws(JSONSyntaxError) in
+      if key.equals("id") {
+        id = try scanner.integerField()
+      } else if key.equals("type") {
+        type = try scanner.stringField().map { strings.intern($0) }
+      } else if key.equals("kind") {
+        kind = try scanner.enumField(Node.Kind.init(json:))
+      } else {
+        try scanner.skipValue()
+      }
+    }
+    do throws(GraphDecodingError) {
+      let id = try integer(id, "id", at: place)
+      let type = try string(type, "type", at: place)
+      guard case .value(let kind) = kind else {
+        if case .unknown(let offset) = kind {
+          let known = Node.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+          throw GraphDecodingError(
+            "\(place).kind: unknown kind \"\(string(at: offset))\"; expected one of \(known)")
+        }
+        _ = try string(kind, "kind", at: place)
+        return
+      }
+      records.ids.append(id)
+      records.types.append(type)
+      records.kinds.append(kind)
+    } catch {
+      records.error = (index, error.message)
+    }
+  }
+
+  private mutating func readEdge(
+    _ index: Int, into records: inout EdgeRecords, _ scanner: inout JSONScanner
+  ) throws(JSONSyntaxError) {
+    records.count = index + 1
+    guard records.error == nil else { return try scanner.skipValue() }
+    let place = "edges[\(index)]"
+    let offset = scanner.position
+    guard scanner.byte(offset) == 0x7B else {
+      try scanner.skipValue()
+      records.error = (index, "\(place): expected an object, found \(describe(at: offset))")
+      return
+    }
+    var from = Field<Int>.missing
+    var to = Field<Int>.missing
+    var label = Field<Int32>.missing
+    var ownership = Field<Ownership>.missing
+    var kind = Field<Int8>.missing
+    var capture = Field<Int>.missing
+    var method = Field<Int32>.missing
+    var property = Field<Int32>.missing
+    var function = Field<Int32>.missing
+    try scanner.members { scanner, key throws(JSONSyntaxError) in
+      switch key.count {
+      case 2 where key.equals("to"): to = try scanner.integerField()
+      case 4 where key.equals("from"): from = try scanner.integerField()
+      case 4 where key.equals("kind"): kind = try scanner.enumField(Edge.Kind.jsonIndex(of:))
+      case 5 where key.equals("label"): label = try scanner.stringField().map { strings.intern($0) }
+      case 6 where key.equals("method"): method = try scanner.stringField().map { strings.intern($0) }
+      case 7 where key.equals("capture"): capture = try scanner.integerField()
+      case 8 where key.equals("property"):
+        property = try scanner.stringField(optional: true).map { strings.intern($0) }
+      case 8 where key.equals("function"):
+        function = try scanner.stringField(optional: true).map { strings.intern($0) }
+      case 9 where key.equals("ownership"): ownership = try scanner.enumField(Ownership.init(json:))
+      default: try scanner.skipValue()
+      }
+    }
+    let edge: RawEdge
+    do throws(GraphDecodingError) {
+      let from = try integer(from, "from", at: place)
+      let to = try integer(to, "to", at: place)
+      let label = try string(label, "label", at: place)
+      guard case .value(let ownership) = ownership else {
+        if case .unknown(let offset) = ownership {
+          let known = Ownership.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+          throw GraphDecodingError(
+            "\(place).ownership: unknown ownership \"\(string(at: offset))\"; expected one of \(known)")
+        }
+        _ = try string(ownership, "ownership", at: place)
+        return
+      }
+      let narrowFrom = Int32(exactly: from)
+      let narrowTo = Int32(exactly: to)
+      if records.wide == nil && (narrowFrom == nil || narrowTo == nil) { records.wide = (index, from, to) }
+      var raw = RawLabel(label: label, kind: -1, argument: 0, property: -1, function: -1)
+      do throws(GraphDecodingError) {
+        guard case .value(let kindIndex) = kind else {
+          if case .unknown(let offset) = kind {
+            let known = Edge.Kind.jsonNames.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw GraphDecodingError(
+              "\(place).kind: unknown kind \"\(string(at: offset))\"; expected one of \(known)")
+          }
+          _ = try string(kind, "kind", at: place)
+          throw GraphDecodingError("")
+        }
+        switch Edge.Kind.jsonNames[Int(kindIndex)] {
+        case "capture": raw.argument = try integer(capture, "capture", at: place)
+        case "methodReference": raw.argument = Int(try string(method, "method", at: place))
+        default: break
+        }
+        raw.property = try optionalString(property, "property", at: place)
+        raw.function = try optionalString(function, "function", at: place)
+        raw.kind = kindIndex
+      } catch {
+        if records.versionTwoError == nil { records.versionTwoError = (index, error.message) }
+        raw = RawLabel(label: label, kind: -1, argument: 0, property: -1, function: -1)
+      }
+      let labelID: Int32
+      if let known = records.labelIDs[raw] {
+        labelID = known
+      } else {
+        labelID = Int32(records.labels.count)
+        records.labels.append(raw)
+        records.labelIDs[raw] = labelID
+      }
+      edge = RawEdge(from: narrowFrom ?? -1, to: narrowTo ?? -1, label: labelID, ownership: ownership)
+    } catch {
+      records.error = (index, error.message)
+      return
+    }
+    records.edges.append(edge)
+  }
+
+  private mutating func readDangling(
+    _ index: Int, into records: inout DanglingRecords, _ scanner: inout JSONScanner
+  ) throws(JSONSyntaxError) {
+    guard records.error == nil else { return try scanner.skipValue() }
+    let place = "dangling[\(index)]"
+    let offset = scanner.position
+    guard scanner.byte(offset) == 0x7B else {
+      try scanner.skipValue()
+      records.error = "\(place): expected an object, found \(describe(at: offset))"
+      return
+    }
+    var holder = Field<Int>.missing
+    var label = Field<Int32>.missing
+    try scanner.members { scanner, key throws(JSONSyntaxError) in
+      if key.equals("holder") {
+        holder = try scanner.integerField()
+      } else if key.equals("label") {
+        label = try scanner.stringField().map { strings.intern($0) }
+      } else {
+        try scanner.skipValue()
+      }
+    }
+    do throws(GraphDecodingError) {
+      let holder = try integer(holder, "holder", at: place)
+      let label = try string(label, "label", at: place)
+      records.references.append(DanglingReference(holder: holder, label: strings[label]))
+    } catch {
+      records.error = error.message
+    }
+  }
+
+  // MARK: validating
+
+  func validate() throws(GraphDecodingError) -> JSONReader.Parts {
+    guard case .value(let format) = format else {
+      _ = try string(format, "format", at: "")
+      throw GraphDecodingError("")
+    }
     guard format == JSONFormat.formatName else {
       throw GraphDecodingError(
         "format: expected \"\(JSONFormat.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
       )
     }
-    let version = try integer(top, "version", at: "")
+    let version = try integer(version, "version", at: "")
     guard JSONFormat.readableVersions.contains(version) else {
       throw GraphDecodingError(
         "version: \(version) is not supported; this reader understands versions 1 and \(JSONFormat.version)")
     }
-    let root = try integer(top, "root", at: "")
-    let truncated = try boolean(top, "truncated", at: "")
+    let root = try integer(root, "root", at: "")
+    let truncated = try boolean(truncated, "truncated", at: "")
 
-    let nodeRecords = try array(top, "nodes", at: "")
-    var slots = [Node?](repeating: nil, count: nodeRecords.count)
-    var firstIndex = [Int](repeating: -1, count: nodeRecords.count)
-    for (index, record) in nodeRecords.enumerated() {
-      let place = "nodes[\(index)]"
-      let fields = try object(record, at: place)
-      let id = try integer(fields, "id", at: place)
-      let type = try string(fields, "type", at: place)
-      let kindText = try string(fields, "kind", at: place)
-      guard let kind = Node.Kind(rawValue: kindText) else {
-        let known = Node.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        throw GraphDecodingError("\(place).kind: unknown kind \"\(kindText)\"; expected one of \(known)")
-      }
+    let nodeRecords = try array(nodes, "nodes")
+    let count = nodeRecords.count
+    // The first node whose id is out of range or taken, before the first node with a wrong field.
+    var slots = [Int](repeating: -1, count: count)
+    for (index, id) in nodeRecords.ids.enumerated() {
       guard slots.indices.contains(id) else {
         throw GraphDecodingError(
-          "\(place).id: \(id) is out of range; ids must be 0..<\(nodeRecords.count), one per node, none missing"
-        )
+          "nodes[\(index)].id: \(id) is out of range; ids must be 0..<\(count), one per node, none missing")
       }
-      guard slots[id] == nil else {
-        throw GraphDecodingError("\(place).id: duplicate id \(id) (also nodes[\(firstIndex[id])].id)")
+      guard slots[id] < 0 else {
+        throw GraphDecodingError("nodes[\(index)].id: duplicate id \(id) (also nodes[\(slots[id])].id)")
       }
-      slots[id] = Node(id: id, typeName: type, kind: kind)
-      firstIndex[id] = index
+      slots[id] = index
     }
-    // Where ids lead (the root, edges, dangling holders) is checked once, by init(nodes:edges:…).
-    let nodes = slots.compactMap { $0 }
+    if let error = nodeRecords.error { throw GraphDecodingError(error.message) }
 
-    let edgeRecords = try array(top, "edges", at: "")
-    var edges: [Edge] = []
-    edges.reserveCapacity(edgeRecords.count)
-    for (index, record) in edgeRecords.enumerated() {
-      let place = "edges[\(index)]"
-      let fields = try object(record, at: place)
-      let from = try integer(fields, "from", at: place)
-      let to = try integer(fields, "to", at: place)
-      let label = try string(fields, "label", at: place)
-      let ownershipText = try string(fields, "ownership", at: place)
-      guard let ownership = Ownership(rawValue: ownershipText) else {
-        let known = Ownership.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        throw GraphDecodingError(
-          "\(place).ownership: unknown ownership \"\(ownershipText)\"; expected one of \(known)")
-      }
-      guard version >= 2 else {
-        edges.append(Edge(from: from, to: to, label: label, ownership: ownership))
-        continue
-      }
-      let kind = try edgeKind(fields, at: place)
-      let property = try optionalString(fields, "property", at: place)
-      let function = try optionalString(fields, "function", at: place)
-      edges.append(
-        Edge(
-          from: from, to: to, label: label, ownership: ownership, kind: kind, property: property,
-          closureFunction: function))
+    let edgeRecords = try array(edges, "edges")
+    let edgeError = [edgeRecords.error, version >= 2 ? edgeRecords.versionTwoError : nil].compactMap { $0 }
+      .min { $0.index < $1.index }
+    if let edgeError { throw GraphDecodingError(edgeError.message) }
+
+    var danglingReferences: [DanglingReference] = []
+    if case .value(let records) = dangling, records.error == nil {
+      danglingReferences = records.references
+    } else if let records = try optionalArray(dangling, "dangling"), let error = records.error {
+      throw GraphDecodingError(error)
+    }
+    var noteTexts: [String] = []
+    if case .value(let records) = notes, records.error == nil {
+      noteTexts = records.notes
+    } else if let records = try optionalArray(notes, "notes"), let error = records.error {
+      throw GraphDecodingError(error)
     }
 
-    var dangling: [DanglingReference] = []
-    if let records = try optionalArray(top, "dangling") {
-      for (index, record) in records.enumerated() {
-        let place = "dangling[\(index)]"
-        let fields = try object(record, at: place)
-        let holder = try integer(fields, "holder", at: place)
-        dangling.append(DanglingReference(holder: holder, label: try string(fields, "label", at: place)))
+    // Where ids lead, in the order `ObjectGraph(nodes:edges:…)` checks them.
+    guard (0..<count).contains(root) else {
+      throw GraphDecodingError("root: \(root) is not the id of a node (there are \(count) nodes)")
+    }
+    for (index, edge) in edgeRecords.edges.enumerated() {
+      var (from, to) = (Int(edge.from), Int(edge.to))
+      if let wide = edgeRecords.wide, wide.index == index { (from, to) = (wide.from, wide.to) }
+      guard from >= 0 && from < count else {
+        throw GraphDecodingError("edges[\(index)].from: \(from) is not the id of a node")
+      }
+      guard to >= 0 && to < count else {
+        throw GraphDecodingError("edges[\(index)].to: \(to) is not the id of a node")
       }
     }
-    var notes: [String] = []
-    if let records = try optionalArray(top, "notes") {
-      for (index, record) in records.enumerated() {
-        guard let note = record as? String else {
-          throw GraphDecodingError("notes[\(index)]: expected a string, found \(Self.describe(record))")
+    for (index, dangling) in danglingReferences.enumerated() where !(0..<count).contains(dangling.holder) {
+      throw GraphDecodingError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
+    }
+    let storage = try storage(nodes: nodeRecords, slots: slots, edges: edgeRecords, version: version)
+    return JSONReader.Parts(
+      root: root, truncated: truncated, storage: storage, dangling: danglingReferences, notes: noteTexts)
+  }
+
+  /// The graph's storage, as `GraphStorage(nodes:edges:)` makes it: type names interned in id order,
+  /// labels in edge order.
+  private func storage(
+    nodes: NodeRecords, slots: [Int], edges: EdgeRecords, version: Int
+  ) throws(GraphDecodingError) -> GraphStorage {
+    var typeNames: [String] = []
+    var typeIDs = [Int32](repeating: -1, count: strings.strings.count)
+    var nodeTypes: [Int32] = []
+    var nodeKinds: [Node.Kind] = []
+    nodeTypes.reserveCapacity(slots.count)
+    nodeKinds.reserveCapacity(slots.count)
+    for record in slots {
+      let raw = Int(nodes.types[record])
+      if typeIDs[raw] < 0 {
+        typeIDs[raw] = Int32(typeNames.count)
+        typeNames.append(strings.strings[raw])
+      }
+      nodeTypes.append(typeIDs[raw])
+      nodeKinds.append(nodes.kinds[record])
+    }
+
+    var labels = Interner<ReferencePath>()
+    let labelIDs = edges.labels.map { raw in
+      guard version >= 2 else { return labels.intern(ReferencePath(inferringFrom: strings[raw.label])) }
+      let kind: Edge.Kind =
+        switch raw.kind < 0 ? "property" : Edge.Kind.jsonNames[Int(raw.kind)] {
+        case "capture": .capture(index: raw.argument)
+        case "methodReference": .methodReference(method: strings[Int32(raw.argument)])
+        case let name: Edge.Kind(jsonName: name) ?? .property
         }
-        notes.append(note)
-      }
+      var reference = ReferencePath(
+        label: strings[raw.label], kind: kind, property: raw.property < 0 ? nil : strings[raw.property])
+      reference.function = raw.function < 0 ? nil : strings[raw.function]
+      return labels.intern(reference)
     }
-    return Parts(
-      root: root, truncated: truncated, nodes: nodes, edges: edges, dangling: dangling, notes: notes)
+    var compact = ChunkedArray<CompactEdge>()
+    for edge in edges.edges {
+      guard
+        let packed = CompactEdge(
+          from: Int(edge.from), to: Int(edge.to), label: labelIDs[Int(edge.label)], ownership: edge.ownership)
+      else { throw GraphDecodingError("edges: more than \(1 << 29) distinct labels") }
+      compact.append(packed)
+    }
+    return GraphStorage(
+      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels.values, edges: compact)
   }
 
-  /// A version 2 edge's kind, with its argument.
-  private func edgeKind(_ fields: [String: Any], at place: String) throws(GraphDecodingError) -> Edge.Kind {
-    let name = try string(fields, "kind", at: place)
-    switch name {
-    case "capture": return .capture(index: try integer(fields, "capture", at: place))
-    case "methodReference": return .methodReference(method: try string(fields, "method", at: place))
-    default:
-      guard let kind = Edge.Kind(jsonName: name) else {
-        let known = Edge.Kind.jsonNames.map { "\"\($0)\"" }.joined(separator: ", ")
-        throw GraphDecodingError("\(place).kind: unknown kind \"\(name)\"; expected one of \(known)")
-      }
-      return kind
-    }
-  }
-
-  // MARK: typed field access
-
-  private func optionalString(_ fields: [String: Any], _ key: String, at place: String)
-    throws(GraphDecodingError)
-    -> String?
-  {
-    guard let value = fields[key], !(value is NSNull) else { return nil }
-    guard let text = value as? String else {
-      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found \(Self.describe(value))")
-    }
-    return text
-  }
-
-  private func object(_ value: Any, at place: String) throws(GraphDecodingError) -> [String: Any] {
-    guard let fields = value as? [String: Any] else {
-      throw GraphDecodingError("\(place): expected an object, found \(Self.describe(value))")
-    }
-    return fields
-  }
-
-  private func field(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
-    -> Any
-  {
-    guard let value = fields[key] else {
-      throw GraphDecodingError("\(Self.join(place, key)): missing field")
-    }
-    return value
-  }
-
-  private func integer(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
-    -> Int
-  {
-    let value = try field(fields, key, at: place)
-    guard !Self.isBoolean(value), let number = value as? NSNumber, let integer = value as? Int,
-      number.doubleValue == Double(integer)
-    else {
-      throw GraphDecodingError("\(Self.join(place, key)): expected an integer, found \(Self.describe(value))")
-    }
-    return integer
-  }
-
-  private func string(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
-    -> String
-  {
-    let value = try field(fields, key, at: place)
-    guard let text = value as? String else {
-      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found \(Self.describe(value))")
-    }
-    return text
-  }
-
-  private func boolean(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
-    -> Bool
-  {
-    let value = try field(fields, key, at: place)
-    guard Self.isBoolean(value), let flag = value as? Bool else {
-      throw GraphDecodingError(
-        "\(Self.join(place, key)): expected true or false, found \(Self.describe(value))")
-    }
-    return flag
-  }
-
-  private func array(_ fields: [String: Any], _ key: String, at place: String) throws(GraphDecodingError)
-    -> [Any]
-  {
-    let value = try field(fields, key, at: place)
-    guard let items = value as? [Any] else {
-      throw GraphDecodingError("\(Self.join(place, key)): expected an array, found \(Self.describe(value))")
-    }
-    return items
-  }
-
-  private func optionalArray(_ fields: [String: Any], _ key: String) throws(GraphDecodingError) -> [Any]? {
-    guard let value = fields[key], !(value is NSNull) else { return nil }
-    guard let items = value as? [Any] else {
-      throw GraphDecodingError("\(key): expected an array, found \(Self.describe(value))")
-    }
-    return items
-  }
+  // MARK: typed fields
 
   private static func join(_ place: String, _ key: String) -> String {
     place.isEmpty ? key : "\(place).\(key)"
   }
 
-  /// JSON booleans come back as `NSNumber`s of Objective-C type `c` (`__NSCFBoolean`).
-  private static func isBoolean(_ value: Any) -> Bool {
-    guard let number = value as? NSNumber else { return false }
-    return String(cString: number.objCType) == "c"
+  private func integer(_ field: Field<Int>, _ key: String, at place: String) throws(GraphDecodingError) -> Int
+  {
+    switch field {
+    case .value(let value): return value
+    case .missing: throw GraphDecodingError("\(Self.join(place, key)): missing field")
+    case .wrongType(let offset), .unknown(let offset):
+      throw GraphDecodingError("\(Self.join(place, key)): expected an integer, found \(describe(at: offset))")
+    }
   }
 
-  /// A short description of a JSON value for messages: its type and, for scalars, the value.
-  private static func describe(_ value: Any) -> String {
-    switch value {
-    case is NSNull: return "null"
-    case let text as String:
+  private func boolean(_ field: Field<Bool>, _ key: String, at place: String) throws(GraphDecodingError)
+    -> Bool
+  {
+    switch field {
+    case .value(let value): return value
+    case .missing: throw GraphDecodingError("\(Self.join(place, key)): missing field")
+    case .wrongType(let offset), .unknown(let offset):
+      throw GraphDecodingError(
+        "\(Self.join(place, key)): expected true or false, found \(describe(at: offset))")
+    }
+  }
+
+  /// A string field's value; for a field that holds an unknown name, the caller reports it first.
+  private func string<Value>(_ field: Field<Value>, _ key: String, at place: String)
+    throws(GraphDecodingError)
+    -> Value
+  {
+    switch field {
+    case .value(let value): return value
+    case .missing: throw GraphDecodingError("\(Self.join(place, key)): missing field")
+    case .wrongType(let offset), .unknown(let offset):
+      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found \(describe(at: offset))")
+    }
+  }
+
+  /// An optional string's id, or -1 when it is missing or null.
+  private func optionalString(_ field: Field<Int32>, _ key: String, at place: String)
+    throws(GraphDecodingError)
+    -> Int32
+  {
+    if case .missing = field { return -1 }
+    return try string(field, key, at: place)
+  }
+
+  private func array<Records>(_ field: Field<Records>, _ key: String) throws(GraphDecodingError) -> Records {
+    switch field {
+    case .value(let records): return records
+    case .missing: throw GraphDecodingError("\(key): missing field")
+    case .wrongType(let offset), .unknown(let offset):
+      throw GraphDecodingError("\(key): expected an array, found \(describe(at: offset))")
+    }
+  }
+
+  private func optionalArray<Records>(_ field: Field<Records>, _ key: String) throws(GraphDecodingError)
+    -> Records?
+  {
+    if case .missing = field { return nil }
+    return try array(field, key)
+  }
+
+  // MARK: describing values
+
+  /// The string at `offset` in the text.
+  func string(at offset: Int) -> String {
+    var scanner = JSONScanner(text, position: offset)
+    defer { scanner.deallocate() }
+    guard let bytes = try? scanner.string() else { return "" }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// A short description of the value at `offset` for messages: its type and, for scalars, the value.
+  func describe(at offset: Int) -> String {
+    var scanner = JSONScanner(text, position: offset)
+    defer { scanner.deallocate() }
+    switch scanner.byte(offset) {
+    case 0x22:
+      let text = string(at: offset)
       let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
       return "the string \"\(shown)\""
-    case is [Any]: return "an array"
-    case is [String: Any]: return "an object"
-    case let number as NSNumber:
-      if isBoolean(value) { return number.boolValue ? "true" : "false" }
-      return "the number \(number)"
-    default: return "a value of type \(type(of: value))"
+    case 0x5B: return "an array"
+    case 0x7B: return "an object"
+    case 0x74: return "true"
+    case 0x66: return "false"
+    case 0x6E: return "null"
+    default:
+      guard let number = try? scanner.number() else { return "a value" }
+      return "the number \(number.description)"
+    }
+  }
+}
+
+private protocol EmptyInitializable { init() }
+extension Document.NodeRecords: EmptyInitializable {}
+extension Document.EdgeRecords: EmptyInitializable {}
+extension Document.DanglingRecords: EmptyInitializable {}
+extension Document.NoteRecords: EmptyInitializable {}
+
+extension Field {
+  fileprivate func map<Other>(_ transform: (Value) -> Other) -> Field<Other> {
+    switch self {
+    case .missing: .missing
+    case .value(let value): .value(transform(value))
+    case .wrongType(let offset): .wrongType(at: offset)
+    case .unknown(let offset): .unknown(at: offset)
+    }
+  }
+}
+
+extension JSONScanner {
+  /// An integer field's value: a number that is an integer, or where the value of another type is.
+  fileprivate mutating func integerField() throws(JSONSyntaxError) -> Field<Int> {
+    let offset = position
+    switch byte(offset) {
+    case 0x2D, 0x30...0x39:
+      guard let value = try number().integerValue else { return .wrongType(at: offset) }
+      return .value(value)
+    default:
+      try skipValue()
+      return .wrongType(at: offset)
+    }
+  }
+
+  /// A string field's UTF-8 (valid until the next string is read); `optional`, null is no value.
+  fileprivate mutating func stringField(optional: Bool = false) throws(JSONSyntaxError)
+    -> Field<UnsafeBufferPointer<UInt8>>
+  {
+    let offset = position
+    switch byte(offset) {
+    case 0x22: return .value(try string())
+    case 0x6E where optional:
+      _ = try literal()
+      return .missing
+    default:
+      try skipValue()
+      return .wrongType(at: offset)
+    }
+  }
+
+  fileprivate mutating func booleanField() throws(JSONSyntaxError) -> Field<Bool> {
+    let offset = position
+    switch byte(offset) {
+    case 0x74, 0x66: return try literal().map { .value($0) } ?? .wrongType(at: offset)
+    default:
+      try skipValue()
+      return .wrongType(at: offset)
+    }
+  }
+
+  /// A string field naming one of a few values: the value, or where the unknown name is.
+  fileprivate mutating func enumField<Value>(_ named: (UnsafeBufferPointer<UInt8>) -> Value?)
+    throws(JSONSyntaxError) -> Field<Value>
+  {
+    let offset = position
+    guard byte(offset) == 0x22 else {
+      try skipValue()
+      return .wrongType(at: offset)
+    }
+    return named(try string()).map { .value($0) } ?? .unknown(at: offset)
+  }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+  /// Whether these bytes are `name`'s UTF-8.
+  @inline(__always) fileprivate func equals(_ name: StaticString) -> Bool {
+    guard count == name.utf8CodeUnitCount else { return false }
+    let expected = name.utf8Start
+    for index in 0..<count where self[index] != expected[index] { return false }
+    return true
+  }
+}
+
+extension Node.Kind {
+  fileprivate init?(json bytes: UnsafeBufferPointer<UInt8>) {
+    if bytes.equals("object") {
+      self = .object
+    } else if bytes.equals("closure") {
+      self = .closure
+    } else if bytes.equals("value") {
+      self = .value
+    } else if bytes.equals("task") {
+      self = .task
+    } else {
+      return nil
+    }
+  }
+}
+
+extension Ownership {
+  fileprivate init?(json bytes: UnsafeBufferPointer<UInt8>) {
+    if bytes.equals("strong") {
+      self = .strong
+    } else if bytes.equals("weak") {
+      self = .weak
+    } else if bytes.equals("unowned") {
+      self = .unowned
+    } else if bytes.equals("unowned(unsafe)") {
+      self = .unownedUnsafe
+    } else {
+      return nil
     }
   }
 }
@@ -251,6 +709,14 @@ extension Edge.Kind {
     "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global",
     "suspendedFrame",
   ]
+
+  private static let jsonNameBytes: [[UInt8]] = jsonNames.map { Array($0.utf8) }
+
+  /// The index in ``jsonNames`` of the kind named by `bytes`.
+  fileprivate static func jsonIndex(of bytes: UnsafeBufferPointer<UInt8>) -> Int8? {
+    for (index, name) in jsonNameBytes.enumerated() where name.elementsEqual(bytes) { return Int8(index) }
+    return nil
+  }
 
   /// The kind's name in a JSON snapshot.
   var jsonName: String {

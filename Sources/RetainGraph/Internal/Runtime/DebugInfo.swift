@@ -25,6 +25,14 @@ final class ImageDebugInfo: @unchecked Sendable {
   private var names: [Int: UnsafePointer<CChar>] = [:]
   /// Per DIE offset without a linkage name: the DIE it refers to (abstract origin or specification).
   private var origins: [Int: Int] = [:]
+  /// Per async partial function (`…TQn_`, `…TYn_`) start: the async-context offsets its variables
+  /// name, or nil when a variable's location is not one this reader understands.
+  private var frameSlots: [UInt: [Int]?] = [:]
+  /// Per async function (its mangled name without the partial-function suffix): the starts of its
+  /// partial functions.
+  private var partialFunctions: [String: [UInt]] = [:]
+  /// Per partial function start: its async function's name.
+  private var asyncFunctions: [UInt: String] = [:]
   /// The image stays mapped for the process: the names point into it.
   private var mapping: UnsafeRawPointer?
 
@@ -49,6 +57,42 @@ final class ImageDebugInfo: @unchecked Sendable {
     inlined = reader.inlined
     names = reader.names
     origins = reader.origins
+    frameSlots = reader.frameSlots
+    for (start, name) in reader.partialFunctionNames {
+      let mangled = String(cString: name)
+      guard let base = Self.asyncFunction(ofPartialFunction: mangled) else { continue }
+      partialFunctions[base, default: []].append(start)
+      asyncFunctions[start] = base
+    }
+  }
+
+  /// The offsets, in the async context of the function that the partial function starting at the
+  /// virtual address `start` resumes, of the variables that this function keeps in its frame but
+  /// that the debug information does not place in that partial function: slots whose lifetime
+  /// ended before the function was suspended there (README.md in this folder, "Suspended frames").
+  /// Empty when the partial function is not known or a location is not understood.
+  func deadFrameOffsets(resumingAt start: UInt) -> Set<Int> {
+    guard let base = asyncFunctions[start], let live = frameSlots[start] ?? nil else { return [] }
+    var dead: Set<Int> = []
+    for other in partialFunctions[base] ?? [] where other != start {
+      dead.formUnion((frameSlots[other] ?? nil) ?? [])
+    }
+    return dead.subtracting(live)
+  }
+
+  /// The async function's mangled name of a partial function's (`$s…TQ0_` → `$s…`), nil when the
+  /// name is not a partial function's.
+  static func asyncFunction(ofPartialFunction name: String) -> String? {
+    var characters = Array(name.utf8)
+    guard characters.last == UInt8(ascii: "_") else { return nil }
+    characters.removeLast()
+    while let last = characters.last, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(last) {
+      characters.removeLast()
+    }
+    guard characters.count > 2, characters[characters.count - 2] == UInt8(ascii: "T"),
+      characters.last == UInt8(ascii: "Q") || characters.last == UInt8(ascii: "Y")
+    else { return nil }
+    return String(decoding: characters.dropLast(2), as: UTF8.self)
   }
 
   /// The start addresses of the functions with inlined code.
@@ -109,6 +153,9 @@ private struct Reader {
   var inlined: [UInt: [Int]] = [:]
   var names: [Int: UnsafePointer<CChar>] = [:]
   var origins: [Int: Int] = [:]
+  /// Per async partial function start: the context offsets of its variables (nil: one not read).
+  var frameSlots: [UInt: [Int]?] = [:]
+  var partialFunctionNames: [UInt: UnsafePointer<CChar>] = [:]
 
   init(
     file: UnsafeRawPointer, info: Range<Int>, abbreviations: Range<Int>, strings: Range<Int>?,
@@ -134,6 +181,11 @@ private struct Reader {
     var lowPC: UInt?
     var linkageName: UnsafePointer<CChar>?
     var reference: Int?
+    /// `DW_AT_location`: an expression's file range, or a form other than an expression.
+    var location: Range<Int>?
+    var hasOtherLocation = false
+    /// `DW_AT_APPLE_optimized` (a compile unit of optimised code).
+    var isOptimized = false
   }
 
   mutating func read() {
@@ -184,9 +236,13 @@ private struct Reader {
     from start: Int, to end: Int, unit: Int, version: Int, table: [UInt64: Abbreviation]
   ) -> Bool {
     var cursor = start
-    // The functions being read, innermost last: (depth, start address), and the current depth.
-    var owners: [(depth: Int, start: UInt)] = []
+    // The functions being read, innermost last: (depth, start address, an async partial
+    // function's), and the current depth.
+    var owners: [(depth: Int, start: UInt, isPartial: Bool)] = []
     var depth = 0
+    // Frame slots are read only from unoptimised code: an optimised coroutine frame may give one
+    // slot to values whose lifetimes do not overlap, so a dead variable's slot may hold a live one.
+    var isOptimized = true
     while cursor < end {
       let offset = cursor
       let code = uleb(&cursor)
@@ -205,13 +261,33 @@ private struct Reader {
         else { return false }
       }
       switch abbreviation.tag {
+      case 0x11:  // DW_TAG_compile_unit
+        isOptimized = entry.isOptimized
       case 0x2E:  // DW_TAG_subprogram: named, or referring to its declaration or abstract origin
         if let name = entry.linkageName {
           names[offset] = name
         } else if let reference = entry.reference {
           origins[offset] = reference
         }
-        if let lowPC = entry.lowPC, lowPC != 0 { owners.append((depth, lowPC)) }
+        if let lowPC = entry.lowPC, lowPC != 0 {
+          // A method's partial function names itself through its declaration.
+          let name = entry.linkageName ?? entry.reference.flatMap { names[$0] }
+          let isPartial = !isOptimized && (name.map(Self.isPartialFunction) ?? false)
+          owners.append((depth, lowPC, isPartial))
+          if isPartial, let name, frameSlots[lowPC] == nil {
+            partialFunctionNames[lowPC] = name
+            frameSlots[lowPC] = .some([])
+          }
+        }
+      case 0x34, 0x05:  // DW_TAG_variable, DW_TAG_formal_parameter
+        if let owner = owners.last, owner.isPartial, let known = frameSlots[owner.start], var slots = known {
+          if let location = entry.location, let slot = contextSlot(location) {
+            slots.append(slot)
+            frameSlots[owner.start] = .some(slots)
+          } else if entry.location != nil || entry.hasOtherLocation {
+            frameSlots[owner.start] = .some(nil)
+          }
+        }
       case 0x1D:  // DW_TAG_inlined_subroutine
         if let owner = owners.last, let reference = entry.reference {
           inlined[owner.start, default: []].append(reference)
@@ -262,25 +338,85 @@ private struct Reader {
     case 0x10:  // ref_addr: from the section's start
       let value = version == 2 ? Int(truncatingIfNeeded: load(UInt64.self)) : Int(load(UInt32.self))
       if name == 0x31 || name == 0x47 { entry.reference = info.lowerBound + value }
-    case 0x0B, 0x0C, 0x25, 0x29: cursor += 1  // data1, flag, strx1, addrx1
+    case 0x0C:  // flag
+      if name == 0x3FE1 { entry.isOptimized = file.load(fromByteOffset: cursor, as: UInt8.self) != 0 }
+      cursor += 1
+    case 0x0B, 0x25, 0x29: cursor += 1  // data1, strx1, addrx1
     case 0x05, 0x26, 0x2A: cursor += 2  // data2, strx2, addrx2
     case 0x27, 0x2B: cursor += 3  // strx3, addrx3
-    case 0x06, 0x17, 0x1C, 0x1D, 0x28, 0x2C, 0x1F20, 0x1F21: cursor += 4  // data4, sec_offset, …
+    case 0x06, 0x17, 0x1C, 0x1D, 0x28, 0x2C, 0x1F20, 0x1F21:  // data4, sec_offset, …
+      if name == 0x02 { entry.hasOtherLocation = true }  // a location list
+      cursor += 4
     case 0x07, 0x20, 0x24: cursor += 8  // data8, ref_sig8, ref_sup8
     case 0x1E: cursor += 16  // data16
-    case 0x0D, 0x0F, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02: _ = uleb(&cursor)  // LEB128 values
-    case 0x19, 0x21: break  // flag_present, implicit_const: no bytes
+    case 0x0D, 0x0F, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02:  // LEB128 values
+      if name == 0x02 { entry.hasOtherLocation = true }  // loclistx
+      _ = uleb(&cursor)
+    case 0x19:  // flag_present
+      if name == 0x3FE1 { entry.isOptimized = true }
+    case 0x21: break  // implicit_const: no bytes
     case 0x0A, 0x03, 0x04:  // block1, block2, block4: a length, then the bytes
       let length =
         form == 0x0A ? Int(load(UInt8.self)) : form == 0x03 ? Int(load(UInt16.self)) : Int(load(UInt32.self))
       cursor += length
     case 0x09, 0x18:  // block, exprloc
-      let length = uleb(&cursor)
-      cursor += Int(truncatingIfNeeded: length)
+      let length = Int(truncatingIfNeeded: uleb(&cursor))
+      if name == 0x02, form == 0x18, length >= 0, cursor + length <= info.upperBound {
+        entry.location = cursor..<(cursor + length)
+      }
+      cursor += length
     default:
       return false
     }
     return cursor <= info.upperBound
+  }
+
+  /// Whether a linkage name is an async partial function's (`…TQ0_`, `…TY2_`).
+  static func isPartialFunction(_ name: UnsafePointer<CChar>) -> Bool {
+    let bytes = UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self)
+    let length = strlen(name)
+    guard length > 4, bytes[length - 1] == UInt8(ascii: "_") else { return false }
+    var index = length - 2
+    while index > 1, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+      index -= 1
+    }
+    return bytes[index - 1] == UInt8(ascii: "T")
+      && (bytes[index] == UInt8(ascii: "Q") || bytes[index] == UInt8(ascii: "Y"))
+  }
+
+  /// The async-context offset an expression names: `DW_OP_entry_value(DW_OP_regN)` of the async
+  /// context register (r14 on x86_64, x22 on arm64), an optional `DW_OP_deref` (an await-resume
+  /// partial function gets its callee's context, whose first word is the caller's),
+  /// `DW_OP_plus_uconst k`, then anything; nil for any other expression.
+  private func contextSlot(_ location: Range<Int>) -> Int? {
+    #if arch(x86_64)
+      let contextRegister: UInt8 = 0x5E  // DW_OP_reg14
+    #else
+      let contextRegister: UInt8 = 0x66  // DW_OP_reg22
+    #endif
+    var cursor = location.lowerBound
+    func byte() -> UInt8? {
+      guard cursor < location.upperBound else { return nil }
+      defer { cursor += 1 }
+      return file.load(fromByteOffset: cursor, as: UInt8.self)
+    }
+    // DW_OP_entry_value (0xA3, or GNU's 0xF3), a one-byte sub-expression: the register.
+    guard let entryValue = byte(), entryValue == 0xA3 || entryValue == 0xF3, byte() == 1,
+      byte() == contextRegister, var next = byte()
+    else { return nil }
+    if next == 0x06 {  // DW_OP_deref
+      guard let after = byte() else { return nil }
+      next = after
+    }
+    guard next == 0x23 else { return nil }  // DW_OP_plus_uconst
+    var offset: UInt64 = 0
+    var shift: UInt64 = 0
+    while let value = byte() {
+      if shift < 64 { offset |= UInt64(value & 0x7F) << shift }
+      shift += 7
+      if value & 0x80 == 0 { return offset < 1 << 20 ? Int(offset) : nil }
+    }
+    return nil
   }
 
   /// The abbreviation table that starts at `start` (a file offset).

@@ -204,6 +204,24 @@ enum SymbolNames {
     return debugInfo.inlinedFunctions(at: start).compactMap(demangled)
   }
 
+  /// The async-context offsets of the variables whose lifetime ended before their function was
+  /// suspended at the partial function that starts at `address` (`ImageDebugInfo.deadFrameOffsets`);
+  /// empty when the image has no debug information for it.
+  static func deadFrameOffsets(resumingAt address: UnsafeRawPointer) -> Set<Int> {
+    guard let info = lookUp(address), let fileName = info.fileName, let (image, base) = image(of: info) else {
+      return []
+    }
+    let path = String(cString: fileName)
+    let debugInfo = debugInfos.withLock { cache in
+      if let known = cache[path] { return known }
+      let loaded = ImageDebugInfo(path: path)
+      cache[path] = loaded
+      return loaded
+    }
+    let start = UInt(bitPattern: address) &- UInt(bitPattern: base) &+ image.loadBase
+    return debugInfo.deadFrameOffsets(resumingAt: start)
+  }
+
   /// The symbols of the image that contains `address` (read once and cached), and its base.
   private static func image(containing address: UnsafeRawPointer) -> (ImageSymbols, UnsafeMutableRawPointer)?
   {

@@ -41,6 +41,9 @@ enum TaskLayout {
   static let jobFlagsOffset = 32  // Job::Flags, u32
   static let statusFlagsOffset = 96  // PrivateStorage.Status.Flags[0], u32
   static let firstSlabOffset = 120  // PrivateStorage.Allocator.FirstSlab
+  static let statusRecordOffset = 104  // PrivateStorage.Status.Record: the innermost status record
+  static let runJobOffset = 56  // Job::RunJob: a suspended task's resume function
+  static let resumeContextOffset = 64  // AsyncTask::ResumeContext: its innermost async context
   // JobFlags (include/swift/ABI/MetadataValues.h).
   static let isChildTaskFlag: UInt32 = 1 << 24
   static let isFutureFlag: UInt32 = 1 << 25
@@ -65,6 +68,14 @@ enum TaskLayout {
   // the header size rounded up to MaximumAlignment.
   static let slabHeaderSize = 32
   static let maximumSlabs = 1024
+  static let maximumFrames = 100_000
+  // TaskStatusRecord { Flags (kind in bits 0-7), Parent }; ChildTaskStatusRecord (an async let's)
+  // and TaskGroupTaskStatusRecord then hold FirstChild; children are linked through their
+  // ChildFragment's NextChild (include/swift/ABI/TaskStatus.h, MetadataValues.h).
+  static let childTaskRecord: UInt = 1
+  static let taskGroupRecord: UInt = 2
+  static let maximumRecords = 4096
+  static let maximumChildren = 100_000
   static let maximumSlabCapacity = 1 << 24
 
   /// The runtime's debug variables, or nil when the concurrency runtime is not loaded, does not
@@ -143,22 +154,97 @@ enum TaskLayout {
   }
 
   /// The words of a suspended task's frames: the async contexts its allocator holds (each slab's
-  /// allocations in use, from the first slab). Calls `body` with each word and stops when it
-  /// returns false. Nothing is read from a task that is running or finished, or whose slabs do not
-  /// carry the runtime's slab metadata; the words themselves are never dereferenced here.
-  static func forEachFrameWord(ofTask task: UnsafeRawPointer, _ body: (UInt) -> Bool) {
-    guard let runtime, let state = state(of: task), !state.isComplete, !state.isRunning else { return }
+  /// allocations in use, from the first slab). Calls `body` with each word's address and value and
+  /// stops when it returns false. Nothing is read from a task that is running or finished, or
+  /// whose slabs do not carry the runtime's slab metadata; the words themselves are never
+  /// dereferenced here.
+  static func forEachFrameWord(ofTask task: UnsafeRawPointer, _ body: (UInt, UInt) -> Bool) {
+    for range in slabsInUse(ofTask: task) {
+      let words = UnsafePointer<UInt>(bitPattern: range.lowerBound).unsafelyUnwrapped
+      for index in 0..<(range.count / 8) where !body(range.lowerBound + UInt(index * 8), words[index]) {
+        return
+      }
+    }
+  }
+
+  /// The bytes in use of a suspended task's allocator slabs; empty when the task is running,
+  /// finished or not recognised, or a slab does not carry the slab metadata.
+  private static func slabsInUse(ofTask task: UnsafeRawPointer) -> [Range<UInt>] {
+    guard let runtime, let state = state(of: task), !state.isComplete, !state.isRunning else { return [] }
+    var ranges: [Range<UInt>] = []
     var slab = task.load(fromByteOffset: firstSlabOffset, as: UnsafeRawPointer?.self)
-    var count = 0
-    while let current = slab, count < maximumSlabs {
-      count += 1
-      guard current.load(as: UInt.self) == runtime.slabMetadata else { return }
+    while let current = slab, ranges.count < maximumSlabs {
+      guard current.load(as: UInt.self) == runtime.slabMetadata else { return ranges }
       let capacity = Int(current.load(fromByteOffset: 16, as: UInt32.self))
       let used = Int(current.load(fromByteOffset: 20, as: UInt32.self))
-      guard capacity <= maximumSlabCapacity, used <= capacity else { return }
-      let words = (current + slabHeaderSize).assumingMemoryBound(to: UInt.self)
-      for index in 0..<(used / 8) where !body(words[index]) { return }
+      guard capacity <= maximumSlabCapacity, used <= capacity else { return ranges }
+      let start = UInt(bitPattern: current + slabHeaderSize)
+      ranges.append(start..<(start + UInt(used / 8 * 8)))
       slab = current.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
     }
+    return ranges
+  }
+
+  /// The child tasks of a suspended task, with whether each is a task group's (otherwise an
+  /// `async let`'s): the children its status records list (`ChildTaskStatusRecord`,
+  /// `TaskGroupTaskStatusRecord`), each record read only when it lies in the task's slabs in use
+  /// (an async let's storage and a group are allocated in the parent's frames), each child only
+  /// when its isa is the task metadata and its flags say it is a child task.
+  static func childTasks(ofTask task: UnsafeRawPointer) -> [(task: UnsafeRawPointer, inGroup: Bool)] {
+    let ranges = slabsInUse(ofTask: task)
+    guard !ranges.isEmpty else { return [] }
+    func inSlabs(_ address: UInt) -> Bool {
+      address % 8 == 0 && ranges.contains { $0.contains(address) && $0.contains(address + 23) }
+    }
+    var children: [(task: UnsafeRawPointer, inGroup: Bool)] = []
+    var seen: Set<UInt> = []
+    var record = task.load(fromByteOffset: statusRecordOffset, as: UInt.self)
+    var records = 0
+    while inSlabs(record), records < maximumRecords, let current = UnsafeRawPointer(bitPattern: record) {
+      records += 1
+      let kind = current.load(as: UInt.self) & 0xFF
+      if kind == childTaskRecord || kind == taskGroupRecord {
+        var child = current.load(fromByteOffset: 16, as: UnsafeRawPointer?.self)
+        while let next = child, UInt(bitPattern: next) % 8 == 0, isTask(next),
+          let state = state(of: next), state.isChild, children.count < maximumChildren,
+          seen.insert(UInt(bitPattern: next)).inserted
+        {
+          children.append((next, kind == taskGroupRecord))
+          child = next.load(
+            fromByteOffset: (runtime?.taskSize ?? expectedTaskSize) + 8, as: UnsafeRawPointer?.self)
+        }
+      }
+      record = current.load(fromByteOffset: 8, as: UInt.self)
+    }
+    return children
+  }
+
+  /// The addresses, in a suspended task's frames, of the words that the debug information says
+  /// belong to variables whose lifetime had ended where their function was suspended (README.md in
+  /// this folder, "Suspended frames"): a word there is a stale bit pattern, not a reference. The
+  /// frames are found from the task's resume context (`AsyncTask::ResumeContext`, resumed by
+  /// `Job::RunJob`) through each context's parent (first word) and the parent's resume function
+  /// (second word); a context is read only when it lies in the task's slabs in use. Empty without
+  /// debug information.
+  static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> {
+    let ranges = slabsInUse(ofTask: task)
+    guard !ranges.isEmpty else { return [] }
+    func inSlabs(_ address: UInt) -> Bool {
+      address % 8 == 0 && ranges.contains { $0.contains(address) && $0.contains(address + 15) }
+    }
+    var dead: Set<UInt> = []
+    var context = task.load(fromByteOffset: resumeContextOffset, as: UInt.self)
+    var resume = task.load(fromByteOffset: runJobOffset, as: UInt.self)
+    var count = 0
+    while inSlabs(context), count < maximumFrames, let function = UnsafeRawPointer(bitPattern: resume) {
+      count += 1
+      for offset in SymbolNames.deadFrameOffsets(resumingAt: function) {
+        dead.insert(context + UInt(offset))
+      }
+      guard let frame = UnsafeRawPointer(bitPattern: context) else { break }
+      resume = frame.load(fromByteOffset: 8, as: UInt.self)
+      context = frame.load(as: UInt.self)
+    }
+    return dead
   }
 }

@@ -19,6 +19,10 @@ final class TypePlan: @unchecked Sendable {
     /// A raw-layout cell (`Mutex`'s storage): no stored fields; holds one value of `like` at its
     /// own address.
     case rawLayout(like: any Any.Type)
+    /// An `Array` of class instances (not a stored property of an object, which its field plan
+    /// reads: an element of another collection, a dictionary's value, a struct's field): its
+    /// elements are read from the array's buffer, without `Mirror`.
+    case objectArray
     /// A function value: followed to its closure context.
     case function
     /// One word holding a strong reference to a native heap object that may be a task: `Task`,
@@ -145,6 +149,12 @@ enum TypePlans {
       var fields: [FieldPlan] = []
       switch plan(for: type).shape {
       case .object(let found), .fields(let found): fields = found
+      case .objectArray:
+        if let element = Metadata.firstGenericArgument(of: type),
+          seen.insert(ObjectIdentifier(element)).inserted
+        {
+          pending.append(element)
+        }
       default: break
       }
       for field in fields {
@@ -251,6 +261,11 @@ enum TypePlans {
         .unreadable, note: "\(name): a value with no stored fields holds references the walk cannot read")
     }
     if Metadata.isPOD(type) || knownLeafTypes.contains(ObjectIdentifier(type)) { return make(.leaf) }
+    if UInt(bitPattern: Metadata.descriptor(of: type)) == arrayDescriptor,
+      Metadata.firstGenericArgument(of: type).map({ Metadata.kind(of: $0) }) == .class
+    {
+      return make(.objectArray)
+    }
     if let collection = type as? any ElementTypedCollection.Type {
       let elementsAreLeaves = collection.elementTypes.allSatisfy { isLeaf($0, inProgress: &inProgress) }
       return make(elementsAreLeaves ? .leaf : .mirror)

@@ -145,4 +145,17 @@ extension Walker {
       )
     }
   }
+
+  /// Records the elements of the `Array` of class instances at `address` (a value being walked,
+  /// which keeps them alive meanwhile), in order, as the general path through `Mirror` would.
+  mutating func readObjectArray(at address: UnsafeRawPointer, label: PendingLabel) {
+    let elements = HeapLayout.arrayOfObjects(at: address)
+    guard !elements.isEmpty else { return }
+    let elementLabelID = recorder.intern(label.element(0)).id
+    for (index, pointer) in elements.enumerated() {
+      addReference(
+        .borrowed(Unmanaged<AnyObject>.fromOpaque(pointer)), labelID: elementLabelID,
+        index: Int32(truncatingIfNeeded: index), label: { label.element(index) }, ownership: .strong)
+    }
+  }
 }

@@ -33,6 +33,9 @@ extension Walker {
         name = "task (finished)"
       } else if state.isRunning {
         name = "task (running)"
+      } else if state.isAsyncLet {
+        // Its entry is the runtime's thunk, whose context lives in the parent's frames.
+        name = "task (async let)"
       } else if let operation = state.operation,
         let (_, closureName) = ClosureLayout.unwrappingThunks(operation)
       {
@@ -58,7 +61,9 @@ extension Walker {
   /// hold (`linkSuspendedFrames`).
   mutating func expandTask(_ task: UnsafeRawPointer) {
     guard let state = TaskLayout.state(of: task), !state.isComplete else { return }
-    if let operation = state.operation, operation.context != nil {
+    // An `async let`'s closure is not escaping: its context lives in the parent's frames (whose
+    // words are read), not on the heap, so it is not read as an object here.
+    if !state.isAsyncLet, let operation = state.operation, operation.context != nil {
       addClosure(operation, label: PendingLabel(base: Advice.taskOperationPath))
     }
     if state.isRunning {
@@ -67,6 +72,11 @@ extension Walker {
       )
     } else {
       suspendedTasks.append(current)
+      // Its child tasks (`async let`, a task group's): the parent's frames own them, and each
+      // holds its own closure and frames.
+      for (child, inGroup) in TaskLayout.childTasks(ofTask: task) {
+        addTask(child, label: PendingLabel(base: inGroup ? Advice.groupTaskPath : Advice.asyncLetTaskPath))
+      }
     }
   }
 
@@ -79,23 +89,34 @@ extension Walker {
     var operations: [Int: Int] = [:]
     for taskNode in suspendedTasks {
       guard let task = recorder.object(of: taskNode),
-        let state = TaskLayout.state(of: UnsafeRawPointer(task.toOpaque())), let operation = state.operation,
+        let state = TaskLayout.state(of: UnsafeRawPointer(task.toOpaque())), !state.isAsyncLet,
+        let operation = state.operation,
         let (closure, _) = ClosureLayout.unwrappingThunks(operation), let context = closure.context,
         let node = recorder.node(at: UInt(bitPattern: context))
       else { continue }
       operations[taskNode] = node
     }
     let captured = recorder.strongTargets(of: Set(operations.values))
+    let held = recorder.strongTargets(of: Set(suspendedTasks))
     for taskNode in suspendedTasks {
       guard let task = recorder.object(of: taskNode) else { continue }
+      // A frame's word equal to a child task adds nothing: the parent's edge to it says more.
       var skipped: Set<Int> = [taskNode]
+      skipped.formUnion(held[taskNode, default: []].filter { recorder.nodeKinds[$0] == .task })
       if let operation = operations[taskNode] {
         skipped.insert(operation)
         skipped.formUnion(captured[operation] ?? [])
       }
       var targets: [Int] = []
-      TaskLayout.forEachFrameWord(ofTask: UnsafeRawPointer(task.toOpaque())) { word in
-        if word != 0, let node = recorder.node(at: word), skipped.insert(node).inserted {
+      // Read only when a word equals a node's address: the slots the debug information says are
+      // dead where the task's functions are suspended (a stale strong `self` of an ended scope).
+      var dead: Set<UInt>?
+      let address = UnsafeRawPointer(task.toOpaque())
+      TaskLayout.forEachFrameWord(ofTask: address) { slot, word in
+        guard word != 0, let node = recorder.node(at: word), !skipped.contains(node) else { return true }
+        if dead == nil { dead = TaskLayout.deadFrameSlots(ofTask: address) }
+        if dead?.contains(slot) != true {
+          skipped.insert(node)
           targets.append(node)
         }
         return true

@@ -233,6 +233,9 @@ struct Walker {
       }
     case .nativeObject:
       withUnsafePointer(to: value) { addNativeObject(at: UnsafeRawPointer($0), label: label) }
+    case .objectArray:
+      guard options.fastPaths else { return visitMirror(of: value, label: label) }
+      withUnsafePointer(to: value) { readObjectArray(at: UnsafeRawPointer($0), label: label) }
     case .mirror:
       visitMirror(of: value, label: label)
     case .storedPayload:
@@ -262,7 +265,7 @@ struct Walker {
       }
     case .unreadable:
       if let note = plan.note { self.note(note) }
-    case .object, .mirror, .storedPayload, .function, .nativeObject:
+    case .object, .mirror, .storedPayload, .function, .nativeObject, .objectArray:
       // Shapes read from a copy of the value (`visitOpened`): a noncopyable one cannot be copied.
       if Metadata.isNoncopyable(type) {
         note("\(plan.typeName): a noncopyable value of this shape is not read; what it holds is not shown")

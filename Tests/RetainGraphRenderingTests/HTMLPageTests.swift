@@ -1,0 +1,114 @@
+import Foundation
+import RetainGraph
+import RetainGraphRendering
+import RetainGraphTestSupport
+import Samples
+import Testing
+
+/// The HTML page's own parts (everything but Graphviz's SVG) against golden files, the embedded data
+/// against the graph, and the page's promise to fetch nothing. `BrowserTests` loads it in Chromium.
+@Suite struct HTMLPageTests {
+  /// What the golden pages show where Graphviz's drawing goes: the SVG's wording and coordinates
+  /// depend on the Graphviz version.
+  static let placeholderSVG = "<svg width=\"10pt\" height=\"10pt\"><!-- Graphviz's drawing --></svg>"
+
+  /// A notifier and its observer holding each other, reached from a screen, with names and labels
+  /// that would break the page if they were not escaped: `</script>`, markup, `&`, U+2028.
+  static func hostileGraph() throws -> ObjectGraph {
+    let nodes = [
+      Node(id: 0, typeName: "App.Screen", kind: .object),
+      Node(id: 1, typeName: "App.Notifier<</script><b id=\"injected\">&amp;</b>>", kind: .object),
+      Node(id: 2, typeName: "App.Observer<\u{2028}<!--'\">", kind: .object),
+      Node(id: 3, typeName: "App.Delegate", kind: .object),
+    ]
+    let edges = [
+      Edge(from: 0, to: 1, label: "notifier", ownership: .strong),
+      Edge(from: 1, to: 2, label: "observers[0]", ownership: .strong),
+      Edge(from: 2, to: 1, label: "owner</script>", ownership: .strong),
+      Edge(from: 0, to: 3, label: "delegate", ownership: .weak),
+    ]
+    return try ObjectGraph(nodes: nodes, edges: edges, root: 0)
+  }
+
+  @Test func hostilePageMatchesItsGolden() throws {
+    let graph = try Self.hostileGraph()
+    let marks = [HTMLMark(node: 1, note: "Notifier.observers grows by 1 per run <b>&</b>")]
+    let page = try HTMLPage(graph: graph, style: DOTStyle(), marks: marks, limits: ReportLimits())
+    assertGolden(page.text(svg: Self.placeholderSVG), named: "hostile", pathExtension: "html")
+  }
+
+  @Test func samplePageMatchesItsGolden() throws {
+    let instance = try #require(Sample.named("coordinator-parent")).make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root)
+    let page = try HTMLPage(graph: graph, style: DOTStyle(), marks: [], limits: ReportLimits())
+    assertGolden(page.text(svg: Self.placeholderSVG), named: "coordinator-parent", pathExtension: "html")
+  }
+
+  /// The page with Graphviz's real drawing: the SVG inline (without its XML declaration), every
+  /// node's `<title>n<id></title>` there for the script, nothing that loads from elsewhere.
+  @Test func pageInlinesGraphvizsSVG() throws {
+    let instance = try #require(Sample.named("viper-module")).make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root)
+    let page = try graph.htmlPage()
+    #expect(!page.contains("<?xml"))
+    #expect(!page.contains("<!DOCTYPE svg"))
+    #expect(page.components(separatedBy: "<svg ").count == 2)
+    for id in 0..<graph.nodeCount { #expect(page.contains("<title>n\(id)</title>")) }
+    // The only addresses are the SVG's XML namespaces, which are names, never fetched.
+    let addresses = page.components(separatedBy: "://").count - 1
+    #expect(page.components(separatedBy: "xmlns=\"http://www.w3.org/2000/svg\"").count == 2)
+    #expect(page.components(separatedBy: "xmlns:xlink=\"http://www.w3.org/1999/xlink\"").count == 2)
+    #expect(addresses == 2, "\(addresses) addresses in the page")
+    for fetching in ["src=", "href=", "url(", "@import"] {
+      #expect(!page.contains(fetching), "the page contains \(fetching)")
+    }
+  }
+
+  /// 300 random graphs with hostile names and labels: the embedded data ends where its `<script>`
+  /// ends, parses as JSON, and gives back every name, type name and holder; the page has exactly
+  /// its two scripts.
+  @Test func embeddedDataSurvivesHostileNames() throws {
+    var random = SplitMix64(seed: 22)
+    let opening = "<script type=\"application/json\" id=\"graph-data\">"
+    for round in 0..<300 {
+      let graph = try HostileGraphs.make(using: &random)
+      let page = try HTMLPage(graph: graph, style: DOTStyle(), marks: [], limits: ReportLimits())
+        .text(svg: Self.placeholderSVG)
+      #expect(page.components(separatedBy: "<script").count == 3, "round \(round)")
+      #expect(page.components(separatedBy: "</script>").count == 3, "round \(round)")
+      let start = try #require(page.range(of: opening)).upperBound
+      let end = try #require(page.range(of: "</script>", range: start..<page.endIndex)).lowerBound
+      let json = String(page[start..<end])
+      #expect(
+        !json.contains("<") && !json.contains("\u{2028}") && !json.contains("\u{2029}"), "round \(round)")
+      let data = try #require(
+        try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "round \(round)")
+      let nodes = try #require(data["nodes"] as? [[Any]])
+      #expect(nodes.count == graph.nodeCount)
+      for (id, node) in nodes.enumerated() {
+        #expect(node[0] as? String == graph.displayName(id), "round \(round) node \(id)")
+        #expect(node[1] as? String == graph.node(id).typeName, "round \(round) node \(id)")
+        let parent = graph.parentEdge(of: id)
+        #expect((node[2] as? NSNumber)?.intValue == parent?.from ?? -1, "round \(round) node \(id)")
+      }
+    }
+  }
+
+  @Test func aMarkOfAMissingNodeIsAnError() throws {
+    let graph = try Self.hostileGraph()
+    let error = try #require(throws: RenderingError.self) {
+      try graph.htmlPage(marking: [HTMLMark(node: 4, note: "grows")])
+    }
+    #expect(error.message == "cannot mark node 4: the graph's nodes are 0 to 3")
+  }
+
+  @Test func writeHTMLPageWritesThePage() throws {
+    let graph = try Self.hostileGraph()
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("retain-graph-\(UUID()).html")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try graph.writeHTMLPage(to: url)
+    #expect(try String(contentsOf: url, encoding: .utf8) == graph.htmlPage())
+  }
+}
