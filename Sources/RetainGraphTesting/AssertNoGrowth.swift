@@ -286,7 +286,12 @@ struct GrowthAnalysis {
     }
     guard !growing.isEmpty || !overAllowance.isEmpty || !overProperty.isEmpty else { return nil }
     var lines: [String] = []
-    for holder in holders(of: growing) { lines += describe(holder) }
+    var marks: [GraphAttachment.Mark] = []
+    for holder in holders(of: growing) {
+      lines += describe(holder)
+      let note = "\(holder.name) grows by \(perRun(holder.counts))"
+      marks += holder.nodes.sorted().map { GraphAttachment.Mark(node: $0, note: note) }
+    }
     for (type, counts, allowance, run) in overAllowance {
       let graph = generations[run].graph
       lines.append(
@@ -302,7 +307,7 @@ struct GrowthAnalysis {
           + "\(run + 1) is outside its allowance of \(allowance.survivors) survivors")
       lines += newInstanceLines(generations[run].propertyInstance[index], run: run)
     }
-    return failure(lines)
+    return failure(lines, marks: marks)
   }
 
   /// The growing instances held through one holder type's stored property, across the runs.
@@ -317,6 +322,8 @@ struct GrowthAnalysis {
     var folded: [String: [Int]] = [:]
     /// A held instance in the last judged run, new when there is one.
     var instance: Node.ID?
+    /// The objects whose property holds them in the last judged run (the page marks them).
+    var nodes: Set<Node.ID> = []
   }
 
   /// The holders of the growing types' instances, sorted by name: each instance is attributed to the
@@ -341,6 +348,7 @@ struct GrowthAnalysis {
         let shown = graph.displayName(node.id)
         if top == node.id {
           holder.counts[run] += 1
+          if run == last { holder.nodes.insert(edge.from) }
           holder.types.insert(shown)
           // The first new object, or the last closure context (they cannot be told apart), or the
           // first one when none is new.
@@ -390,7 +398,8 @@ struct GrowthAnalysis {
       + Explanation.lines(for: path, in: graph, indent: "      ")
   }
 
-  private func failure(_ findings: [String]) -> LeakFailure {
+  /// The failure's text and the graph after the last judged run, `marks` marked on its page.
+  private func failure(_ findings: [String], marks: [GraphAttachment.Mark]) -> LeakFailure {
     let last = generations.count - 2  // the last judged run
     let graph = generations[last].graph
     let rootName = graph.nodes[graph.root].shortTypeName
@@ -401,8 +410,8 @@ struct GrowthAnalysis {
     lines += findings
     let report = graph.report()
     if !report.isEmpty { lines += ["", "The graph after run \(last + 1) also has:", report] }
-    return LeakFailure(
-      message: lines.joined(separator: "\n"), graphs: [("retain-graph-\(rootName)-run\(last + 1)", graph)])
+    let name = "retain-graph-\(rootName)-run\(last + 1)"
+    return LeakFailure(message: lines.joined(separator: "\n"), graphs: [(name, graph)], marks: [name: marks])
   }
 
   private func short(_ typeName: String, in graph: ObjectGraph) -> String {

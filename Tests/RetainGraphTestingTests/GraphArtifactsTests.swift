@@ -38,14 +38,79 @@ struct GraphArtifactsSwiftTestingTests {
       }
     }
     let stem = "GraphArtifactsSwiftTestingTests.aFailingCheckWritesDOTAndJSONAndPrintsTheCommand-CycleA"
+    // The checkout's built command line made each graph's page.
     #expect(
-      filesIn(folder) == ["\(stem)-1.dot", "\(stem)-1.json", "\(stem)-2.dot", "\(stem)-2.json"])
+      filesIn(folder) == [
+        "\(stem)-1.dot", "\(stem)-1.html", "\(stem)-1.json", "\(stem)-2.dot", "\(stem)-2.html",
+        "\(stem)-2.json",
+      ])
+    let page = try String(contentsOf: folder.appendingPathComponent("\(stem)-1.html"), encoding: .utf8)
+    #expect(page.hasPrefix("<!DOCTYPE html>"))
+    #expect(page.contains("<title>n0</title>") && page.contains("<title>n1</title>"))
     let snapshot = try Data(contentsOf: folder.appendingPathComponent("\(stem)-1.json"))
     let graph = try ObjectGraph(jsonData: snapshot)
     #expect(graph.cycles.count == 1)
     let dot = try String(contentsOf: folder.appendingPathComponent("\(stem)-2.dot"), encoding: .utf8)
     #expect(dot.hasPrefix("digraph"))
     assertGolden(normalizingPaths(seen.text, [folder.path: "$ARTIFACTS"]), named: "swift-testing-written")
+    #expect(harness.breakCyclesAndCheckFreed())
+  }
+
+  /// A growth failure's page marks the objects whose property keeps collecting the growing ones.
+  @Test func aGrowthFailuresPageMarksTheHolderThatGrows() throws {
+    let folder = freshArtifactsFolder()
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    let dashboard = Dashboard(removesObservers: false)
+    let text = try #require(
+      GraphArtifacts.withSetting(.folder(folder.path)) {
+        verifyNoGrowth(of: dashboard) { $0.openAndCloseScreen() }
+      })
+    let stem = "GraphArtifactsSwiftTestingTests.aGrowthFailuresPageMarksTheHolderThatGrows-Dashboard-run4-1"
+    #expect(filesIn(folder) == ["\(stem).dot", "\(stem).html", "\(stem).json"])
+    #expect(text.contains("(\(stem).dot, \(stem).json, \(stem).html). Open \(stem).html in a browser"))
+    // The holder, found in the snapshot: what holds the Observers through `observers`.
+    let graph = try ObjectGraph(jsonData: Data(contentsOf: folder.appendingPathComponent("\(stem).json")))
+    let holders = Set(
+      graph.edges.filter { $0.property == "observers" && graph.node($0.to).shortTypeName == "Observer" }.map(
+        \.from))
+    #expect(holders.count == 1)
+    let holder = try #require(holders.first)
+    #expect(graph.node(holder).shortTypeName == "EventBus")
+    let page = try String(contentsOf: folder.appendingPathComponent("\(stem).html"), encoding: .utf8)
+    #expect(page.contains("{\"root\":0,\"marks\":[\(holder)],"))
+    #expect(
+      page.contains(
+        "<li class=\"mark\"><button type=\"button\" class=\"node-link\" data-node=\"\(holder)\">EventBus</button> "
+          + "EventBus.observers grows by 1 per run</li>"))
+    dashboard.bus.observers.removeAll()
+  }
+
+  /// Without a command line to make it, no page, and the message is as it was; a command line that
+  /// fails says why in the message.
+  @Test func withoutTheCommandLineThereIsNoPage() throws {
+    let folder = freshArtifactsFolder()
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    let harness = SampleHarness()
+    let (off, broken) = GraphArtifacts.withSetting(.folder(folder.path)) {
+      (
+        GraphArtifacts.withPageMaker(.off) {
+          verifyDeallocated(timeout: .milliseconds(50)) { harness.make("retain-cycle") }
+        },
+        GraphArtifacts.withPageMaker(.executable("/bin/false")) {
+          verifyDeallocated(timeout: .milliseconds(50)) { harness.make("retain-cycle") }
+        }
+      )
+    }
+    let stem = "GraphArtifactsSwiftTestingTests.withoutTheCommandLineThereIsNoPage-CycleA"
+    #expect(
+      filesIn(folder) == ["\(stem)-1.dot", "\(stem)-1.json", "\(stem)-2.dot", "\(stem)-2.json"])
+    #expect(
+      off?.contains("Graph: written to \(folder.path)/ (\(stem)-1.dot, \(stem)-1.json). To draw it, run:\n")
+        == true)
+    #expect(
+      broken?.contains(
+        "(\(stem)-2.dot, \(stem)-2.json) (no HTML page: /bin/false exited with status 1). To draw it, run:\n")
+        == true, "\(broken ?? "")")
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
@@ -91,9 +156,11 @@ final class GraphArtifactsXCTests: FailureCapturingTestCase {
     }
     XCTAssertEqual(recorded.map(\.line), [line])
     let stem = "GraphArtifactsTests-line\(line)-UseCase-1"
-    XCTAssertEqual(filesIn(folder), ["\(stem).dot", "\(stem).json"])
+    XCTAssertEqual(filesIn(folder), ["\(stem).dot", "\(stem).html", "\(stem).json"])
     let graph = try ObjectGraph(jsonData: Data(contentsOf: folder.appendingPathComponent("\(stem).json")))
     XCTAssertEqual(graph.cycles.count, 1)
+    let page = try String(contentsOf: folder.appendingPathComponent("\(stem).html"), encoding: .utf8)
+    XCTAssertTrue(page.contains("<title>n1</title>"))
     assertGolden(
       normalizingPaths(
         recorded.map(\.description).joined(), [folder.path: "$ARTIFACTS", "-line\(line)-": "-lineLINE-"]),

@@ -78,7 +78,7 @@ final class TrackForLeaksHeldByTheTestXCTests: FailureCapturingTestCase {
         recorded.map(\.description).joined(separator: "\n-----\n"), [folder.path: "$ARTIFACTS"]),
       named: "tracked-held-by-the-test")
     let stem = "TrackForLeaksHeldByTheTestXCTests.testTheFailureNamesThePropertyAndTheOrder-Greeter-1"
-    XCTAssertEqual(filesIn(folder), ["\(stem).dot", "\(stem).json"])
+    XCTAssertEqual(filesIn(folder), ["\(stem).dot", "\(stem).html", "\(stem).json"])
     sut = nil
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())
     super.tearDown()

@@ -8,25 +8,39 @@ internal import Testing
 /// Each graph becomes its DOT text (`NAME.dot`) and its JSON snapshot (`NAME.json`, which
 /// `retain-graph render` draws). `NAME` is stable: the test, the graph's subject and a counter
 /// (`ProfileTests.moduleIsReleased-Presenter-1`). When ``GraphArtifacts/variable`` names a folder, both
-/// files are written there (both frameworks); in Swift Testing they are attached to the issue as well.
+/// files are written there (both frameworks), and so is the HTML page (`NAME.html`, its marked nodes
+/// marked) when the command line's renderer is there to make it (see ``GraphArtifacts/pageMaker``);
+/// in Swift Testing they are attached to the issue as well.
 enum GraphAttachment {
   /// An attachment's file name and text.
   struct File {
     var name: String
     var contents: String
+    /// For a JSON snapshot, the nodes its HTML page marks.
+    var marks: [Mark] = []
+  }
+
+  /// A node a graph's page marks (the holder that grows), and why.
+  struct Mark {
+    var node: Node.ID
+    var note: String
   }
 
   /// The files of each graph, named after the running test: `testName` when the caller knows it (an
-  /// XCTest case's `name`), else as ``GraphArtifacts/testName(at:)`` finds it.
+  /// XCTest case's `name`), else as ``GraphArtifacts/testName(at:)`` finds it. `marks` are the nodes
+  /// to mark on each graph's page, by graph name.
   static func files(
-    for graphs: [(name: String, graph: ObjectGraph)], at site: CallSite?, testName: String? = nil
+    for graphs: [(name: String, graph: ObjectGraph)], marks: [String: [Mark]] = [:], at site: CallSite?,
+    testName: String? = nil
   ) -> [File] {
     let test = testName ?? GraphArtifacts.testName(at: site)
     return graphs.flatMap { graph -> [File] in
       let base = GraphArtifacts.stableName(test: test, subject: graph.name)
       return [
         File(name: "\(base).dot", contents: graph.graph.dot()),
-        File(name: "\(base).json", contents: String(decoding: graph.graph.jsonData(), as: UTF8.self)),
+        File(
+          name: "\(base).json", contents: String(decoding: graph.graph.jsonData(), as: UTF8.self),
+          marks: marks[graph.name] ?? []),
       ]
     }
   }
@@ -34,26 +48,42 @@ enum GraphAttachment {
   /// Where the graphs went and how to draw one: written to the artifacts folder, attached (Swift
   /// Testing), or how to get them (`attached: false` for the text a `verify…` function returns).
   static func hint(for files: [File], attached: Bool) -> String {
-    guard !files.isEmpty else { return "" }
+    save(files, attached: attached).hint
+  }
+
+  /// Saves the files as ``hint(for:attached:)`` says, and returns that text and the HTML pages made
+  /// beside them (to attach as well).
+  static func save(_ files: [File], attached: Bool) -> (hint: String, pages: [File]) {
+    guard !files.isEmpty else { return ("", []) }
     let variable = GraphArtifacts.variable
     switch GraphArtifacts.write(files) {
-    case .written(let folder):
+    case .written(let folder, let pages, let pageFailure):
       let snapshot = folder.appendingPathComponent(files.first { $0.name.hasSuffix(".json") }?.name ?? "")
       let picture = snapshot.deletingPathExtension().appendingPathExtension("svg")
-      let names = files.map(\.name).joined(separator: ", ")
-      return "Graph: written to \(folder.path)/ (\(names)). To draw it, run:\n"
+      let names = (files + pages).map(\.name).joined(separator: ", ")
+      let open = pages.first.map {
+        "Open \($0.name) in a browser to explore it; to draw it as a picture, run:"
+      }
+      let failure = pageFailure.map { " (no HTML page: \($0))" } ?? ""
+      let hint =
+        "Graph: written to \(folder.path)/ (\(names))\(failure). \(open ?? "To draw it, run:")\n"
         + "  \(commandLine) render \(shellQuoted(snapshot.path)) --format svg --output \(shellQuoted(picture.path))"
+      return (hint, pages)
     case .failed(let folder, let reason):
-      return "Graph: could not be written to \(folder.path) (\(variable)): \(reason)"
+      return ("Graph: could not be written to \(folder.path) (\(variable)): \(reason)", [])
     case .off:
       let names = files.map { "`\($0.name)`" }.joined(separator: ", ")
       if attached {
-        return "Graph: attached to this issue as \(names). Swift Testing saves attachments only with "
-          + "`swift test --attachments-path DIR` (DIR must exist); or set \(variable)=DIR to have them "
-          + "written there with the command that draws them."
+        return (
+          "Graph: attached to this issue as \(names). Swift Testing saves attachments only with "
+            + "`swift test --attachments-path DIR` (DIR must exist); or set \(variable)=DIR to have them "
+            + "written there with the command that draws them.", []
+        )
       }
-      return "Graph: not saved. Set \(variable)=DIR (a folder; it is created) to have failing checks "
-        + "write their graphs there as DOT and JSON snapshots, with the command that draws them."
+      return (
+        "Graph: not saved. Set \(variable)=DIR (a folder; it is created) to have failing checks "
+          + "write their graphs there as DOT and JSON snapshots, with the command that draws them.", []
+      )
     }
   }
 
@@ -63,12 +93,18 @@ enum GraphAttachment {
   /// `make install`). The checkout is where this file was compiled from; when it is gone (a copied
   /// test binary), plain `retain-graph`.
   static let commandLine: String = {
+    guard let checkout else { return "retain-graph" }
+    return "swift run --package-path \(shellQuoted(checkout)) retain-graph"
+  }()
+
+  /// RetainGraph's checkout: where this file was compiled from, nil when it is gone (a copied test
+  /// binary).
+  static let checkout: String? = {
     // Sources/RetainGraphTesting/Internal/GraphAttachment.swift → the checkout.
     var checkout = URL(fileURLWithPath: #filePath)
     for _ in 0..<4 { checkout.deleteLastPathComponent() }
     let path = checkout.resolvingSymlinksInPath().path
-    guard FileManager.default.fileExists(atPath: path + "/Package.swift") else { return "retain-graph" }
-    return "swift run --package-path \(shellQuoted(path)) retain-graph"
+    return FileManager.default.fileExists(atPath: path + "/Package.swift") ? path : nil
   }()
 
   /// `path` as one shell word.
@@ -113,9 +149,31 @@ package enum GraphArtifacts {
   }
 
   enum Outcome {
-    case written(URL)
+    /// Written to the folder, with the HTML pages made beside the snapshots, or why none was made
+    /// when the command line's renderer was there but failed.
+    case written(URL, pages: [GraphAttachment.File], pageFailure: String?)
     case failed(URL, String)
     case off
+  }
+
+  /// What makes a snapshot's HTML page, for the code that runs inside ``withPageMaker(_:_:)``.
+  package enum PageMaker: Sendable {
+    /// The `retain-graph` command line when one is found (see ``pageMaker``), else none.
+    case automatic
+    /// This `retain-graph` executable.
+    case executable(String)
+    /// No page.
+    case off
+  }
+
+  /// A test hook, like ``setting``: what makes the pages.
+  @TaskLocal package static var pageMaker: PageMaker = .automatic
+
+  /// Runs `body` with the pages made by `maker`.
+  package static func withPageMaker<Result>(_ maker: PageMaker, _ body: () throws -> Result) rethrows
+    -> Result
+  {
+    try $pageMaker.withValue(maker, operation: body)
   }
 
   /// The folder, absolute (a relative one is relative to the current directory), or nil when off.
@@ -138,7 +196,17 @@ package enum GraphArtifacts {
       for file in files {
         try Data(file.contents.utf8).write(to: folder.appendingPathComponent(file.name), options: .atomic)
       }
-      return .written(folder)
+      var pages: [GraphAttachment.File] = []
+      var pageFailure: String?
+      if let renderer = PageRenderer.find(pageMaker) {
+        for file in files where file.name.hasSuffix(".json") {
+          switch renderer.page(of: folder.appendingPathComponent(file.name), marks: file.marks) {
+          case .success(let page): pages.append(page)
+          case .failure(let reason): pageFailure = reason.description
+          }
+        }
+      }
+      return .written(folder, pages: pages, pageFailure: pageFailure)
     } catch {
       return .failed(folder, (error as NSError).localizedDescription)
     }
