@@ -55,19 +55,26 @@ extension Advice {
     _ edges: [Int32], members: Set<Int32>, holdersOf: [Int32: [Int32]], in storage: GraphStorage
   ) -> String {
     let holders = edges.map { storage.edges[Int($0)].from }
-    // Each holder's strong holder on the cycle.
-    let places = holders.map { holder in
-      holdersOf[holder]?.lazy.map { storage.edges[Int($0)] }.first { members.contains($0.from) }
+    // The collections on the cycle that hold every holder as an element (a holder, its property):
+    // decided from the graph alone, so that the answer is the same from any root.
+    struct Collection: Hashable {
+      let holder: Int32
+      let property: String
     }
-    if let first = places.first ?? nil, storage.reference(first).kind == .element,
-      let property = storage.reference(first).property,
-      places.allSatisfy({ place in
-        place.map {
-          $0.from == first.from && storage.reference($0).kind == .element
-            && storage.reference($0).property == property
-        } ?? false
-      })
-    {
+    var common: Set<Collection>?
+    for holder in holders {
+      var here: Set<Collection> = []
+      for index in holdersOf[holder] ?? [] {
+        let edge = storage.edges[Int(index)]
+        let reference = storage.reference(edge)
+        guard members.contains(edge.from), reference.kind == .element, let property = reference.property
+        else { continue }
+        here.insert(Collection(holder: edge.from, property: property))
+      }
+      common = common.map { $0.intersection(here) } ?? here
+      if common?.isEmpty == true { break }
+    }
+    if let property = common?.map(\.property).min() {
       let last = edges.count - 1
       return last == 1 ? "\(property)[#0, #1]" : "\(property)[#0…#\(last)]"
     }
