@@ -23,6 +23,8 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     // Test-only: a real reactive library whose operators hide their downstream behind custom mirrors.
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+    // Test-only: event loops for the census sweep (their threads, scheduled tasks and promises).
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
     .target(name: "RetainGraph", exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
@@ -54,12 +56,15 @@ let package = Package(
     ),
     // Golden-file assertions shared by the test targets (not a product).
     .target(name: "RetainGraphTestSupport", path: "Tests/RetainGraphTestSupport"),
+    // Test-only: a twin of GRDB's transaction-observation layout (GRDB itself needs SQLite).
+    .target(name: "GRDBTwin", path: "Tests/GRDBTwin"),
     .testTarget(
       name: "RetainGraphTests",
       dependencies: [
         "RetainGraph",
         "RetainGraphTestSupport",
         "Samples",
+        "GRDBTwin",
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "PropertyBased", package: "swift-property-based"),
@@ -74,7 +79,12 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphCensusTests",
-      dependencies: ["RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport"],
+      dependencies: [
+        "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport",
+        .product(name: "OpenCombine", package: "OpenCombine"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
       exclude: ["__Snapshots__"]
     ),
     .testTarget(
