@@ -69,16 +69,17 @@ enum Tarjan {
           lowlink[Int(parent.node)] = min(lowlink[Int(parent.node)], lowlink[node])
         }
         if lowlink[node] == index[node] {
-          var component: [Int32] = []
-          while let member = stack.popLast() {
-            stackState[Int(member)] = off
-            component.append(member)
-            if Int(member) == node { break }
-          }
+          // The component is the stack from `node` up. Most are single nodes without a cycle:
+          // nothing is allocated for them.
+          var start = stack.count - 1
+          while stack[start] != Int32(node) { start -= 1 }
+          let count = stack.count - start
           let hasSelfLoop =
-            component.count == 1
-            && successors[Int(offsets[node])..<Int(offsets[node + 1])].contains(Int32(node))
-          if component.count > 1 || hasSelfLoop { components.append(component) }
+            count == 1 && successors[Int(offsets[node])..<Int(offsets[node + 1])].contains(Int32(node))
+          // Listed in the order they leave the stack, the last pushed first.
+          if count > 1 || hasSelfLoop { components.append(stack[start...].reversed()) }
+          for position in start..<stack.count { stackState[Int(stack[position])] = off }
+          stack.removeLast(count)
         }
       }
     }

@@ -51,14 +51,22 @@ struct Recorder {
   private var slots: [ObjectIdentifier: TypeSlot] = [:]
   private var lastSlot: (key: ObjectIdentifier, slot: TypeSlot)?
 
-  /// A type's plan, with the graph's index for its name and its fields' interned labels.
-  struct TypeSlot {
-    var plan: TypePlan
-    var typeIndex: Int32
-    var fieldLabels: [Int32]
+  /// A type's plan, with the graph's index for its name and its fields' interned labels. A class,
+  /// so that looking one up (twice per object) costs one retain, not one per stored reference.
+  final class TypeSlot {
+    let plan: TypePlan
+    let typeIndex: Int32
+    let fieldLabels: [Int32]
     /// For a field read as an array of objects, its elements' interned label (`items[…]`, the
     /// index kept apart); -1 for other fields.
-    var elementLabels: [Int32]
+    let elementLabels: [Int32]
+
+    init(plan: TypePlan, typeIndex: Int32, fieldLabels: [Int32], elementLabels: [Int32]) {
+      self.plan = plan
+      self.typeIndex = typeIndex
+      self.fieldLabels = fieldLabels
+      self.elementLabels = elementLabels
+    }
   }
 
   init(tracksDepth: Bool) {

@@ -89,6 +89,13 @@ extension Walker {
           addClosure(function, label: label())
         }
       case .reference(let storage):
+        // The common cases first, with no work item: an empty reference (nil) records nothing; a
+        // weak reference to an object already in the graph is recorded at once.
+        if HeapLayout.isEmptyReference(at: address) { continue }
+        if !queueing, let labelID, let known = knownWeakTarget(storage, at: address) {
+          appendEdge(to: known, labelID: labelID, index: -1, ownership: .weak)
+          continue
+        }
         record(loadReference(storage, at: address, labelID: labelID, label: label()))
       case .unreadable:
         record(
@@ -102,7 +109,16 @@ extension Walker {
           ))
       }
     }
-    push(queued)
+    if !queued.isEmpty { push(queued) }
+  }
+
+  /// The node of the object a weak reference at `address` refers to, when it is alive and already
+  /// in the graph (and so kept alive by the walk): read without loading it strongly.
+  func knownWeakTarget(_ storage: ReferenceStorage, at address: UnsafeRawPointer) -> Int? {
+    guard storage == .weak, options.fastPaths, WeakPeek.isAvailable,
+      !HeapLayout.isEmptyReference(at: address), let target = WeakPeek.liveTarget(at: address)
+    else { return nil }
+    return recorder.node(at: target)
   }
 
   /// Reads a weak, unowned or unowned(unsafe) reference now (its storage may not outlive this
@@ -122,10 +138,7 @@ extension Walker {
     if HeapLayout.isEmptyReference(at: address) { return .nothing }
     // With an interned label, the edge needs no path (its index is -1).
     let edgeLabel = labelID == nil ? makeLabel() : .empty
-    if storage == .weak, options.fastPaths, WeakPeek.isAvailable,
-      let target = WeakPeek.liveTarget(at: address),
-      let known = recorder.node(at: target)
-    {
+    if let known = knownWeakTarget(storage, at: address) {
       // Already in the graph (and kept alive by the walk): no need to load it strongly.
       return .edge(to: known, labelID: labelID, label: edgeLabel, ownership: .weak)
     }
