@@ -23,6 +23,8 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     // Test-only: a real reactive library whose operators hide their downstream behind custom mirrors.
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+    // Test-only: event loops for the census sweep (their threads, scheduled tasks and promises).
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
     .target(name: "RetainGraph", exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
@@ -74,7 +76,12 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphCensusTests",
-      dependencies: ["RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport"],
+      dependencies: [
+        "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport",
+        .product(name: "OpenCombine", package: "OpenCombine"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
       exclude: ["__Snapshots__"]
     ),
     .testTarget(

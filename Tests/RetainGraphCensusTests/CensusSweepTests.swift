@@ -1,0 +1,155 @@
+import Dispatch
+import Foundation
+import NIOCore
+import NIOPosix
+import OpenCombine
+import RetainGraph
+import Synchronization
+import Testing
+
+@testable import RetainGraphCensus
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// What the sweep's closures, tasks and queued work hold.
+private final class SweepObserver: @unchecked Sendable {
+  var count = 0
+}
+
+/// An OpenCombine chain whose sink holds its model unowned.
+private final class SweepModel {
+  let subject = PassthroughSubject<Int, Never>()
+  var received: [Int] = []
+  var cancellables: Set<AnyCancellable> = []
+
+  func bind() {
+    subject.map { $0 * 2 }.filter { $0 > 0 }.sink { [unowned self] in received.append($0) }
+      .store(in: &cancellables)
+  }
+}
+
+/// What the forked sweep sends back.
+private struct SweepOutcome: Codable {
+  var asked = 0
+  var malformed: [String] = []
+  var origins: [String: Int] = [:]
+  var milliseconds = 0
+}
+
+extension CensusTests {
+  /// The census sweep (issue 20.3): with Foundation timers, NotificationCenter observers, a bundle,
+  /// URLSession configurations, Dispatch queues with pending work, running tasks (one with task
+  /// group children, one with an `async let`), swift-nio event loops with a scheduled task and
+  /// OpenCombine chains alive, `retainers(of:)` is asked about every live object the census
+  /// recorded meanwhile: no crash, no hang, every report well-formed. The search runs in one
+  /// forked child (a crash or a hang there fails this test, not the run), bounded by a timeout
+  /// and a cap on the objects asked about.
+  @Suite(.heapCensus) struct Sweep {
+    static let cap = 2_000
+    static let timeout: Duration = .seconds(120)
+
+    @Test func retainersOfEveryRecordedObject() async throws {
+      let mark = HeapCensus.mark()
+      // Foundation.
+      let timer = Timer(timeInterval: 3_600, repeats: true) { _ in }
+      RunLoop.main.add(timer, forMode: .default)
+      let observer = SweepObserver()
+      let token = NotificationCenter.default.addObserver(
+        forName: Notification.Name("CensusSweepTests.ping"), object: nil, queue: nil
+      ) { [observer] _ in observer.count += 1 }
+      let bundle = Bundle.main
+      let configurations = [URLSessionConfiguration.default, URLSessionConfiguration.ephemeral]
+      // Dispatch: a queue with work pending behind a blocked one, and work queued for later.
+      let queue = DispatchQueue(label: "census.sweep")
+      let gate = DispatchSemaphore(value: 0)
+      queue.async { gate.wait() }
+      for index in 0..<5 { queue.async { [observer] in observer.count += index } }
+      let later = DispatchWorkItem { [observer] in observer.count += 1 }
+      DispatchQueue.global().asyncAfter(deadline: .now() + 3_600, execute: later)
+      // Running tasks: a detached poller, a task group's children, an async let.
+      let stop = Atomic<Bool>(false)
+      let poller = Task.detached { [observer] in
+        while !stop.load(ordering: .relaxed) { try? await Task.sleep(for: .milliseconds(5)) }
+        return observer.count
+      }
+      let parents = Task { [observer] in
+        await withTaskGroup(of: Void.self) { group in
+          for _ in 0..<3 {
+            group.addTask {
+              while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+            }
+          }
+          async let waiting: Void = Task.sleep(for: .seconds(3_600))
+          try? await waiting
+          await group.waitForAll()
+        }
+        return observer.count
+      }
+      // swift-nio event loops, with a scheduled task pending.
+      let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+      let scheduled = group.next().scheduleTask(in: .hours(1)) { [observer] in observer.count += 1 }
+      // OpenCombine chains.
+      let model = SweepModel()
+      model.bind()
+      model.subject.send(1)
+      try await Task.sleep(for: .milliseconds(100))
+
+      let objects = Array(HeapCensus.liveObjects(of: AnyObject.self, since: mark).prefix(Self.cap))
+      let bytes = try ForkedChild.run(timeout: Self.timeout) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var outcome = SweepOutcome()
+        for object in objects {
+          let report = HeapCensus.retainers(of: object)
+          outcome.asked += 1
+          outcome.origins["\(report.origin)".prefix { $0 != "(" }.description, default: 0] += 1
+          if let problem = Self.problem(with: report) { outcome.malformed.append(problem) }
+        }
+        let elapsed = clock.now - start
+        outcome.milliseconds = Int(
+          elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        return Array((try? JSONEncoder().encode(outcome)) ?? Data())
+      }
+      let outcome = try JSONDecoder().decode(SweepOutcome.self, from: Data(bytes))
+      print(
+        "census sweep: asked about \(outcome.asked) of \(objects.count) recorded objects in \(outcome.milliseconds) ms (forked child); origins \(outcome.origins.sorted { $0.key < $1.key })"
+      )
+      #expect(outcome.asked == objects.count)
+      #expect(objects.count > 50)
+      #expect(outcome.malformed == [])
+
+      scheduled.cancel()
+      try await group.shutdownGracefully()
+      stop.store(true, ordering: .relaxed)
+      _ = await poller.value
+      parents.cancel()
+      _ = await parents.value
+      later.cancel()
+      gate.signal()
+      queue.sync {}
+      NotificationCenter.default.removeObserver(token)
+      timer.invalidate()
+      withExtendedLifetime((bundle, configurations, model)) {}
+    }
+
+    /// What is wrong with a report, or nil: a type and a description, no unnamed closure context,
+    /// a path whose steps join up, a DOT picture, and a JSON round trip to the same report.
+    static func problem(with report: RetainerReport) -> String? {
+      let text = report.description
+      if report.typeName.isEmpty || text.isEmpty { return "\(report.typeName): empty" }
+      if text.contains("(closure context)") {
+        return "\(report.typeName): an unnamed closure context\n\(text)"
+      }
+      for (step, next) in zip(report.path, report.path.dropFirst()) where step.target != next.holder {
+        return "\(report.typeName): the path breaks between \(step.target) and \(next.holder)\n\(text)"
+      }
+      if !report.dot().hasPrefix("digraph") { return "\(report.typeName): no DOT picture" }
+      guard let data = try? JSONEncoder().encode(report),
+        let decoded = try? JSONDecoder().decode(RetainerReport.self, from: data), decoded == report
+      else { return "\(report.typeName): the JSON round trip differs" }
+      return nil
+    }
+  }
+}
