@@ -56,12 +56,15 @@ let package = Package(
     ),
     // Golden-file assertions shared by the test targets (not a product).
     .target(name: "RetainGraphTestSupport", path: "Tests/RetainGraphTestSupport"),
+    // Test-only: a twin of GRDB's transaction-observation layout (GRDB itself needs SQLite).
+    .target(name: "GRDBTwin", path: "Tests/GRDBTwin"),
     .testTarget(
       name: "RetainGraphTests",
       dependencies: [
         "RetainGraph",
         "RetainGraphTestSupport",
         "Samples",
+        "GRDBTwin",
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "PropertyBased", package: "swift-property-based"),

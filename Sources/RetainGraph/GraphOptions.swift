@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
 /// Limits and filters for ``ObjectGraph/init(reflecting:options:)``.
 public struct GraphOptions: Sendable {
   /// The most nodes the walk records; past it the walk stops and the graph is marked truncated.
@@ -25,7 +33,7 @@ public struct GraphOptions: Sendable {
   public var includeClosures: Bool
 
   /// Modules whose code is not yours (the toolchain's and well-known packages': see
-  /// ``knownLibraryModules``). When a graph has objects of other modules too, a fix plan never asks
+  /// ``knownLibraryModules``; and yours to name once: ``additionalLibraryModules``). When a graph has objects of other modules too, a fix plan never asks
   /// you to weaken a reference one library object holds to another: it frees your objects with
   /// references that touch them, and a loop among library objects alone is left to the library
   /// (``Cycle/libraryLoopMembers``). Add the modules of your own dependencies here; a graph whose
@@ -47,14 +55,15 @@ public struct GraphOptions: Sendable {
   ///   - ignoredTypes: types to leave out.
   ///   - ignoredLabels: edge labels (`output` or `Interactor.output`) to leave out.
   ///   - includeClosures: whether to follow closures to their captures.
-  ///   - libraryModules: modules whose code is not yours (default ``knownLibraryModules``).
+  ///   - libraryModules: modules whose code is not yours (default ``defaultLibraryModules``: the
+  ///     known ones and those you named once).
   public init(
     maxNodes: Int = 100_000,
     maxDepth: Int? = nil,
     ignoredTypes: [any Any.Type] = [],
     ignoredLabels: Set<String> = [],
     includeClosures: Bool = true,
-    libraryModules: Set<String> = GraphOptions.knownLibraryModules
+    libraryModules: Set<String> = GraphOptions.defaultLibraryModules
   ) {
     self.nodeLimit = max(1, maxNodes)
     self.maxDepth = maxDepth
@@ -64,20 +73,65 @@ public struct GraphOptions: Sendable {
     self.libraryModules = libraryModules
   }
 
-  /// The toolchain's modules (the standard library, Foundation, Dispatch, concurrency,
-  /// Synchronization, the test libraries, Apple's UI frameworks and Combine) and the modules of
-  /// well-known packages whose objects commonly hold an app's (OpenCombine, RxSwift,
-  /// ReactiveSwift, swift-nio, Swinject, swift-async-algorithms, swift-collections).
-  public static let knownLibraryModules: Set<String> = [
-    "Swift", "_Concurrency", "_StringProcessing", "RegexBuilder", "Synchronization", "Observation",
-    "Distributed", "Foundation", "FoundationEssentials", "FoundationInternationalization",
-    "FoundationNetworking", "FoundationXML", "CoreFoundation", "Dispatch", "ObjectiveC", "os",
-    "XCTest", "Testing", "Combine", "SwiftUI", "UIKit", "AppKit",
-    "OpenCombine", "OpenCombineFoundation", "OpenCombineDispatch", "CombineExt",
-    "RxSwift", "RxCocoa", "RxRelay", "ReactiveSwift", "ReactiveCocoa",
-    "NIO", "NIOCore", "NIOPosix", "NIOEmbedded", "NIOConcurrencyHelpers", "NIOHTTP1",
-    "Swinject", "AsyncAlgorithms", "Collections", "DequeModule", "OrderedCollections", "HeapModule",
-  ]
+  /// The modules of the libraries known by name: the toolchain's (the standard library,
+  /// Foundation, Dispatch, concurrency, Synchronization, Observation, the test libraries, Apple's UI
+  /// frameworks and Combine) and the packages Swift users depend on: OpenCombine, RxSwift,
+  /// ReactiveSwift, SwiftNIO and its kits, Swinject, swift-async-algorithms, swift-collections, GRDB,
+  /// Vapor and its kits (Fluent, Leaf, SQLKit, the Postgres, SQLite and MySQL drivers…),
+  /// AsyncHTTPClient, Hummingbird, FlyingFox and FlyingSocks, the MCP Swift SDK (`MCP`), Point-Free's
+  /// libraries (Dependencies, ComposableArchitecture, CasePaths, IdentifiedCollections, Perception,
+  /// Sharing, CustomDump, IssueReporting, ConcurrencyExtras, Clocks…), swift-log (`Logging`),
+  /// swift-service-lifecycle and gRPC Swift (`GRPC`, `GRPCCore` and its transports).
+  ///
+  /// Where a library has a way out of a reference it holds to your object (GRDB's
+  /// `remove(transactionObserver:)` or extent `.observerLifetime`, a Combine `AnyCancellable`'s
+  /// cancel), the fix says it.
+  public static let knownLibraryModules: Set<String> = KnownLibraries.modules
+
+  /// Modules your code depends on that are not yours, named once for a whole test target or
+  /// program: they are added to every graph's default ``libraryModules`` (see
+  /// ``defaultLibraryModules``). Set it in one place before the graphs are made, such as a test
+  /// suite's initialiser or a shared fixture:
+  ///
+  /// ```swift
+  /// GraphOptions.additionalLibraryModules = ["MyNetworking", "ThirdPartySDK"]
+  /// ```
+  ///
+  /// The environment variable `RETAIN_GRAPH_LIBRARY_MODULES` (module names separated by commas, read
+  /// once) does the same without code: `RETAIN_GRAPH_LIBRARY_MODULES=MyNetworking,ThirdPartySDK swift test`.
+  public static var additionalLibraryModules: Set<String> {
+    get { additionalModules.withLock { $0 } }
+    set { additionalModules.withLock { $0 = newValue } }
+  }
+  private static let additionalModules = ForkSafeMutex<Set<String>>([])
+
+  /// The library modules a graph uses when none are given: ``knownLibraryModules``, the modules
+  /// named in the environment variable `RETAIN_GRAPH_LIBRARY_MODULES`, and
+  /// ``additionalLibraryModules``.
+  public static var defaultLibraryModules: Set<String> {
+    knownLibraryModules.union(environmentLibraryModules).union(additionalLibraryModules)
+  }
+
+  /// The modules named in `RETAIN_GRAPH_LIBRARY_MODULES`, read once.
+  static let environmentLibraryModules: Set<String> = libraryModules(
+    fromEnvironmentValue: getenv("RETAIN_GRAPH_LIBRARY_MODULES").map { String(cString: $0) })
+
+  /// The module names in a value of `RETAIN_GRAPH_LIBRARY_MODULES`: separated by commas, spaces
+  /// around them ignored, empty names skipped.
+  static func libraryModules(fromEnvironmentValue value: String?) -> Set<String> {
+    guard let value else { return [] }
+    return Set(
+      value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.map(String.init))
+  }
+}
+
+extension Substring {
+  /// The text without the spaces and tabs around it.
+  fileprivate func trimmingSpaces() -> Substring {
+    var text = drop { $0 == " " || $0 == "\t" }
+    while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+    return text
+  }
 }
 
 /// A metatype that can be stored in a `Sendable` value.

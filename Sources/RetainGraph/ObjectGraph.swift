@@ -63,7 +63,7 @@ public struct ObjectGraph: Sendable {
     isTruncated: Bool = false,
     danglingReferences: [DanglingReference] = [],
     notes: [String] = [],
-    libraryModules: Set<String> = GraphOptions.knownLibraryModules
+    libraryModules: Set<String> = GraphOptions.defaultLibraryModules
   ) throws(GraphDecodingError) {
     for (index, node) in nodes.enumerated() where node.id != index {
       throw GraphDecodingError(
@@ -94,7 +94,7 @@ public struct ObjectGraph: Sendable {
     isTruncated: Bool,
     danglingReferences: [DanglingReference],
     notes: [String],
-    libraryModules: Set<String> = GraphOptions.knownLibraryModules,
+    libraryModules: Set<String> = GraphOptions.defaultLibraryModules,
     objectAddresses: [UInt] = []
   ) {
     self.root = root
@@ -103,7 +103,9 @@ public struct ObjectGraph: Sendable {
     self.isTruncated = isTruncated
     self.danglingReferences = danglingReferences
     self.notes = notes
-    self.cycles = CycleFinder(storage: storage, root: root, libraryModules: libraryModules).cycles()
+    // The analysis finds the cycles and their plans; the advice is written from them afterwards.
+    let finder = CycleFinder(storage: storage, root: root, libraryModules: libraryModules)
+    self.cycles = finder.cycles().map { Advice.cycle($0, isLibrary: finder.isLibrary, in: storage) }
   }
 
   /// Walks the graph reachable from `root`.

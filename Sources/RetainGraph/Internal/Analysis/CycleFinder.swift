@@ -1,30 +1,49 @@
-/// Finds the strong cycles of a graph and describes each one.
+/// One strong cycle as the analysis found it, in edge and node indices: its members, its loop, the
+/// path to it, and its fix plan's breaks with the idiom rule each matched. The advice (the sentences)
+/// is written from it afterwards (`Output/Advice+Cycle.swift`).
+struct FoundCycle {
+  /// The component's nodes, ascending.
+  var members: [Int32]
+  /// The shortest loop through the member nearest the root.
+  var loop: [Int32]
+  /// The path from the root to the loop's first member.
+  var pathFromRoot: [Int32]
+  /// The plan's breaks, the most idiomatic first.
+  var breaks: [FixPlan.Planned]
+  /// How many references the whole plan weakens.
+  var referencesToWeaken: Int
+  /// The members left on loops of library objects alone.
+  var libraryLoopMembers: [Int32]
+}
+
+/// Finds the strong cycles of a graph, and for each its loop and its fix plan.
 struct CycleFinder {
   let storage: GraphStorage
   let root: Int
-  let libraryModules: Set<String>
+  let libraries: Libraries
+  /// Whether each node is a library's (see ``libraryNodes()``), decided once.
+  let isLibrary: [Bool]?
 
   init(storage: GraphStorage, root: Int, libraryModules: Set<String>) {
     self.storage = storage
     self.root = root
-    self.libraryModules = libraryModules
+    self.libraries = Libraries(modules: libraryModules)
+    self.isLibrary = Self.libraryNodes(storage: storage, libraries: libraries)
   }
 
   /// Whether each node's type (a closure's function) is declared in one of ``libraryModules``; nil
   /// when the graph's nodes are all of library modules or none is, and the plans treat every node
   /// alike.
-  private func libraryNodes() -> [Bool]? {
-    guard !libraryModules.isEmpty else { return nil }
+  private static func libraryNodes(storage: GraphStorage, libraries: Libraries) -> [Bool]? {
+    guard !libraries.modules.isEmpty else { return nil }
     // Decided once per type name (the names are interned).
-    let byType = storage.typeNames.map { name in
-      TypeNames.module(ofNodeNamed: name).map { libraryModules.contains(String($0)) } ?? false
-    }
+    let byType = storage.typeNames.map(libraries.isLibrary(nodeNamed:))
     guard byType.contains(true), byType.contains(false) else { return nil }
     let flags = storage.nodeTypes.map { byType[Int($0)] }
     return flags.contains(true) && flags.contains(false) ? flags : nil
   }
 
-  func cycles() -> [Cycle] {
+  func cycles() -> [FoundCycle] {
     let nodeCount = storage.nodeCount
     var strong = storage.strongRows()
     strong.backEdgeSpan = [UInt8](repeating: 0, count: strong.targets.count)
@@ -41,8 +60,8 @@ struct CycleFinder {
     }
     var reachedBy = [Int32](repeating: -1, count: nodeCount)
     var localIndex = [Int32](repeating: -1, count: nodeCount)
-    let planner = FixPlan(storage: storage, isLibrary: libraryNodes())
-    var result: [Cycle] = []
+    let planner = FixPlan(storage: storage, isLibrary: isLibrary, libraries: libraries)
+    var result: [FoundCycle] = []
     for (index, component) in components.enumerated() {
       result.append(
         describe(
@@ -56,7 +75,7 @@ struct CycleFinder {
     _ component: [Int32], index: Int32, componentOf: [Int32],
     strong: StrongRows, search: RootDistances, reachedBy: inout [Int32],
     planner: FixPlan, localIndex: inout [Int32]
-  ) -> Cycle {
+  ) -> FoundCycle {
     let edges = storage.edges
     let distance = search.distance
     let entry = Int(component.min { (distance[Int($0)], $0) < (distance[Int($1)], $1) } ?? component[0])
@@ -103,20 +122,8 @@ struct CycleFinder {
     let plan = planner.plan(
       members: members, component: index, componentOf: componentOf, localIndex: localIndex, strong: strong,
       reachedBy: &reachedBy)
-    let fixPlan = plan.breaks.map { planned in
-      let others = planned.sameEdit.count
-      let fix = Advice.fix(breaking: planned.edge, loop: planned.loop, idiom: planned.idiom, in: storage)
-      return Cycle.Break(
-        edges: ([planned.edge] + planned.sameEdit).map { storage.edge(Int($0)) },
-        loop: planned.loop.map { storage.edge(Int($0)) },
-        idiom: planned.idiom,
-        fix: others == 0 ? fix : "\(fix) (one edit for \(others + 1) references of this cycle)")
-    }
-    return Cycle(
-      members: members.map { Int($0) },
-      path: loop.map { storage.edge(Int($0)) },
-      pathFromRoot: fromRoot.map { storage.edge(Int($0)) },
-      fixPlan: fixPlan, referencesToWeaken: plan.total,
-      libraryLoopMembers: plan.libraryLoopMembers.map { Int($0) })
+    return FoundCycle(
+      members: members, loop: loop, pathFromRoot: fromRoot, breaks: plan.breaks,
+      referencesToWeaken: plan.total, libraryLoopMembers: plan.libraryLoopMembers)
   }
 }

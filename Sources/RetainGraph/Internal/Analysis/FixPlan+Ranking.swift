@@ -1,34 +1,49 @@
-// How a fix plan ranks references: ownership idioms, and libraries' references.
+// How a fix plan ranks references: the first rule of `Idioms.rules` each one matches.
 
 extension FixPlan {
-  /// An edge's rank without the reverse reference (for self-references and large components).
-  func rankAlone(_ edgeIndex: Int32) -> Int {
-    rankAmongLibraries(
-      edgeIndex, base: Self.rank(edgeIndex, reverse: nil, storage: storage), appAware: isLibrary != nil)
+  /// The rule an edge matches without the reverse reference (for self-references and large
+  /// components).
+  func ruleAlone(_ edgeIndex: Int32) -> IdiomRule {
+    rule(edgeIndex, reverse: nil, appAware: isLibrary != nil)
   }
 
-  /// Rank 7 + `base` for your object's structural reference (rank 3 or more) to a library's
-  /// object, which you hold on purpose (a subscription, a subject); 4 for a library object's
-  /// reference to yours that is not a closure you gave it (``Cycle/Break/Idiom/libraryReference``);
-  /// otherwise `base`.
-  func rankAmongLibraries(_ edgeIndex: Int32, base: Int, appAware: Bool) -> Int {
-    guard appAware, let isLibrary else { return base }
+  /// The rule of ``Idioms/rules`` the edge at `edgeIndex` matches.
+  /// - Parameters:
+  ///   - edgeIndex: the reference.
+  ///   - reverse: a strong reference back from the target to the holder, if there is one.
+  ///   - appAware: whether the component has objects of libraries and of yours.
+  /// - Returns: the first rule that matches.
+  func rule(_ edgeIndex: Int32, reverse: CompactEdge?, appAware: Bool) -> IdiomRule {
     let edge = storage.edges[Int(edgeIndex)]
+    let facts = ReferenceFacts(
+      shape: Idioms.shape(of: edge, reverse: reverse, in: storage),
+      side: appAware ? side(of: edge) : .same)
+    return Idioms.rule(for: facts)
+  }
+
+  /// Which side of a library the edge's holder and target are on.
+  func side(of edge: CompactEdge) -> ReferenceFacts.Side {
+    guard let isLibrary else { return .same }
     switch (isLibrary[Int(edge.from)], isLibrary[Int(edge.to)]) {
-    case (false, true): return base >= 3 ? 7 + base : base
-    case (true, false): return isLibraryReference(edge) ? 4 : base
-    default: return base
+    case (false, true): return .yoursHoldsLibrary
+    case (true, false): return isYourClosure(edge) ? .same : .libraryHoldsYours
+    default: return .same
     }
   }
 
-  /// Whether a library object's (or a library closure's) reference to your object is the
-  /// library's own: not a closure of yours stored in it.
-  func isLibraryReference(_ edge: CompactEdge) -> Bool {
-    guard let isLibrary, isLibrary[Int(edge.from)], !isLibrary[Int(edge.to)] else { return false }
-    if storage.nodeKinds[Int(edge.from)] == .closure { return true }
-    switch storage.reference(edge).kind {
-    case .singleCapture, .methodReference: return false
-    default: return true
+  /// Whether a library's reference to your object is a closure of yours that the library stores (a
+  /// closure whose only capture is the object, or a method reference), rather than the library's
+  /// own reference. In a library's closure context, only a closure the walk names as yours is.
+  func isYourClosure(_ edge: CompactEdge) -> Bool {
+    let reference = storage.reference(edge)
+    switch reference.kind {
+    case .singleCapture:
+      guard storage.nodeKinds[Int(edge.from)] == .closure else { return true }
+      return reference.function.map { !libraries.isLibrary(nodeNamed: $0) } ?? false
+    case .methodReference:
+      return storage.nodeKinds[Int(edge.from)] != .closure
+    default:
+      return false
     }
   }
 
@@ -40,10 +55,10 @@ extension FixPlan {
     let holder = storage.typeName(Int(edge.from))
     let reference = storage.reference(edge)
     switch storage.nodeKinds[Int(edge.from)] {
-    case .closure, .task: return "capture\t\(holder)\t\(storage.label(edge))"
+    case .closure, .task: return "capture\t\(holder)\t\(reference.text(number: edge.index))"
     default: break
     }
-    let property = reference.property ?? storage.label(edge)
+    let property = reference.property ?? reference.text(number: edge.index)
     switch reference.kind {
     case .singleCapture:
       return "closure\t" + (reference.function ?? "\(holder).\(property)")
@@ -52,64 +67,11 @@ extension FixPlan {
     }
   }
 
+  /// The order among references of one rank: the holder's type name, the reference's text, the
+  /// target's type name (names only, so that the plan does not depend on node ids).
   func sortKey(_ edgeIndex: Int32) -> String {
     let edge = storage.edges[Int(edgeIndex)]
-    return "\(storage.typeName(Int(edge.from)))\t\(storage.label(edge))\t\(storage.typeName(Int(edge.to)))"
-  }
-
-  func idiom(_ edgeIndex: Int32, rank: Int) -> Cycle.Break.Idiom {
-    if isLibraryReference(storage.edges[Int(edgeIndex)]) { return .libraryReference }
-    return switch rank {
-    case 0:
-      if case .methodReference = storage.reference(storage.edges[Int(edgeIndex)]).kind {
-        .methodReference
-      } else {
-        .closureCapture
-      }
-    case 1, 2: .backReference
-    default: .structure
-    }
-  }
-
-  /// Property names that are back references by convention (matched case-insensitively anywhere in
-  /// the property name: `parentCoordinator`, `weakDelegate`).
-  static let backReferenceNames = [
-    "delegate", "datasource", "parent", "owner", "output", "observer", "listener",
-  ]
-
-  /// How much a reference is the one to weaken, lower first:
-  /// 0 a closure's capture or a stored method reference; 1 a back reference by name; 2 a reference
-  /// to the object that holds this one as an element or a child; 3 one of two objects holding each
-  /// other; 4 any other property; 5 a collection element; 6 the storage of a closure (weaken its
-  /// capture instead).
-  /// - Parameters:
-  ///   - edgeIndex: the reference.
-  ///   - reverse: a strong reference back from the target to the holder, if there is one.
-  ///   - storage: the graph.
-  /// - Returns: the rank, 0 to 6.
-  static func rank(_ edgeIndex: Int32, reverse: CompactEdge?, storage: GraphStorage) -> Int {
-    let edge = storage.edges[Int(edgeIndex)]
-    let reference = storage.reference(edge)
-    let targetIsClosure = storage.nodeKinds[Int(edge.to)] == .closure
-    if storage.nodeKinds[Int(edge.from)] == .closure { return targetIsClosure ? 6 : 0 }
-    // A task is held by a `Task` value (it cannot be weak) and holds its closure; what the
-    // closure captures, or the task's frame holds, is the reference to fix.
-    if storage.nodeKinds[Int(edge.to)] == .task { return 6 }
-    if storage.nodeKinds[Int(edge.from)] == .task { return targetIsClosure ? 6 : 0 }
-    switch reference.kind {
-    case .methodReference, .singleCapture: return 0
-    case .closure: return 6
-    default: if targetIsClosure { return 6 }
-    }
-    func propertyName(_ edge: CompactEdge) -> String {
-      (storage.reference(edge).property ?? storage.label(edge)).lowercased()
-    }
-    let property = propertyName(edge)
-    if backReferenceNames.contains(where: { property.contains($0) }) { return 1 }
-    if let reverse {
-      if storage.reference(reverse).kind == .element || propertyName(reverse).contains("child") { return 2 }
-      return 3
-    }
-    return reference.kind == .element ? 5 : 4
+    let reference = storage.reference(edge).text(number: edge.index)
+    return "\(storage.typeName(Int(edge.from)))\t\(reference)\t\(storage.typeName(Int(edge.to)))"
   }
 }

@@ -13,11 +13,11 @@
 /// not hold you). Loops among library objects alone are left to the library.
 struct FixPlan {
   /// A chosen reference: its edge index, the loop it breaks (edge indices, starting at the
-  /// reference's target and ending with the reference), and its idiom.
+  /// reference's target and ending with the reference), and the idiom rule it matched.
   struct Planned {
     var edge: Int32
     var loop: [Int32]
-    var idiom: Cycle.Break.Idiom
+    var rule: IdiomRule
     /// The other references weakened by the same edit (the same declaration), in edge order.
     var sameEdit: [Int32] = []
   }
@@ -36,6 +36,8 @@ struct FixPlan {
   /// Whether each node of the graph is a library module's; nil when the plans treat every node
   /// alike.
   let isLibrary: [Bool]?
+  /// The library modules the plans use.
+  let libraries: Libraries
 
   /// The plan for one strongly connected component.
   /// - Parameters:
@@ -102,20 +104,19 @@ struct FixPlan {
       (0..<local.count).filter { app[Int(local.from[$0])] || app[Int(local.to[$0])] }
     }
 
-    // Rank every reference, and order them by rank, then names.
-    var rank = [Int](repeating: 0, count: local.count)
+    // Match every reference with its idiom rule, and order them by rank, then names.
+    var rules: [IdiomRule] = []
+    rules.reserveCapacity(local.count)
     var order = Array(0..<local.count)
     var reverse: [Int64: Int] = [:]
     for edge in 0..<local.count { reverse[local.pairKey(edge)] = edge }
     var keys = [String](repeating: "", count: local.count)
     for edge in 0..<local.count {
       let reverseEdge = reverse[local.reversePairKey(edge)].map { edges[Int(local.global[$0])] }
-      rank[edge] = rankAmongLibraries(
-        local.global[edge],
-        base: Self.rank(local.global[edge], reverse: reverseEdge, storage: storage),
-        appAware: appAware)
+      rules.append(rule(local.global[edge], reverse: reverseEdge, appAware: appAware))
       keys[edge] = sortKey(local.global[edge])
     }
+    let rank = rules.map(\.rank)
     order.sort { (rank[$0], keys[$0], local.global[$0]) < (rank[$1], keys[$1], local.global[$1]) }
     var position = [Int](repeating: 0, count: local.count)
     for (index, edge) in order.enumerated() { position[edge] = index }
@@ -132,7 +133,7 @@ struct FixPlan {
     for edge in 0..<local.count { holdersOnCycle[Int(local.to[edge])] += 1 }
     let isOnlyHolder = { (edge: Int) in
       !appAware && holdersOnCycle[Int(local.to[edge])] == 1
-        && self.idiom(local.global[edge], rank: rank[edge]) == .structure
+        && rules[edge].idiom == .structure
     }
     let safeEdits = edits.filter { !$0.contains(where: isOnlyHolder) }
     let chosen: [Int]
@@ -174,11 +175,11 @@ struct FixPlan {
       }
       let edge = sorted[0]
       for member in edit { removed[member] = true }
-      var planned = entry(local.global[edge], loop: path.map { local.global[$0] }, rank: rank[edge])
+      var planned = entry(local.global[edge], loop: path.map { local.global[$0] }, rule: rules[edge])
       planned.planned.sameEdit = sorted.dropFirst().map { local.global[$0] }.sorted()
       result.append(planned)
     }
-    result += selfLoops.map { entry($0, loop: [], rank: rankAlone($0)) }
+    result += selfLoops.map { entry($0, loop: [], rule: ruleAlone($0)) }
     var libraryLoopMembers: [Int32] = []
     if let library, appAware {
       // What the plan leaves strong: loops among library objects alone.
@@ -218,8 +219,8 @@ struct FixPlan {
   }
 
   /// The entry for weakening `edge`, which closes `loop` (the path back from its target).
-  private func entry(_ edge: Int32, loop: [Int32], rank: Int) -> Entry {
-    (rank, sortKey(edge), Planned(edge: edge, loop: loop + [edge], idiom: idiom(edge, rank: rank)))
+  private func entry(_ edge: Int32, loop: [Int32], rule: IdiomRule) -> Entry {
+    (rule.rank, sortKey(edge), Planned(edge: edge, loop: loop + [edge], rule: rule))
   }
 
   /// The breaks, the most idiomatic first.
@@ -266,7 +267,7 @@ struct FixPlan {
     let described = Self.smallest(
       Self.describedLimit - describedSelfLoops.count, of: backSlots.count
     ) { strong.backEdgeSpan[Int(backSlots[$0])] }
-    var result = describedSelfLoops.map { entry($0, loop: [], rank: rankAlone($0)) }
+    var result = describedSelfLoops.map { entry($0, loop: [], rule: ruleAlone($0)) }
     for index in described {
       let slot = Int(backSlots[index])
       let global = strong.edgeIndices[slot]
@@ -275,7 +276,7 @@ struct FixPlan {
         shortestPath(
           from: edge.to, to: edge.from, component: component, componentOf: componentOf, strong: strong,
           reachedBy: &reachedBy) ?? []
-      result.append(entry(global, loop: path, rank: rankAlone(global)))
+      result.append(entry(global, loop: path, rule: ruleAlone(global)))
     }
     return (Self.ordered(result), backSlots.count + selfLoops.count)
   }

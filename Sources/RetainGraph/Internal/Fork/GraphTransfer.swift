@@ -72,7 +72,7 @@ package enum GraphTransfer {
   /// Reads a graph in transfer form and computes its cycles.
   /// - Throws: ``ForkedWalkError/malformedData(_:)`` naming what is wrong and at which byte.
   package static func decode(
-    _ bytes: [UInt8], libraryModules: Set<String> = GraphOptions.knownLibraryModules
+    _ bytes: [UInt8], libraryModules: Set<String> = GraphOptions.defaultLibraryModules
   ) throws(ForkedWalkError) -> ObjectGraph {
     let result = bytes.withUnsafeBytes { raw in
       Result { () throws(ForkedWalkError) -> ObjectGraph in

@@ -33,7 +33,11 @@ enum TypeNames {
   /// `App.Store<Swift.Int>` and for `closure #1 in closure #2 in App.Store.run()`; nil when the name
   /// does not say (`closure at Holder.handler`, a tuple).
   static func module(ofNodeNamed name: String) -> Substring? {
-    let text = function(afterClosuresIn: name)
+    var text = function(afterClosuresIn: name)
+    // A static or class method's closures: `closure #1 in static Observation.ObservationTracking…`.
+    if let modifier = ["static ", "class "].first(where: { text.hasPrefix($0) }) {
+      text = text.dropFirst(modifier.count)
+    }
     let module = text.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
     guard !module.isEmpty, text.dropFirst(module.count).hasPrefix(".") else { return nil }
     return module

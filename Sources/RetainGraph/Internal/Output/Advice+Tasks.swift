@@ -36,7 +36,7 @@ extension Advice {
       guard
         let stored = storage.edges.first(where: {
           Int($0.to) == holder && $0.isStrong && storage.typeName(Int($0.from)) == workItemType
-            && storage.storagePath($0) == workItemBlock
+            && storage.reference($0).property == workItemBlock
         })
       else { return nil }
       item = Int(stored.from)
@@ -44,7 +44,7 @@ extension Advice {
     } else {
       guard storage.typeName(holder) == workItemType,
         storage.reference(edge).kind == .singleCapture,
-        storage.storagePath(edge) == workItemBlock
+        storage.reference(edge).property == workItemBlock
       else { return nil }
     }
     let storing =

@@ -1,0 +1,160 @@
+import GRDBTwin
+import Observation
+import Testing
+
+@testable import RetainGraph
+
+// Libraries' internals are never the fix (issue 21.4): a loop inside Observation is the library's,
+// a closure of yours that Observation keeps is advised as yours, and a GRDB observer added for the
+// database's lifetime is advised with GRDB's way out, not as GRDB's property.
+
+@Observable final class TrackedModel {
+  var value = 0
+}
+
+/// Observes its model with `withObservationTracking`, its `onChange` closure capturing it weakly
+/// or strongly.
+final class TrackingScreen: @unchecked Sendable {
+  let model = TrackedModel()
+  var changes = 0
+
+  func observeWeakly() {
+    withObservationTracking({ _ = model.value }, onChange: { [weak self] in self?.changes += 1 })
+  }
+
+  func observeStrongly() {
+    withObservationTracking({ _ = model.value }, onChange: { self.changes += 1 })
+  }
+}
+
+/// A GRDB-style transaction observer that holds its database queue.
+final class PlayerTracker: TransactionObserver {
+  let dbQueue = DatabaseQueue()
+  var commits = 0
+
+  func databaseDidCommit(_ db: Database) { commits += 1 }
+
+  static func make(extent: Database.TransactionObservationExtent) -> PlayerTracker {
+    let tracker = PlayerTracker()
+    tracker.dbQueue.add(transactionObserver: tracker, extent: extent)
+    return tracker
+  }
+}
+
+@Suite("Libraries' internals are never the fix")
+struct LibraryAdviceTests {
+  init() {
+    // The one place this test target names its own library module: the GRDB twin.
+    GraphOptions.additionalLibraryModules.insert("GRDBTwin")
+  }
+
+  @Test func aWeakOnChangeLeavesOnlyObservationsOwnLoop() {
+    let (graph, probe) = walkThenRelease {
+      let screen = TrackingScreen()
+      screen.observeWeakly()
+      return screen
+    }
+    #expect(probe.object == nil, "the runtime kept the screen")
+    #expect(!graph.predictedLeaks().contains(graph.root), "\(graph.report())")
+    // Observation keeps its own loop while the tracking is installed: nothing of yours to weaken,
+    // so `assertNoCycles` (which fails only on a cycle that is not library-only) passes.
+    #expect(!graph.cycles.isEmpty)
+    #expect(graph.cycles.allSatisfy { $0.isLibraryOnly }, "\(graph.report())")
+  }
+
+  @Test func aStrongOnChangeIsAdvisedAsTheAppsClosure() throws {
+    let (graph, probe) = walkThenRelease {
+      let screen = TrackingScreen()
+      screen.observeStrongly()
+      return screen
+    }
+    #expect(probe.object != nil, "the runtime freed the screen")
+    #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
+    let cycle = try #require(graph.cycles.first { !$0.isLibraryOnly })
+    #expect(
+      cycle.fixPlan.map(\.fix) == [
+        "capture `[weak self]` in closure #2 in implicit closure #1 in TrackingScreen.observeStrongly() "
+          + "(passed to Observation)"
+      ])
+    #expect(cycle.fixPlan.map(\.idiom) == [.closureCapture])
+    // The one change fires `onChange` once, which ends the tracking and frees the screen.
+    (probe.object as? TrackingScreen)?.model.value += 1
+    #expect(probe.object == nil, "the change did not end the tracking")
+  }
+
+  @Test func aDatabaseLifetimeObserverIsAdvisedWithGRDBsWayOut() throws {
+    let (graph, probe) = walkThenRelease { PlayerTracker.make(extent: .databaseLifetime) }
+    #expect(probe.object != nil, "the runtime freed the tracker")
+    #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
+    let cycle = try #require(graph.cycles.first)
+    #expect(
+      cycle.fixPlan.map(\.fix) == [
+        "TransactionObservation.strongObserver is GRDBTwin's reference to PlayerTracker: remove the "
+          + "observer when done (`remove(transactionObserver:)`), or add it with extent "
+          + "`.observerLifetime` (GRDB then holds it weakly)"
+      ])
+    #expect(cycle.fixPlan.map(\.idiom) == [.libraryReference])
+    // The way out works: removing the observer frees the tracker.
+    removeObserver(probe)
+    #expect(probe.object == nil, "removing the observer did not free the tracker")
+  }
+
+  @Test func withoutNamingTheModuleTheLibrarysPropertyWouldBeWeakened() throws {
+    // What the advice was before the module was named (the issue's report): GRDB's own property.
+    let (graph, probe) = walkThenRelease(
+      options: GraphOptions(libraryModules: GraphOptions.knownLibraryModules)
+    ) { PlayerTracker.make(extent: .databaseLifetime) }
+    #expect(probe.object != nil)
+    #expect(graph.cycles.first?.fixPlan.map(\.fix) == ["make TransactionObservation.strongObserver weak"])
+    removeObserver(probe)
+  }
+
+  @Test func anObserverLifetimeObserverIsFreedAndNoCycleIsSeen() {
+    let (graph, probe) = walkThenRelease { PlayerTracker.make(extent: .observerLifetime) }
+    #expect(probe.object == nil, "the runtime kept the tracker")
+    #expect(graph.cycles.isEmpty, "\(graph.report())")
+    #expect(!graph.predictedLeaks().contains(graph.root))
+  }
+
+  @Test func theModulesNamedOnceAreInEveryDefault() {
+    #expect(GraphOptions.additionalLibraryModules.contains("GRDBTwin"))
+    #expect(GraphOptions.defaultLibraryModules.contains("GRDBTwin"))
+    #expect(GraphOptions().libraryModules.contains("GRDBTwin"))
+    #expect(GraphOptions.defaultLibraryModules.isSuperset(of: GraphOptions.knownLibraryModules))
+  }
+
+  @Test func theEnvironmentVariablesNamesAreSplitAtCommas() {
+    #expect(GraphOptions.libraryModules(fromEnvironmentValue: nil) == [])
+    #expect(GraphOptions.libraryModules(fromEnvironmentValue: "") == [])
+    #expect(
+      GraphOptions.libraryModules(fromEnvironmentValue: " Vendor, VendorKit ,,\tThird ") == [
+        "Vendor", "VendorKit", "Third",
+      ])
+  }
+
+  @Test func thePackagesSwiftUsersDependOnAreKnown() {
+    let expected: Set<String> = [
+      "GRDB", "Vapor", "NIO", "NIOCore", "NIOPosix", "AsyncHTTPClient", "Fluent", "FluentKit", "Leaf",
+      "LeafKit", "Hummingbird", "HummingbirdCore", "FlyingFox", "FlyingSocks", "MCP", "Dependencies",
+      "ComposableArchitecture", "CasePaths", "IdentifiedCollections", "Perception", "Sharing", "CustomDump",
+      "IssueReporting", "ConcurrencyExtras", "Clocks", "Logging", "ServiceLifecycle", "GRPC", "GRPCCore",
+      "Observation", "Combine", "OpenCombine",
+    ]
+    #expect(expected.subtracting(GraphOptions.knownLibraryModules) == [])
+  }
+}
+
+/// Removes the probed tracker from its database's observers (in a frame of its own, so that no
+/// strong reference to it is left behind).
+@inline(never) private func removeObserver(_ probe: WeakProbe) {
+  if let tracker = probe.object as? PlayerTracker { tracker.dbQueue.remove(transactionObserver: tracker) }
+}
+
+/// Walks the graph from what `make` returns, releases it, and probes it weakly.
+@inline(never) private func walkThenRelease(
+  options: GraphOptions? = nil, _ make: () -> AnyObject
+) -> (ObjectGraph, WeakProbe) {
+  let root = make()
+  let graph = ObjectGraph(reflecting: root, options: options ?? GraphOptions())
+  return (graph, WeakProbe(root))
+}
