@@ -78,6 +78,17 @@ private enum Field<Value> {
   case unknown(at: Int)
 }
 
+/// Where a record is, for messages (`nodes[3]`), made into text only for a message.
+private struct Place: CustomStringConvertible {
+  var array: String
+  var index: Int
+
+  /// The top level.
+  static let top = Place(array: "", index: -1)
+
+  var description: String { index < 0 ? "" : "\(array)[\(index)]" }
+}
+
 /// An edge as read, before the version (which may come after the edges) tells how to read its label.
 private struct RawEdge {
   var from: Int32
@@ -206,7 +217,7 @@ private struct Document {
   ) throws(JSONSyntaxError) {
     records.count = index + 1
     guard records.error == nil else { return try scanner.skipValue() }
-    let place = "nodes[\(index)]"
+    let place = Place(array: "nodes", index: index)
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
@@ -252,7 +263,7 @@ private struct Document {
   ) throws(JSONSyntaxError) {
     records.count = index + 1
     guard records.error == nil else { return try scanner.skipValue() }
-    let place = "edges[\(index)]"
+    let place = Place(array: "edges", index: index)
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
@@ -344,7 +355,7 @@ private struct Document {
     _ index: Int, into records: inout DanglingRecords, _ scanner: inout JSONScanner
   ) throws(JSONSyntaxError) {
     guard records.error == nil else { return try scanner.skipValue() }
-    let place = "dangling[\(index)]"
+    let place = Place(array: "dangling", index: index)
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
@@ -375,7 +386,7 @@ private struct Document {
 
   func validate() throws(GraphDecodingError) -> JSONReader.Parts {
     guard case .value(let format) = format else {
-      _ = try string(format, "format", at: "")
+      _ = try string(format, "format", at: .top)
       throw GraphDecodingError("")
     }
     guard format == JSONFormat.formatName else {
@@ -383,13 +394,13 @@ private struct Document {
         "format: expected \"\(JSONFormat.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
       )
     }
-    let version = try integer(version, "version", at: "")
+    let version = try integer(version, "version", at: .top)
     guard JSONFormat.readableVersions.contains(version) else {
       throw GraphDecodingError(
         "version: \(version) is not supported; this reader understands versions 1 and \(JSONFormat.version)")
     }
-    let root = try integer(root, "root", at: "")
-    let truncated = try boolean(truncated, "truncated", at: "")
+    let root = try integer(root, "root", at: .top)
+    let truncated = try boolean(truncated, "truncated", at: .top)
 
     let nodeRecords = try array(nodes, "nodes")
     let count = nodeRecords.count
@@ -496,11 +507,11 @@ private struct Document {
 
   // MARK: typed fields
 
-  private static func join(_ place: String, _ key: String) -> String {
-    place.isEmpty ? key : "\(place).\(key)"
+  private static func join(_ place: Place, _ key: String) -> String {
+    place.index < 0 ? key : "\(place).\(key)"
   }
 
-  private func integer(_ field: Field<Int>, _ key: String, at place: String) throws(GraphDecodingError) -> Int
+  private func integer(_ field: Field<Int>, _ key: String, at place: Place) throws(GraphDecodingError) -> Int
   {
     switch field {
     case .value(let value): return value
@@ -510,7 +521,7 @@ private struct Document {
     }
   }
 
-  private func boolean(_ field: Field<Bool>, _ key: String, at place: String) throws(GraphDecodingError)
+  private func boolean(_ field: Field<Bool>, _ key: String, at place: Place) throws(GraphDecodingError)
     -> Bool
   {
     switch field {
@@ -523,7 +534,7 @@ private struct Document {
   }
 
   /// A string field's value; for a field that holds an unknown name, the caller reports it first.
-  private func string<Value>(_ field: Field<Value>, _ key: String, at place: String)
+  private func string<Value>(_ field: Field<Value>, _ key: String, at place: Place)
     throws(GraphDecodingError)
     -> Value
   {
@@ -536,7 +547,7 @@ private struct Document {
   }
 
   /// An optional string's id, or -1 when it is missing or null.
-  private func optionalString(_ field: Field<Int32>, _ key: String, at place: String)
+  private func optionalString(_ field: Field<Int32>, _ key: String, at place: Place)
     throws(GraphDecodingError)
     -> Int32
   {

@@ -39,9 +39,10 @@ extension ObjectGraph {
     along path: [Edge], indent: String = "", marked: Edge? = nil, closesLoop: Bool = false,
     maxHops: Int? = nil
   ) -> [String] {
+    // Names are made only for the hops printed: a million-hop loop prints a few dozen.
     LeakTrace.lines(
-      start: displayName(path.first?.from ?? root),
-      hops: path.map { (label: $0.label, ownership: $0.ownership, target: displayName($0.to)) },
+      start: displayName(path.first?.from ?? root), hopCount: path.count,
+      hop: { (label: path[$0].label, ownership: path[$0].ownership, target: displayName(path[$0].to)) },
       indent: indent, marked: path.firstIndex { $0 == marked }, closesLoop: closesLoop, maxHops: maxHops)
   }
 
@@ -93,23 +94,35 @@ package enum LeakTrace {
     start: String, hops: [(label: String, ownership: Ownership, target: String)], indent: String = "",
     marked: Int? = nil, closesLoop: Bool = false, maxHops: Int? = nil
   ) -> [String] {
+    lines(
+      start: start, hopCount: hops.count, hop: { hops[$0] }, indent: indent, marked: marked,
+      closesLoop: closesLoop, maxHops: maxHops)
+  }
+
+  /// ``lines(start:hops:indent:marked:closesLoop:maxHops:)`` with each hop made on demand by `hop`
+  /// (its index), only for the hops printed.
+  static func lines(
+    start: String, hopCount: Int, hop: (Int) -> (label: String, ownership: Ownership, target: String),
+    indent: String = "", marked: Int? = nil, closesLoop: Bool = false, maxHops: Int? = nil
+  ) -> [String] {
     var lines = [indent + start]
-    let head = maxHops.map { max(1, $0 / 2) } ?? hops.count
-    let tail = maxHops.map { max(1, $0 - $0 / 2) } ?? hops.count
+    let head = maxHops.map { max(1, $0 / 2) } ?? hopCount
+    let tail = maxHops.map { max(1, $0 - $0 / 2) } ?? hopCount
     var skipped = 0
-    for (index, hop) in hops.enumerated() {
-      if index >= head && index < hops.count - tail && index != marked {
+    for index in 0..<hopCount {
+      if index >= head && index < hopCount - tail && index != marked {
         skipped += 1
         continue
       }
       if skipped > 0 {
         lines.append(indent + "  ⋮ \(skipped) more \(skipped == 1 ? "reference" : "references")")
-        lines.append(indent + hops[index - 1].target)
+        lines.append(indent + hop(index - 1).target)
         skipped = 0
       }
+      let hop = hop(index)
       lines.append(
         indent + self.hop(hop.label, ownership: hop.ownership) + (index == marked ? "   ← break this" : ""))
-      let closes = closesLoop && index == hops.count - 1
+      let closes = closesLoop && index == hopCount - 1
       lines.append(indent + hop.target + (closes ? " (loop closes)" : ""))
     }
     return lines
