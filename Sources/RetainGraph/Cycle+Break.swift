@@ -40,7 +40,10 @@ extension Cycle {
     /// The idiom the reference matches.
     public let idiom: Idiom
     /// The fix, one sentence, such as `make Interactor.output weak` or: capture `[weak self]` in
-    /// closure #1 in CartViewModel.init() (stored in Store.subscribers[0]).
+    /// closure #1 in CartViewModel.init() (stored in Store.subscribers[0]). When the one edit weakens
+    /// several references (``edges``), it says how many and which: `make
+    /// NoteDetailViewModel.repository weak (3 references: entries[#0…#2])` (the holders are the
+    /// elements of one collection), or `(2 references: one in each of 2 Node objects)`.
     public let fix: String
 
     /// Creates a break. Only the cycle finder makes them.

@@ -105,7 +105,7 @@ public struct ObjectGraph: Sendable {
     self.notes = notes
     // The analysis finds the cycles and their plans; the advice is written from them afterwards.
     let finder = CycleFinder(storage: storage, root: root, libraryModules: libraryModules)
-    self.cycles = finder.cycles().map { Advice.cycle($0, isLibrary: finder.isLibrary, in: storage) }
+    self.cycles = Advice.cycles(finder.cycles(), isLibrary: finder.isLibrary, in: storage)
   }
 
   /// Walks the graph reachable from `root`.

@@ -66,7 +66,14 @@ struct AdviceShapeTests {
     // Not "make NotesRepository.detailCache weak": the cache's only holder; it would be freed at once.
     #expect(
       fixes { repository(entries: 3) } == [
-        "make NoteDetailViewModel.repository weak (one edit for 3 references of this cycle)"
+        "make NoteDetailViewModel.repository weak (3 references: entries[#0…#2])"
+      ])
+  }
+
+  @Test func aCacheOfTwoEntriesSaysWhichTwo() {
+    #expect(
+      fixes { repository(entries: 2) } == [
+        "make NoteDetailViewModel.repository weak (2 references: entries[#0, #1])"
       ])
   }
 
@@ -76,7 +83,7 @@ struct AdviceShapeTests {
     let fromModel = ObjectGraph(reflecting: made.detailCache.entries["b"]!)
     #expect(
       fromModel.cycles.first?.fixPlan.map(\.fix) == [
-        "make NoteDetailViewModel.repository weak (one edit for 3 references of this cycle)"
+        "make NoteDetailViewModel.repository weak (3 references: entries[#0…#2])"
       ])
   }
 

@@ -153,6 +153,12 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--storm" {
   runStorm(count: values.first ?? 1_000, mutatorCount: values.dropFirst().first ?? 2)
 }
 
+/// `--tasks [SIZE…]`: a list whose every tenth object stores a suspended task capturing it (Tasks.swift).
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--tasks" {
+  let values = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+  runTaskBenchmark(sizes: values.isEmpty ? [1_000, 10_000] : values)
+}
+
 /// `--allocations`: the cost of one allocation in a program that does not link the heap census
 /// (compare with `retain-graph-census-bench`).
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--allocations" {

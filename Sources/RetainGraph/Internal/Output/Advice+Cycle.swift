@@ -1,19 +1,44 @@
-/// The public description of a found cycle: its plan's breaks with their advice, written after the
-/// analysis from the idiom rule each break matched.
+/// The public description of the found cycles: their plans' breaks with their advice, written after
+/// the analysis from the idiom rule each break matched.
 extension Advice {
-  /// The ``Cycle`` for `found`, every break's ``Cycle/Break/fix`` written from its structured advice.
-  static func cycle(_ found: FoundCycle, isLibrary: [Bool]?, in storage: GraphStorage) -> Cycle {
+  /// The ``Cycle`` of each of `found`, every break's ``Cycle/Break/fix`` written from its structured
+  /// advice and, when one edit weakens several references, how many and which.
+  static func cycles(_ found: [FoundCycle], isLibrary: [Bool]?, in storage: GraphStorage) -> [Cycle] {
+    // The strong references into the holders of edits that weaken several references, found in one
+    // pass over the edges: they say where each holder is (`entries[#0…#2]`).
+    var holdersOf: [Int32: [Int32]] = [:]
+    for cycle in found {
+      for planned in cycle.breaks where !planned.sameEdit.isEmpty {
+        for edge in [planned.edge] + planned.sameEdit { holdersOf[storage.edges[Int(edge)].from] = [] }
+      }
+    }
+    if !holdersOf.isEmpty {
+      for (index, edge) in storage.edges.enumerated() where edge.isStrong && holdersOf[edge.to] != nil {
+        holdersOf[edge.to]?.append(Int32(index))
+      }
+    }
+    return found.map { cycle(describing: $0, isLibrary: isLibrary, holdersOf: holdersOf, in: storage) }
+  }
+
+  private static func cycle(
+    describing found: FoundCycle, isLibrary: [Bool]?, holdersOf: [Int32: [Int32]], in storage: GraphStorage
+  ) -> Cycle {
+    let members = Set(found.members)
     let fixPlan = found.breaks.map { planned in
       let advice = fix(
         breaking: planned.edge, loop: planned.loop, form: planned.rule.advice, isLibrary: isLibrary,
         in: storage)
-      let others = planned.sameEdit.count
+      let edges = [planned.edge] + planned.sameEdit
+      let fix =
+        edges.count == 1
+        ? advice.text
+        : "\(advice.text) (\(edges.count) references: "
+          + "\(whichReferences(edges, members: members, holdersOf: holdersOf, in: storage)))"
       return Cycle.Break(
-        edges: ([planned.edge] + planned.sameEdit).map { storage.edge(Int($0)) },
+        edges: edges.map { storage.edge(Int($0)) },
         loop: planned.loop.map { storage.edge(Int($0)) },
         idiom: planned.rule.idiom,
-        fix: others == 0
-          ? advice.text : "\(advice.text) (one edit for \(others + 1) references of this cycle)")
+        fix: fix)
     }
     return Cycle(
       members: found.members.map { Int($0) },
@@ -21,5 +46,43 @@ extension Advice {
       pathFromRoot: found.pathFromRoot.map { storage.edge(Int($0)) },
       fixPlan: fixPlan, referencesToWeaken: found.referencesToWeaken,
       libraryLoopMembers: found.libraryLoopMembers.map { Int($0) })
+  }
+
+  /// Which references one edit weakens, by where their holders are on the cycle: the elements of one
+  /// collection (`entries[#0…#2]`, in no particular order: a dictionary's keys have none), or else
+  /// one in each holder (`one in each of 2 Node objects`).
+  private static func whichReferences(
+    _ edges: [Int32], members: Set<Int32>, holdersOf: [Int32: [Int32]], in storage: GraphStorage
+  ) -> String {
+    let holders = edges.map { storage.edges[Int($0)].from }
+    // The collections on the cycle that hold every holder as an element (a holder, its property):
+    // decided from the graph alone, so that the answer is the same from any root.
+    struct Collection: Hashable {
+      let holder: Int32
+      let property: String
+    }
+    var common: Set<Collection>?
+    for holder in holders {
+      var here: Set<Collection> = []
+      for index in holdersOf[holder] ?? [] {
+        let edge = storage.edges[Int(index)]
+        let reference = storage.reference(edge)
+        guard members.contains(edge.from), reference.kind == .element, let property = reference.property
+        else { continue }
+        here.insert(Collection(holder: edge.from, property: property))
+      }
+      common = common.map { $0.intersection(here) } ?? here
+      if common?.isEmpty == true { break }
+    }
+    if let property = common?.map(\.property).min() {
+      let last = edges.count - 1
+      return last == 1 ? "\(property)[#0, #1]" : "\(property)[#0…#\(last)]"
+    }
+    let types = Set(holders.map { storage.nodeTypes[Int($0)] })
+    guard types.count == 1, let holder = holders.first else { return "one in each of \(edges.count) holders" }
+    let name =
+      storage.nodeKinds[Int(holder)] == .closure
+      ? "closures" : "\(storage.shortTypeName(Int(holder))) objects"
+    return "one in each of \(edges.count) \(name)"
   }
 }

@@ -38,12 +38,23 @@ enum SymbolNames {
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
   /// has it.
   static func functionName(at address: UnsafeRawPointer) -> String? {
-    if let symbol = symbolName(at: address) { return symbol.withCString { readable($0) } }
-    guard let function = asyncFunction(pointedToBy: address), let symbol = symbolName(at: function) else {
-      return nil
+    let key = UInt(bitPattern: address)
+    if let known = functionNames.withLock({ $0[key] }) { return known }
+    let name: String?
+    if let symbol = symbolName(at: address) {
+      name = symbol.withCString { readable($0) }
+    } else if let function = asyncFunction(pointedToBy: address), let symbol = symbolName(at: function) {
+      name = symbol.withCString { readable($0) }
+    } else {
+      name = nil
     }
-    return symbol.withCString { readable($0) }
+    functionNames.withLock { $0[key] = .some(name) }
+    return name
   }
+
+  /// `functionName(at:)`'s answers by address: the same for the process's life (a task or a closure
+  /// per object would otherwise demangle and simplify its function's name each time).
+  private static let functionNames = ForkSafeMutex<[UInt: String?]>([:])
 
   private static let dataImages = ForkSafeMutex<[String: ImageSymbols]>([:])
 
