@@ -90,7 +90,10 @@ if ! RETAIN_GRAPH_ARTIFACTS="$work/artifacts" "$SWIFT" test --skip-build --scrat
   exit 1
 fi
 grep -E "Test run with [0-9]+ tests?" "$work/test.log" | tail -n 1 | sed -E 's/^[^A-Za-z]+//; s/^/snippet package: /'
-for file in aFailingCheckWritesItsGraph-Presenter-1.dot aFailingCheckWritesItsGraph-Presenter-1.json; do
+files="aFailingCheckWritesItsGraph-Presenter-1.dot aFailingCheckWritesItsGraph-Presenter-1.json"
+# With the checkout's command line built (make test builds it first), the failure also made its page.
+if [ -x "$root/.build/debug/retain-graph" ]; then files="$files aFailingCheckWritesItsGraph-Presenter-1.html"; fi
+for file in $files; do
   if [ ! -s "$work/artifacts/$file" ]; then
     echo "error: RETAIN_GRAPH_ARTIFACTS: $work/artifacts/$file was not written" >&2
     ls -l "$work/artifacts" >&2 || true

@@ -188,6 +188,38 @@ import Testing
       page.text(ofElementWithID: "search-count") == "\(matching.count) nodes match, \(matching.count) drawn")
   }
 
+  /// A '+N more' node (the picture's node cap) lists the nodes its holder first reaches that are
+  /// not drawn.
+  @Test func clickingAMoreNodeListsWhatIsNotDrawn() throws {
+    let directory = try CLITests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let nodes =
+      [Node(id: 0, typeName: "App.Feed", kind: .object)]
+      + (1...12).map { Node(id: $0, typeName: "App.Item", kind: .object) }
+    let edges = (1...12).map { Edge(from: 0, to: $0, label: "items[\($0 - 1)]", ownership: .strong) }
+    let graph = try ObjectGraph(nodes: nodes, edges: edges, root: 0)
+    let snapshot = directory.appendingPathComponent("feed.json")
+    try graph.jsonData().write(to: snapshot)
+    let pagePath = directory.appendingPathComponent("feed.html")
+    let render = try CLITests.run(
+      "render", snapshot.path, "--format", "html", "--output", pagePath.path, "--max-nodes", "5")
+    #expect(render.status == 0, "\(render.stderr)")
+
+    let page = try Self.load(pagePath, fragment: "click=more0", in: directory)
+    #expect(!page.console.contains { $0.contains("Uncaught") }, "\(page.console)")
+    let drawn = page.drawnNodes(withClass: "node")
+    #expect(drawn.count == 5)
+    #expect(page.drawnNodes(withClass: "selected") == [0])
+    let listed = page.matches(
+      of: #"<li><button [^>]*data-node="(\d+)""#,
+      in: page.section(from: "<ul id=\"matches\"", to: "</ul>") ?? ""
+    )
+    .compactMap { Int($0[1]) }
+    #expect(Set(listed) == Set(1...12).subtracting(drawn))
+    #expect(listed.count == 12 + 1 - 5)
+    #expect(page.dom.contains("<section id=\"search-results\">\n<h2>Not drawn, first reached from Feed</h2>"))
+  }
+
   /// Names made of markup and script endings show as text: the page's script still runs (its data
   /// was not cut short), the path shows the names as they are, and no element they spell exists.
   @Test func hostileNamesShowAsText() throws {

@@ -54,6 +54,13 @@ extension HTMLPage {
       if (svg) {
         for (const g of svg.querySelectorAll('g.node')) {
           const title = g.querySelector('title');
+          const more = title && /^more(\d+)$/.exec(title.textContent);
+          if (more) {
+            g.dataset.more = more[1];
+            g.setAttribute('tabindex', '0');
+            g.setAttribute('role', 'button');
+            continue;
+          }
           const match = title && /^n(\d+)$/.exec(title.textContent);
           if (!match) continue;
           const id = Number(match[1]);
@@ -120,15 +127,31 @@ extension HTMLPage {
         pathList.dataset.node = String(id);
       }
 
+      // A drawn node shows its path; a '+N more' node its holder's path and the nodes it first reaches
+      // that are not drawn.
+      function activate(g) {
+        if (g.dataset.node) {
+          select(Number(g.dataset.node));
+        } else if (g.dataset.more) {
+          const holder = Number(g.dataset.more);
+          select(holder);
+          const hidden = [];
+          nodes.forEach((node, id) => {
+            if (node[2] === holder && !drawn.has(id)) hidden.push(id);
+          });
+          list(hidden, `Not drawn, first reached from ${nodes[holder][0]}`);
+          count.textContent = '';
+        }
+      }
       svg?.addEventListener('click', (event) => {
         const g = event.target.closest('g.node');
-        if (g && g.dataset.node) select(Number(g.dataset.node));
+        if (g) activate(g);
       });
       svg?.addEventListener('keydown', (event) => {
         const g = event.target.closest('g.node');
-        if (g && g.dataset.node && (event.key === 'Enter' || event.key === ' ')) {
+        if (g && (event.key === 'Enter' || event.key === ' ')) {
           event.preventDefault();
-          select(Number(g.dataset.node));
+          activate(g);
         }
       });
       document.addEventListener('click', (event) => {
@@ -143,42 +166,45 @@ extension HTMLPage {
       const count = document.getElementById('search-count');
       const results = document.getElementById('search-results');
       const matches = document.getElementById('matches');
+      const resultsTitle = results.querySelector('h2');
       const maxListed = 100;
+      // Lists `ids` (the first `maxListed`) under `title`, each a button that selects it.
+      function list(ids, title) {
+        matches.replaceChildren();
+        resultsTitle.textContent = title;
+        for (const id of ids.slice(0, maxListed)) {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.className = 'node-link';
+          button.dataset.node = String(id);
+          button.textContent = nodes[id][0];
+          const item = document.createElement('li');
+          item.append(button, ' ', Object.assign(document.createElement('span'), {
+            className: 'note', textContent: nodes[id][1] + (drawn.has(id) ? '' : ' (not drawn)') }));
+          matches.append(item);
+        }
+        if (ids.length > maxListed) matches.append(line(`… and ${ids.length - maxListed} more`, 'note'));
+        results.hidden = ids.length === 0;
+      }
       function find(query) {
         const needle = query.trim().toLowerCase();
         clear('match');
-        matches.replaceChildren();
-        if (!needle) {
-          count.textContent = '';
-          results.hidden = true;
-          return;
-        }
-        let found = 0;
+        const found = [];
         let shown = 0;
-        nodes.forEach((node, id) => {
-          if (!node[0].toLowerCase().includes(needle) && !node[1].toLowerCase().includes(needle)) return;
-          found++;
-          const g = drawn.get(id);
-          if (g) {
-            g.classList.add('match');
-            shown++;
-          }
-          if (found <= maxListed) {
-            const button = document.createElement('button');
-            button.type = 'button';
-            button.className = 'node-link';
-            button.dataset.node = String(id);
-            button.textContent = node[0];
-            const item = document.createElement('li');
-            item.append(button, ' ', Object.assign(document.createElement('span'), {
-              className: 'note', textContent: node[1] + (g ? '' : ' (not drawn)') }));
-            matches.append(item);
-          }
-        });
-        count.textContent = found === 0 ? 'no node matches'
-          : `${found} node${found === 1 ? ' matches' : 's match'}, ${shown} drawn`;
-        if (found > maxListed) matches.append(line(`… and ${found - maxListed} more`, 'note'));
-        results.hidden = found === 0;
+        if (needle) {
+          nodes.forEach((node, id) => {
+            if (!node[0].toLowerCase().includes(needle) && !node[1].toLowerCase().includes(needle)) return;
+            found.push(id);
+            const g = drawn.get(id);
+            if (g) {
+              g.classList.add('match');
+              shown++;
+            }
+          });
+        }
+        list(found, 'Matching types');
+        count.textContent = !needle ? '' : found.length === 0 ? 'no node matches'
+          : `${found.length} node${found.length === 1 ? ' matches' : 's match'}, ${shown} drawn`;
       }
       search.addEventListener('input', () => find(search.value));
 
@@ -201,14 +227,16 @@ extension HTMLPage {
       fit();
 
       // The address can ask for a search (#search=Presenter) and a click on a drawn node
-      // (#click=n3), as a link to a finding or a browser test would.
+      // (#click=n3, or #click=more3 for the '+N more' node of node 3), as a link to a finding or a
+      // browser test would.
       for (const part of location.hash.slice(1).split('&')) {
         const [key, value] = part.split('=').map(decodeURIComponent);
         if (key === 'search' && value) {
           search.value = value;
           search.dispatchEvent(new Event('input'));
         } else if (key === 'click' && value) {
-          const g = [...drawn.values()].find((element) => element.querySelector('title').textContent === value);
+          const g = [...(svg?.querySelectorAll('g.node') ?? [])].find(
+            (element) => element.querySelector('title')?.textContent === value);
           if (!g) {
             hint.textContent = `no drawn node ${value}`;
             continue;
