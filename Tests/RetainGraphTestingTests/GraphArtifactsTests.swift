@@ -107,11 +107,29 @@ struct GraphArtifactsSwiftTestingTests {
     #expect(
       off?.contains("Graph: written to \(folder.path)/ (\(stem)-1.dot, \(stem)-1.json). To draw it, run:\n")
         == true)
+    let offText = normalizingPaths(off ?? "", [folder.path: "$ARTIFACTS"])
+    #expect(
+      offText.hasSuffix(
+        "\nor, for a page to click in a browser:\n  swift run --package-path $CHECKOUT retain-graph render "
+          + "$ARTIFACTS/\(stem)-1.json --format html --output $ARTIFACTS/\(stem)-1.html"), "\(offText)")
     #expect(
       broken?.contains(
         "(\(stem)-2.dot, \(stem)-2.json) (no HTML page: /bin/false exited with status 1). To draw it, run:\n")
         == true, "\(broken ?? "")")
     #expect(harness.breakCyclesAndCheckFreed())
+  }
+
+  /// Without a page made, a growth failure prints the command that makes it, its holder marked.
+  @Test func withoutAPageAGrowthFailurePrintsTheCommandWithItsMarks() throws {
+    let folder = freshArtifactsFolder()
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    let dashboard = Dashboard(removesObservers: false)
+    let text = try #require(
+      GraphArtifacts.withSetting(.folder(folder.path)) {
+        GraphArtifacts.withPageMaker(.off) { verifyNoGrowth(of: dashboard) { $0.openAndCloseScreen() } }
+      })
+    assertGolden(normalizingPaths(text, [folder.path: "$ARTIFACTS"]), named: "growth-without-page")
+    dashboard.bus.observers.removeAll()
   }
 
   @Test func withoutTheFolderTheMessageSaysHowToSaveAttachments() {

@@ -65,9 +65,17 @@ enum GraphAttachment {
         "Open \($0.name) in a browser to explore it; to draw it as a picture, run:"
       }
       let failure = pageFailure.map { " (no HTML page: \($0))" } ?? ""
-      let hint =
+      var hint =
         "Graph: written to \(folder.path)/ (\(names))\(failure). \(open ?? "To draw it, run:")\n"
         + "  \(commandLine) render \(shellQuoted(snapshot.path)) --format svg --output \(shellQuoted(picture.path))"
+      // No page made here: the command that makes it, with the marks.
+      if pages.isEmpty, let json = files.first(where: { $0.name.hasSuffix(".json") }) {
+        let page = snapshot.deletingPathExtension().appendingPathExtension("html")
+        let marks = json.marks.map { " --mark \(shellQuoted("\($0.node):\($0.note)"))" }.joined()
+        hint +=
+          "\nor, for a page to click in a browser:\n"
+          + "  \(commandLine) render \(shellQuoted(snapshot.path)) --format html --output \(shellQuoted(page.path))\(marks)"
+      }
       return (hint, pages)
     case .failed(let folder, let reason):
       return ("Graph: could not be written to \(folder.path) (\(variable)): \(reason)", [])
