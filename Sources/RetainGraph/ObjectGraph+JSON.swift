@@ -1,5 +1,13 @@
 public import Foundation
 
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
 extension ObjectGraph {
   /// The graph as JSON (format `retain-graph`, version 2): pretty printed with sorted keys, so the
   /// same graph always gives the same bytes.
@@ -37,6 +45,35 @@ extension ObjectGraph {
   ///   without its argument (`edges[3].capture: missing field`).
   public init(jsonData: Data) throws(GraphDecodingError) {
     let snapshot = try JSONReader(data: jsonData).read()
+    self.init(
+      storage: snapshot.storage, root: snapshot.root, isTruncated: snapshot.truncated,
+      danglingReferences: snapshot.dangling, notes: snapshot.notes)
+  }
+}
+
+/// Why a snapshot file could not be read: the file, or its text.
+package enum SnapshotFileError: Error {
+  /// The file cannot be opened or read.
+  case unreadable
+  /// The text is not a snapshot.
+  case invalid(GraphDecodingError)
+}
+
+extension ObjectGraph {
+  /// Reads the snapshot in the file at `path` as ``init(jsonData:)`` reads its bytes, the same
+  /// graph and the same errors, without holding the text in memory whole: it is read through a
+  /// window of `windowSize` bytes (grown when one record needs more), so that reading a big
+  /// snapshot takes the memory of its graph, not of its text as well.
+  package init(jsonFile path: String, windowSize: Int = 1 << 20) throws(SnapshotFileError) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .unreadable }
+    defer { close(descriptor) }
+    let snapshot: JSONReader.Parts
+    do {
+      snapshot = try JSONReader.read(descriptor: descriptor, windowSize: windowSize)
+    } catch {
+      throw error.message == JSONReader.readFailure ? .unreadable : .invalid(error)
+    }
     self.init(
       storage: snapshot.storage, root: snapshot.root, isTruncated: snapshot.truncated,
       danglingReferences: snapshot.dangling, notes: snapshot.notes)

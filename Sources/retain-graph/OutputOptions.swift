@@ -173,17 +173,15 @@
   }
 
   /// Reads and validates a snapshot file.
+  /// The file is read through a window, never whole: a 1M-object snapshot's text (250 MB) is not
+  /// in memory beside its graph.
   func readSnapshot(at path: String) throws -> ObjectGraph {
-    let data: Data
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
+      return try ObjectGraph(jsonFile: path)
+    } catch .unreadable {
       let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
       throw CommandFailure("\(path): \(reason)")
-    }
-    do {
-      return try ObjectGraph(jsonData: data)
-    } catch {
+    } catch .invalid(let error) {
       throw CommandFailure("\(path): \(error)")
     }
   }

@@ -62,6 +62,32 @@ import Testing
     #expect(refused.stderr.hasPrefix("Error: --max-hops must be at least 1 or 'all', got 0\n"))
   }
 
+  /// The command reads a snapshot through a window, never whole; what it cannot read is said as
+  /// before: a missing file, a directory, a text that is not a snapshot.
+  @Test func checkReadsFilesInAWindowAndSaysWhatItCannotRead() throws {
+    let directory = try CLITests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // 60,000 objects: a 5 MB text, several windows.
+    let data = Self.rings(count: 3, length: 20_000)
+    let snapshot = try Self.write(data, named: "rings.json", in: directory)
+    let check = try CLITests.run("check", snapshot, "--max-cycles", "all", "--max-hops", "all")
+    #expect(check.status == 1)
+    #expect(check.text == (try ObjectGraph(jsonData: data)).report() + "\n")
+
+    let missing = try CLITests.run("check", directory.appendingPathComponent("none.json").path)
+    #expect(missing.status == 2)
+    #expect(missing.stderr(replacing: directory) == "error: $TMP/none.json: no such file\n")
+    let folder = try CLITests.run("check", directory.path)
+    #expect(folder.status == 2)
+    #expect(folder.stderr(replacing: directory) == "error: $TMP: cannot be read\n")
+    let broken = try Self.write(data.prefix(data.count - 2), named: "broken.json", in: directory)
+    let invalid = try CLITests.run("check", broken)
+    #expect(invalid.status == 2)
+    #expect(
+      invalid.stderr(replacing: directory)
+        == "error: $TMP/broken.json: invalid graph: not JSON: Unexpected end of file during JSON parse.\n")
+  }
+
   @Test func checkCountsTheCyclesItLeavesOut() throws {
     let directory = try CLITests.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }

@@ -10,13 +10,35 @@ import Testing
 /// every text that one accepts, the same message for every text it rejects (for a text that is not
 /// JSON at all, `not JSON: ` and a reason, which may be worded differently).
 @Suite struct JSONReaderDifferentialTests {
-  /// Reads `data` both ways and records every difference; returns whether the text was accepted.
+  /// Reads `data` both ways (and, `throughFile`, from a file through a small window, which must give
+  /// the same graph or the same message) and records every difference; returns whether the text was
+  /// accepted.
   @discardableResult
-  static func compare(_ data: Data, _ comment: @autoclosure () -> String = "", line: Int = #line) -> Bool {
+  static func compare(_ data: Data, _ comment: @autoclosure () -> String = "", throughFile: Bool = true)
+    -> Bool
+  {
     let expected = Result { () throws(GraphDecodingError) in try FoundationSnapshotReader(data: data).graph()
     }
     let read = Result { () throws(GraphDecodingError) in try ObjectGraph(jsonData: data) }
     let text = String(decoding: data.prefix(600), as: UTF8.self)
+    // The same text read from a file through a small window, which moves and grows many times.
+    let windowSize = 16 + data.count % 50
+    switch (read, throughFile ? readThroughFile(data, windowSize: windowSize) : read) {
+    case (.success(let read), .success(let fromFile)):
+      #expect(fromFile.nodes == read.nodes, "window \(windowSize) \(comment()) \(text)")
+      #expect(fromFile.edges == read.edges, "window \(windowSize) \(comment()) \(text)")
+      #expect(fromFile.root == read.root && fromFile.isTruncated == read.isTruncated)
+      #expect(fromFile.danglingReferences == read.danglingReferences && fromFile.notes == read.notes)
+      #expect(fromFile.cycles == read.cycles)
+    case (.failure(let read), .failure(let fromFile)):
+      #expect(fromFile.message == read.message, "window \(windowSize) \(comment()) \(text)")
+    case (.success, .failure(let error)):
+      Issue.record(
+        "a file rejects what the bytes give: \(error.message) window \(windowSize) \(comment()) \(text)")
+    case (.failure(let error), .success):
+      Issue.record(
+        "a file gives what the bytes reject (\(error.message)) window \(windowSize) \(comment()) \(text)")
+    }
     switch (expected, read) {
     case (.success(let expected), .success(let read)):
       #expect(read.root == expected.root, "\(comment()) \(text)")
@@ -41,6 +63,23 @@ import Testing
       Issue.record("accepted what Foundation's path rejects (\(error.message)) \(comment()) \(text)")
     }
     return false
+  }
+
+  /// Reads `data` from a temporary file through a window of `windowSize` bytes.
+  static func readThroughFile(_ data: Data, windowSize: Int) -> Result<ObjectGraph, GraphDecodingError> {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("differential-\(UUID()).json")
+      .path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    guard FileManager.default.createFile(atPath: path, contents: data) else {
+      return .failure(GraphDecodingError("the test could not write \(path)"))
+    }
+    do {
+      return .success(try ObjectGraph(jsonFile: path, windowSize: windowSize))
+    } catch .invalid(let error) {
+      return .failure(error)
+    } catch {
+      return .failure(GraphDecodingError("the file cannot be read"))
+    }
   }
 
   /// A random graph of random texts with every kind of edge, notes and dangling references.
@@ -170,7 +209,7 @@ import Testing
       let base = bases[Int(random.next() % UInt64(bases.count))]
       var mutated = JSONTests.mutate(base, using: &random)
       if random.next() % 4 == 0, !mutated.isEmpty { mutated = JSONTests.mutate(mutated, using: &random) }
-      if Self.compare(mutated, "round \(round)") { accepted += 1 }
+      if Self.compare(mutated, "round \(round)", throughFile: round % 4 == 0) { accepted += 1 }
     }
     #expect(accepted > 100)
   }

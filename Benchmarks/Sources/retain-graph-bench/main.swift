@@ -153,6 +153,26 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--storm" {
   runStorm(count: values.first ?? 1_000, mutatorCount: values.dropFirst().first ?? 2)
 }
 
+/// `--snapshots [SIZE]`, `--check CLI [BASELINE] [SIZE]`: reading JSON snapshots (Snapshots.swift).
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--write-ring",
+  let size = Int(CommandLine.arguments[2])
+{
+  writeRingInThisProcess(size: size, path: CommandLine.arguments[3])
+}
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--read-memory" {
+  measureReadMemoryInThisProcess(path: CommandLine.arguments[2])
+}
+if CommandLine.arguments.count >= 2, ["--snapshots", "--check"].contains(CommandLine.arguments[1]) {
+  do {
+    let rest = Array(CommandLine.arguments.dropFirst(2))
+    if CommandLine.arguments[1] == "--check" { try runCheckCommand(rest) }
+    try runSnapshotReading(size: rest.compactMap { Int($0) }.first ?? 1_000_000)
+  } catch {
+    print("error: \(error)")
+    exit(2)
+  }
+}
+
 /// `--tasks [SIZE…]`: a list whose every tenth object stores a suspended task capturing it (Tasks.swift).
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--tasks" {
   let values = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }

@@ -1,5 +1,24 @@
 internal import Foundation
 
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
+/// `read(2)`.
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+  #if canImport(Glibc)
+    Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+  #elseif canImport(Musl)
+    Musl.read(descriptor, buffer.baseAddress, buffer.count)
+  #else
+    Darwin.read(descriptor, buffer.baseAddress, buffer.count)
+  #endif
+}
+
 /// The format's name, the version written, and the versions read (version 1 has no edge `kind`,
 /// `capture`, `method` or `property`).
 enum JSONFormat {
@@ -49,23 +68,82 @@ struct JSONReader {
   private static func read(_ text: UnsafeBufferPointer<UInt8>) throws(GraphDecodingError) -> Parts {
     var scanner = JSONScanner(text)
     defer { scanner.deallocate() }
-    var document = Document(text: text)
-    var topLevel = -1
+    return try read(&scanner)
+  }
+
+  /// Reads the text at the scanner.
+  private static func read(_ scanner: inout JSONScanner) throws(GraphDecodingError) -> Parts {
+    var document = Document()
+    var topLevel: String?
     do throws(JSONSyntaxError) {
-      if scanner.skipWhitespace() == 0x7B {
-        try scanner.members { scanner, key throws(JSONSyntaxError) in try document.read(key, &scanner) }
+      if scanner.skipWhitespaceReadingOn() == 0x7B {
+        try scanner.members(readingOn: true) { scanner, key throws(JSONSyntaxError) in
+          try document.read(key, &scanner)
+        }
       } else {
-        topLevel = scanner.position
-        try scanner.skipValue()
+        topLevel = try scanner.rereadingOn { scanner throws(JSONSyntaxError) in
+          let offset = scanner.position
+          try scanner.skipValue()
+          return document.describe(at: offset, in: scanner)
+        }
       }
       try scanner.expectEnd()
     } catch {
       throw GraphDecodingError("not JSON: \(error.reason)")
     }
-    guard topLevel < 0 else {
-      throw GraphDecodingError("the top level: expected an object, found \(document.describe(at: topLevel))")
-    }
+    if scanner.readFailed { throw GraphDecodingError(JSONReader.readFailure) }
+    if let topLevel { throw GraphDecodingError("the top level: expected an object, found \(topLevel)") }
     return try document.validate()
+  }
+
+  /// The message when reading a file fails midway (never a message about a snapshot's text).
+  static let readFailure = "\u{0}the file cannot be read"
+
+  /// Reads a snapshot from the file open at `descriptor`, in a window of `windowSize` bytes (grown
+  /// when one record needs more): its text is never in memory whole (a text in UTF-16 or UTF-32
+  /// is, to be converted).
+  static func read(descriptor: Int32, windowSize: Int = 1 << 20) throws(GraphDecodingError) -> Parts {
+    let source = { (buffer: UnsafeMutableRawBufferPointer) -> Int in
+      while true {
+        let count = readBytes(descriptor, buffer)
+        if count >= 0 || errno != EINTR { return count }
+      }
+    }
+    // The first bytes tell the encoding.
+    var first = [UInt8](repeating: 0, count: max(16, windowSize))
+    var filled = 0
+    while filled < first.count {
+      let count = first.withUnsafeMutableBytes {
+        source(UnsafeMutableRawBufferPointer(rebasing: $0[filled...]))
+      }
+      if count < 0 { throw GraphDecodingError(readFailure) }
+      if count == 0 { break }
+      filled += count
+    }
+    guard filled == first.count else {
+      // The whole text is in memory.
+      return try JSONReader(data: Data(first[0..<filled])).read()
+    }
+    let encoding = first.withUnsafeBufferPointer { JSONScanner.detectedEncoding(ofLongText: $0) }
+    guard encoding.isUTF8 else {
+      // Converted whole, as Foundation converts it.
+      var rest = first
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { source($0) }
+        if count < 0 { throw GraphDecodingError(readFailure) }
+        if count == 0 { break }
+        rest += chunk[0..<count]
+      }
+      return try JSONReader(data: Data(rest)).read()
+    }
+    var scanner = first.withUnsafeBufferPointer { bytes in
+      JSONScanner(
+        initial: UnsafeBufferPointer(rebasing: bytes[encoding.skip...]), windowSize: windowSize,
+        source: source)
+    }
+    defer { scanner.deallocate() }
+    return try read(&scanner)
   }
 }
 
@@ -76,6 +154,9 @@ private enum Field<Value> {
   case value(Value)
   case wrongType(at: Int)
   case unknown(at: Int)
+  /// A value of another type, described (a top-level field's, whose text may be gone by the time
+  /// it is validated).
+  case described(String)
 }
 
 /// Where a record is, for messages (`nodes[3]`), made into text only for a message.
@@ -110,7 +191,6 @@ private struct RawLabel: Hashable {
 
 /// The snapshot's top-level fields as read so far; a key given twice keeps its last value.
 private struct Document {
-  let text: UnsafeBufferPointer<UInt8>
   var strings = JSONStringTable()
   var format = Field<String>.missing
   var version = Field<Int>.missing
@@ -120,8 +200,6 @@ private struct Document {
   var edges = Field<EdgeRecords>.missing
   var dangling = Field<DanglingRecords>.missing
   var notes = Field<NoteRecords>.missing
-
-  init(text: UnsafeBufferPointer<UInt8>) { self.text = text }
 
   struct NodeRecords {
     var count = 0
@@ -160,33 +238,33 @@ private struct Document {
   mutating func read(_ key: UnsafeBufferPointer<UInt8>, _ scanner: inout JSONScanner) throws(JSONSyntaxError)
   {
     if key.equals("edges") {
-      edges = try Self.array(&scanner) { records, scanner, index throws(JSONSyntaxError) in
+      edges = try array(&scanner) { records, scanner, index throws(JSONSyntaxError) in
         try readEdge(index, into: &records, &scanner)
       }
     } else if key.equals("nodes") {
-      nodes = try Self.array(&scanner) { records, scanner, index throws(JSONSyntaxError) in
+      nodes = try array(&scanner) { records, scanner, index throws(JSONSyntaxError) in
         try readNode(index, into: &records, &scanner)
       }
     } else if key.equals("format") {
-      format = try scanner.stringField().map { String(decoding: $0, as: UTF8.self) }
+      format = settled(try scanner.stringField().map { String(decoding: $0, as: UTF8.self) }, scanner)
     } else if key.equals("version") {
-      version = try scanner.integerField()
+      version = settled(try scanner.integerField(), scanner)
     } else if key.equals("root") {
-      root = try scanner.integerField()
+      root = settled(try scanner.integerField(), scanner)
     } else if key.equals("truncated") {
-      truncated = try scanner.booleanField()
+      truncated = settled(try scanner.booleanField(), scanner)
     } else if key.equals("dangling") {
-      dangling = try Self.array(&scanner, optional: true) { records, scanner, index throws(JSONSyntaxError) in
+      dangling = try array(&scanner, optional: true) { records, scanner, index throws(JSONSyntaxError) in
         try readDangling(index, into: &records, &scanner)
       }
     } else if key.equals("notes") {
-      notes = try Self.array(&scanner, optional: true) { records, scanner, index throws(JSONSyntaxError) in
+      notes = try array(&scanner, optional: true) { records, scanner, index throws(JSONSyntaxError) in
         guard records.error == nil else { return try scanner.skipValue() }
         let offset = scanner.position
         if case .value(let bytes) = try scanner.stringField() {
           records.notes.append(String(decoding: bytes, as: UTF8.self))
         } else {
-          records.error = "notes[\(index)]: expected a string, found \(describe(at: offset))"
+          records.error = "notes[\(index)]: expected a string, found \(describe(at: offset, in: scanner))"
         }
       }
     } else {
@@ -194,8 +272,15 @@ private struct Document {
     }
   }
 
+  /// A top-level field of another type described now: its text may be gone when it is validated.
+  private func settled<Value>(_ field: Field<Value>, _ scanner: JSONScanner) -> Field<Value> {
+    guard case .wrongType(let offset) = field else { return field }
+    return .described(describe(at: offset, in: scanner))
+  }
+
   /// The array at the scanner, read element by element into `Records`; an optional array may be null.
-  private static func array<Records>(
+  /// The window reads on between elements.
+  private func array<Records>(
     _ scanner: inout JSONScanner, optional: Bool = false,
     _ element: (inout Records, inout JSONScanner, Int) throws(JSONSyntaxError) -> Void
   ) throws(JSONSyntaxError) -> Field<Records> where Records: EmptyInitializable {
@@ -203,10 +288,10 @@ private struct Document {
     guard scanner.byte(offset) == 0x5B else {
       if optional && scanner.byte(offset) == 0x6E, try scanner.literal() == nil { return .missing }
       try scanner.skipValue()
-      return .wrongType(at: offset)
+      return settled(Field<Records>.wrongType(at: offset), scanner)
     }
     var records = Records()
-    try scanner.elements { scanner, index throws(JSONSyntaxError) in
+    try scanner.elements(readingOn: true) { scanner, index throws(JSONSyntaxError) in
       try element(&records, &scanner, index)
     }
     return .value(records)
@@ -221,7 +306,7 @@ private struct Document {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = (index, "\(place): expected an object, found \(describe(at: offset))")
+      records.error = (index, "\(place): expected an object, found \(describe(at: offset, in: scanner))")
       return
     }
     var id = Field<Int>.missing
@@ -238,6 +323,7 @@ private struct Document {
         try scanner.skipValue()
       }
     }
+    (id, type, kind) = (settled(id, scanner), settled(type, scanner), settled(kind, scanner))
     do throws(GraphDecodingError) {
       let id = try integer(id, "id", at: place)
       let type = try string(type, "type", at: place)
@@ -245,7 +331,7 @@ private struct Document {
         if case .unknown(let offset) = kind {
           let known = Node.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
           throw GraphDecodingError(
-            "\(place).kind: unknown kind \"\(string(at: offset))\"; expected one of \(known)")
+            "\(place).kind: unknown kind \"\(string(at: offset, in: scanner))\"; expected one of \(known)")
         }
         _ = try string(kind, "kind", at: place)
         return
@@ -267,7 +353,7 @@ private struct Document {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = (index, "\(place): expected an object, found \(describe(at: offset))")
+      records.error = (index, "\(place): expected an object, found \(describe(at: offset, in: scanner))")
       return
     }
     var from = Field<Int>.missing
@@ -295,6 +381,11 @@ private struct Document {
       default: try scanner.skipValue()
       }
     }
+    (from, to, label, ownership) = (
+      settled(from, scanner), settled(to, scanner), settled(label, scanner), settled(ownership, scanner)
+    )
+    (kind, capture, method) = (settled(kind, scanner), settled(capture, scanner), settled(method, scanner))
+    (property, function) = (settled(property, scanner), settled(function, scanner))
     let edge: RawEdge
     do throws(GraphDecodingError) {
       let from = try integer(from, "from", at: place)
@@ -304,7 +395,8 @@ private struct Document {
         if case .unknown(let offset) = ownership {
           let known = Ownership.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
           throw GraphDecodingError(
-            "\(place).ownership: unknown ownership \"\(string(at: offset))\"; expected one of \(known)")
+            "\(place).ownership: unknown ownership \"\(string(at: offset, in: scanner))\"; expected one of \(known)"
+          )
         }
         _ = try string(ownership, "ownership", at: place)
         return
@@ -318,7 +410,7 @@ private struct Document {
           if case .unknown(let offset) = kind {
             let known = Edge.Kind.jsonNames.map { "\"\($0)\"" }.joined(separator: ", ")
             throw GraphDecodingError(
-              "\(place).kind: unknown kind \"\(string(at: offset))\"; expected one of \(known)")
+              "\(place).kind: unknown kind \"\(string(at: offset, in: scanner))\"; expected one of \(known)")
           }
           _ = try string(kind, "kind", at: place)
           throw GraphDecodingError("")
@@ -359,7 +451,7 @@ private struct Document {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = "\(place): expected an object, found \(describe(at: offset))"
+      records.error = "\(place): expected an object, found \(describe(at: offset, in: scanner))"
       return
     }
     var holder = Field<Int>.missing
@@ -373,6 +465,7 @@ private struct Document {
         try scanner.skipValue()
       }
     }
+    (holder, label) = (settled(holder, scanner), settled(label, scanner))
     do throws(GraphDecodingError) {
       let holder = try integer(holder, "holder", at: place)
       let label = try string(label, "label", at: place)
@@ -516,8 +609,10 @@ private struct Document {
     switch field {
     case .value(let value): return value
     case .missing: throw GraphDecodingError("\(Self.join(place, key)): missing field")
-    case .wrongType(let offset), .unknown(let offset):
-      throw GraphDecodingError("\(Self.join(place, key)): expected an integer, found \(describe(at: offset))")
+    case .described(let text):
+      throw GraphDecodingError("\(Self.join(place, key)): expected an integer, found \(text)")
+    case .wrongType, .unknown:
+      throw GraphDecodingError("\(Self.join(place, key)): expected an integer, found a value")
     }
   }
 
@@ -527,9 +622,10 @@ private struct Document {
     switch field {
     case .value(let value): return value
     case .missing: throw GraphDecodingError("\(Self.join(place, key)): missing field")
-    case .wrongType(let offset), .unknown(let offset):
-      throw GraphDecodingError(
-        "\(Self.join(place, key)): expected true or false, found \(describe(at: offset))")
+    case .described(let text):
+      throw GraphDecodingError("\(Self.join(place, key)): expected true or false, found \(text)")
+    case .wrongType, .unknown:
+      throw GraphDecodingError("\(Self.join(place, key)): expected true or false, found a value")
     }
   }
 
@@ -541,8 +637,10 @@ private struct Document {
     switch field {
     case .value(let value): return value
     case .missing: throw GraphDecodingError("\(Self.join(place, key)): missing field")
-    case .wrongType(let offset), .unknown(let offset):
-      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found \(describe(at: offset))")
+    case .described(let text):
+      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found \(text)")
+    case .wrongType, .unknown:
+      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found a value")
     }
   }
 
@@ -559,8 +657,10 @@ private struct Document {
     switch field {
     case .value(let records): return records
     case .missing: throw GraphDecodingError("\(key): missing field")
-    case .wrongType(let offset), .unknown(let offset):
-      throw GraphDecodingError("\(key): expected an array, found \(describe(at: offset))")
+    case .described(let text):
+      throw GraphDecodingError("\(key): expected an array, found \(text)")
+    case .wrongType, .unknown:
+      throw GraphDecodingError("\(key): expected an array, found a value")
     }
   }
 
@@ -573,21 +673,22 @@ private struct Document {
 
   // MARK: describing values
 
-  /// The string at `offset` in the text.
-  func string(at offset: Int) -> String {
-    var scanner = JSONScanner(text, position: offset)
+  /// The string at `offset` in the scanner's window.
+  func string(at offset: Int, in window: JSONScanner) -> String {
+    var scanner = window.rereading(at: offset)
     defer { scanner.deallocate() }
     guard let bytes = try? scanner.string() else { return "" }
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  /// A short description of the value at `offset` for messages: its type and, for scalars, the value.
-  func describe(at offset: Int) -> String {
-    var scanner = JSONScanner(text, position: offset)
+  /// A short description of the value at `offset` in the scanner's window, for messages: its type
+  /// and, for scalars, the value.
+  func describe(at offset: Int, in window: JSONScanner) -> String {
+    var scanner = window.rereading(at: offset)
     defer { scanner.deallocate() }
     switch scanner.byte(offset) {
     case 0x22:
-      let text = string(at: offset)
+      let text = string(at: offset, in: window)
       let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
       return "the string \"\(shown)\""
     case 0x5B: return "an array"
@@ -615,6 +716,7 @@ extension Field {
     case .value(let value): .value(transform(value))
     case .wrongType(let offset): .wrongType(at: offset)
     case .unknown(let offset): .unknown(at: offset)
+    case .described(let text): .described(text)
     }
   }
 }

@@ -3,6 +3,11 @@ internal import Foundation
 /// Why a text is not JSON, in the words Foundation's `JSONSerialization` uses for the same fault.
 struct JSONSyntaxError: Error {
   var reason: String
+
+  /// Not an error of the text: a scanner reading a file in windows reached the end of its window
+  /// (``JSONScanner/refill(keepingFrom:)`` reads on and the value is read again).
+  static let needsMore = JSONSyntaxError(reason: "")
+  var needsMore: Bool { reason.isEmpty }
 }
 
 /// Reads JSON from UTF-8 bytes token by token, without building a tree: the reader asks for the
@@ -15,10 +20,22 @@ struct JSONScanner {
   /// The deepest nesting of arrays and objects `JSONSerialization` reads.
   static let maximumDepth = 512
 
-  private let base: UnsafePointer<UInt8>
-  let count: Int
-  /// The offset of the next byte to read.
+  private var base: UnsafePointer<UInt8>
+  /// The bytes in the window, from ``base``.
+  private(set) var count: Int
+  /// The offset in the window of the next byte to read.
   private(set) var position: Int
+  /// Whether the window ends where the text ends (always, unless the text is read from a file).
+  private(set) var isFinal = true
+  /// The offset in the text of the window's first byte.
+  private(set) var consumed = 0
+  /// How many times the window moved: a saved offset is valid while this is unchanged.
+  private(set) var moves = 0
+  /// A file's bytes in a window, and how to read more (nil when the whole text is in memory).
+  private var window: UnsafeMutableBufferPointer<UInt8>?
+  private let source: ((UnsafeMutableRawBufferPointer) -> Int)?
+  /// Whether reading the file failed (the text then ends there).
+  private(set) var readFailed = false
   /// How many arrays and objects are open around ``position``.
   private(set) var depth = 0
   /// Strings with escapes are decoded here (grown as needed, freed by ``deallocate()``).
@@ -33,11 +50,115 @@ struct JSONScanner {
     count = buffer.count
     self.position = position
     scratch = .allocate(capacity: 64)
+    window = nil
+    source = nil
+  }
+
+  /// A scanner of a text read from `source` (which fills the buffer it is given and returns how
+  /// many bytes it read, 0 at the end, -1 on failure) in a window of `windowSize` bytes at first,
+  /// grown when one value needs more; `initial` is what was read already (at most `windowSize`).
+  init(
+    initial: UnsafeBufferPointer<UInt8>, windowSize: Int,
+    source: @escaping (UnsafeMutableRawBufferPointer) -> Int
+  ) {
+    let window = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(windowSize, initial.count, 16))
+    _ = window.initialize(from: initial)
+    base = UnsafePointer(window.baseAddress.unsafelyUnwrapped)
+    count = initial.count
+    position = 0
+    scratch = .allocate(capacity: 64)
+    self.window = window
+    self.source = source
+    isFinal = false
   }
 
   nonisolated(unsafe) private static let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
-  func deallocate() { scratch.deallocate() }
+  func deallocate() {
+    scratch.deallocate()
+    window?.deallocate()
+  }
+
+  /// A scanner of the window as it is, to read again a value already read (for a message).
+  func rereading(at offset: Int) -> JSONScanner {
+    JSONScanner(UnsafeBufferPointer(start: base, count: count), position: offset)
+  }
+
+  // MARK: the window
+
+  /// Moves the window to start at `start` (an offset in it) and reads on; the window grows when
+  /// what it keeps fills more than half of it. At the end of the file, the window is final.
+  mutating func refill(keepingFrom start: Int) {
+    guard let source, var buffer = window, !isFinal else { return }
+    let kept = count - start
+    if kept * 2 > buffer.count {
+      let grown = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: buffer.count * 2)
+      (grown.baseAddress.unsafelyUnwrapped).update(from: base + start, count: kept)
+      buffer.deallocate()
+      buffer = grown
+      window = grown
+    } else if kept > 0 && start > 0 {
+      (buffer.baseAddress.unsafelyUnwrapped).update(from: base + start, count: kept)
+    }
+    var filled = kept
+    while filled < buffer.count {
+      let read = source(
+        UnsafeMutableRawBufferPointer(
+          start: buffer.baseAddress.unsafelyUnwrapped + filled, count: buffer.count - filled))
+      if read <= 0 {
+        readFailed = read < 0
+        isFinal = true
+        break
+      }
+      filled += read
+    }
+    base = UnsafePointer(buffer.baseAddress.unsafelyUnwrapped)
+    consumed += start
+    position -= start
+    count = filled
+    moves += 1
+  }
+
+  /// Reads on when fewer than `amount` bytes are left in the window.
+  @inline(__always) mutating func ensureAhead(_ amount: Int) {
+    if !isFinal && count - position < amount { refill(keepingFrom: position) }
+  }
+
+  /// ``skipWhitespace()``, reading on at the end of the window: only where no offset is kept.
+  mutating func skipWhitespaceReadingOn() -> Int {
+    while true {
+      let next = skipWhitespace()
+      if next >= 0 || isFinal { return next }
+      refill(keepingFrom: position)
+    }
+  }
+
+  /// Reads a value with `body` from the position, again from the same place with more of the file
+  /// in the window whenever the window ends before the value does.
+  mutating func rereadingOn<Value>(_ body: (inout JSONScanner) throws(JSONSyntaxError) -> Value)
+    throws(JSONSyntaxError) -> Value
+  {
+    ensureAhead(Self.lookahead)
+    while true {
+      let (start, depth, skipped, moves) = (position, self.depth, skipping.count, self.moves)
+      do throws(JSONSyntaxError) {
+        return try body(&self)
+      } catch let error where error.needsMore {
+        // The window moved inside the value only if the value reads on itself: then it cannot be
+        // read again (never the case for the values read here).
+        guard self.moves == moves else {
+          throw JSONSyntaxError(reason: "Unexpected end of file during JSON parse.")
+        }
+        position = start
+        self.depth = depth
+        skipping.removeLast(skipping.count - skipped)
+        refill(keepingFrom: start)
+      }
+    }
+  }
+
+  /// How much of the file the window holds ahead of a value before reading it.
+  static let lookahead = 1 << 16
 
   // MARK: bytes
 
@@ -58,14 +179,17 @@ struct JSONScanner {
 
   /// The error for the byte at `offset`: the end of the text, or a byte that cannot be there.
   func unexpected(at offset: Int) -> JSONSyntaxError {
-    offset >= count
+    if offset >= count && !isFinal { return .needsMore }
+    return offset >= count
       ? JSONSyntaxError(reason: "Unexpected end of file during JSON parse.")
-      : JSONSyntaxError(reason: "Invalid value around character \(offset).")
+      : JSONSyntaxError(reason: "Invalid value around character \(consumed + offset).")
   }
 
   /// After a value: only whitespace may follow the top level.
   mutating func expectEnd() throws(JSONSyntaxError) {
-    if skipWhitespace() >= 0 { throw JSONSyntaxError(reason: "Invalid value around character \(position).") }
+    if skipWhitespaceReadingOn() >= 0 {
+      throw JSONSyntaxError(reason: "Invalid value around character \(consumed + position).")
+    }
   }
 
   /// Skips whitespace and a colon and the whitespace after it, up to a member's value.
@@ -78,7 +202,7 @@ struct JSONScanner {
   private mutating func open() throws(JSONSyntaxError) {
     guard depth < Self.maximumDepth else {
       throw JSONSyntaxError(
-        reason: "Too many nested arrays or dictionaries around character \(position + 1).")
+        reason: "Too many nested arrays or dictionaries around character \(consumed + position + 1).")
     }
     depth += 1
     position += 1
@@ -89,11 +213,15 @@ struct JSONScanner {
   /// Reads the object at the position (`{`), calling `member` with each key (valid until the next
   /// string is read) while the position is at the key's value; `member` must read or skip the value.
   /// A key given twice is given twice: the last value wins, as in Foundation.
+  /// `readingOn`: the window reads on between members, and a member is read again when the window
+  /// ends inside it (``rereadingOn(_:)``); `member` must then change nothing before it has read the
+  /// value whole.
   @inline(__always) mutating func members(
+    readingOn: Bool = false,
     _ member: (inout JSONScanner, UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> Void
   ) throws(JSONSyntaxError) {
     try open()
-    var next = skipWhitespace()
+    var next = readingOn ? skipWhitespaceReadingOn() : skipWhitespace()
     if next == 0x7D {
       position += 1
       depth -= 1
@@ -101,13 +229,21 @@ struct JSONScanner {
     }
     while true {
       guard next == 0x22 else { throw unexpected(at: position) }
-      let key = try string()
-      try expectColon()
-      try member(&self, key)
-      next = skipWhitespace()
+      if readingOn {
+        try rereadingOn { scanner throws(JSONSyntaxError) in
+          let key = try scanner.string()
+          try scanner.expectColon()
+          try member(&scanner, key)
+        }
+      } else {
+        let key = try string()
+        try expectColon()
+        try member(&self, key)
+      }
+      next = readingOn ? skipWhitespaceReadingOn() : skipWhitespace()
       if next == 0x2C {
         position += 1
-        next = skipWhitespace()
+        next = readingOn ? skipWhitespaceReadingOn() : skipWhitespace()
         if next == 0x7D { break }  // a trailing comma, which Foundation accepts
       } else if next == 0x7D {
         break
@@ -121,11 +257,12 @@ struct JSONScanner {
 
   /// Reads the array at the position (`[`), calling `element` with each element's index while the
   /// position is at the element; `element` must read or skip it.
+  /// `readingOn`: as for ``members(readingOn:_:)``.
   @inline(__always) mutating func elements(
-    _ element: (inout JSONScanner, Int) throws(JSONSyntaxError) -> Void
+    readingOn: Bool = false, _ element: (inout JSONScanner, Int) throws(JSONSyntaxError) -> Void
   ) throws(JSONSyntaxError) {
     try open()
-    var next = skipWhitespace()
+    var next = readingOn ? skipWhitespaceReadingOn() : skipWhitespace()
     var index = 0
     if next == 0x5D {
       position += 1
@@ -133,12 +270,16 @@ struct JSONScanner {
       return
     }
     while true {
-      try element(&self, index)
+      if readingOn {
+        try rereadingOn { scanner throws(JSONSyntaxError) in try element(&scanner, index) }
+      } else {
+        try element(&self, index)
+      }
       index += 1
-      next = skipWhitespace()
+      next = readingOn ? skipWhitespaceReadingOn() : skipWhitespace()
       if next == 0x2C {
         position += 1
-        next = skipWhitespace()
+        next = readingOn ? skipWhitespaceReadingOn() : skipWhitespace()
         if next == 0x5D { break }  // a trailing comma
       } else if next == 0x5D {
         break
@@ -275,7 +416,7 @@ struct JSONScanner {
       digits = 1
       let next = byte(position)
       if next >= 0x30 && next <= 0x39 {
-        throw JSONSyntaxError(reason: "Number with leading zero around character \(position).")
+        throw JSONSyntaxError(reason: "Number with leading zero around character \(consumed + position).")
       }
     } else {
       while position < count {
@@ -301,7 +442,8 @@ struct JSONScanner {
       try skipDigits()
     }
     switch byte(position) {
-    case -1, 0x20, 0x0A, 0x0D, 0x09, 0x2C, 0x5D, 0x7D: break
+    case -1: if !isFinal { throw .needsMore }
+    case 0x20, 0x0A, 0x0D, 0x09, 0x2C, 0x5D, 0x7D: break
     default: throw unexpected(at: position)
     }
     if isInteger && digits <= 18 { return .integer(negative ? -value : value) }
@@ -360,7 +502,7 @@ struct JSONScanner {
       if next == 0x22 {
         let bytes = UnsafeBufferPointer(start: base + start, count: position - start)
         position += 1
-        if high >= 0x80 { try Self.validate(bytes, at: start) }
+        if high >= 0x80 { try Self.validate(bytes, at: consumed + start) }
         return bytes
       }
       if next == 0x5C || next < 0x20 { break }
@@ -407,11 +549,11 @@ struct JSONScanner {
         append(UnsafeBufferPointer(start: base + segment, count: position - segment))
         position += 1
         let bytes = UnsafeBufferPointer(rebasing: scratch[0..<length])
-        try Self.validate(bytes, at: start)
+        try Self.validate(bytes, at: consumed + start)
         return bytes
       }
       if next < 0x20 {
-        throw JSONSyntaxError(reason: "Unescaped control character around character \(position).")
+        throw JSONSyntaxError(reason: "Unescaped control character around character \(consumed + position).")
       }
       guard next == 0x5C else {
         position += 1
@@ -433,7 +575,7 @@ struct JSONScanner {
         segment = position
         continue
       case -1: throw unexpected(at: position)
-      default: throw JSONSyntaxError(reason: "Invalid escape sequence around character \(escape).")
+      default: throw JSONSyntaxError(reason: "Invalid escape sequence around character \(consumed + escape).")
       }
       position += 1
       segment = position
@@ -483,7 +625,8 @@ struct JSONScanner {
       case 0x61...0x66: nibble = digit - 0x57
       default:
         let text = String(decoding: UnsafeBufferPointer(start: base + position, count: 4), as: UTF8.self)
-        throw JSONSyntaxError(reason: "Invalid hex encoded sequence in \"\(text)\" at \(position).")
+        throw JSONSyntaxError(
+          reason: "Invalid hex encoded sequence in \"\(text)\" at \(consumed + position).")
       }
       value = value << 4 | UInt16(nibble)
     }
@@ -540,6 +683,20 @@ struct JSONScanner {
 }
 
 extension JSONScanner {
+  /// Whether a text longer than `prefix` (at least 4 bytes) is UTF-8 as ``utf8(of:)`` detects it,
+  /// and how many bytes of byte order mark to skip.
+  static func detectedEncoding(ofLongText prefix: UnsafeBufferPointer<UInt8>) -> (isUTF8: Bool, skip: Int) {
+    let (first, second, third, fourth) = (prefix[0], prefix[1], prefix[2], prefix[3])
+    if first == 0xEF && second == 0xBB && third == 0xBF { return (true, 3) }
+    if (first == 0xFF && second == 0xFE) || (first == 0xFE && second == 0xFF) { return (false, 0) }
+    let isZero = (first == 0, second == 0, third == 0, fourth == 0)
+    switch isZero {
+    case (true, true, true, _), (_, true, true, true), (true, _, true, _), (_, true, _, true):
+      return (false, 0)
+    default: return (true, 0)
+    }
+  }
+
   /// The bytes of a JSON text as UTF-8, detected as `JSONSerialization` detects them: a byte order
   /// mark (UTF-8's is skipped), or the zero bytes of UTF-16 and UTF-32 text; nil when the text is
   /// already UTF-8 (its bytes are then read as they are, from `skip`).
