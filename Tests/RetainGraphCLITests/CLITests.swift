@@ -46,8 +46,10 @@ import Testing
   /// Runs `retain-graph` with `arguments`: its standard output is captured, or goes to `stdout` when
   /// given (a device, a pipe whose reader is gone). With `ignoringSIGPIPE`, it is started through
   /// `sh` with SIGPIPE ignored (`trap '' PIPE`, which `exec` keeps), as CI runners and Python do.
-  static func run(arguments: [String], stdout: FileHandle? = nil, ignoringSIGPIPE: Bool = false) throws -> Run
-  {
+  static func run(
+    arguments: [String], stdout: FileHandle? = nil, ignoringSIGPIPE: Bool = false,
+    environment: [String: String] = [:]
+  ) throws -> Run {
     let process = Process()
     let executable: URL = try #require(Self.executable, "retain-graph was not built next to the tests")
     if ignoringSIGPIPE {
@@ -64,6 +66,7 @@ import Testing
     process.standardInput = FileHandle.nullDevice
     // Help is wrapped to the terminal's width, read from COLUMNS when there is no terminal: fix it.
     process.environment = ProcessInfo.processInfo.environment.merging(["COLUMNS": "80"]) { $1 }
+      .merging(environment) { $1 }
     try process.run()
     let captured = stdout == nil ? output.fileHandleForReading.readDataToEndOfFile() : Data()
     let stderr = errors.fileHandleForReading.readDataToEndOfFile()

@@ -1,8 +1,9 @@
 import DequeModule
 import Foundation
 import OrderedCollections
-import RetainGraph
 import Testing
+
+@testable import RetainGraph
 
 @Suite("Value shapes")
 struct ValueShapeTests {
@@ -178,8 +179,9 @@ struct ValueShapeTests {
       ])
   }
 
-  /// Element indices beyond what an edge packs with its label get a label of their own.
-  @Test func largeArraysKeepEveryIndex() {
+  /// Element indices beyond what an edge packs with its label are kept beside the edges: every
+  /// index is there, and the graph still has one label for the array (not one per element).
+  @Test func largeArraysKeepEveryIndex() throws {
     final class Big {
       var items = (0..<70_000).map { _ in Leaf() }
     }
@@ -189,5 +191,9 @@ struct ValueShapeTests {
     #expect(graph.edge(at: 65_536).label == "items[65536]")
     #expect(graph.edge(at: 69_999).label == "items[69999]")
     #expect(Set(graph.edges.map(\.to)).count == 70_000)
+    #expect(graph.storage.labels.count < 4, "\(graph.storage.labels.count) labels")
+    #expect(graph.storage.wideLabels.pairs.count == 70_000 - 65_536)
+    let read = try ObjectGraph(jsonData: graph.jsonData())
+    #expect(read.edges == graph.edges)
   }
 }

@@ -55,10 +55,10 @@ extension FixPlan {
     let holder = storage.typeName(Int(edge.from))
     let reference = storage.reference(edge)
     switch storage.nodeKinds[Int(edge.from)] {
-    case .closure, .task: return "capture\t\(holder)\t\(reference.text(number: edge.index))"
+    case .closure, .task: return "capture\t\(holder)\t\(reference.text(number: storage.index(edge)))"
     default: break
     }
-    let property = reference.property ?? reference.text(number: edge.index)
+    let property = reference.property ?? reference.text(number: storage.index(edge))
     switch reference.kind {
     case .singleCapture:
       return "closure\t" + (reference.function ?? "\(holder).\(property)")
@@ -71,7 +71,7 @@ extension FixPlan {
   /// target's type name (names only, so that the plan does not depend on node ids).
   func sortKey(_ edgeIndex: Int32) -> String {
     let edge = storage.edges[Int(edgeIndex)]
-    let reference = storage.reference(edge).text(number: edge.index)
+    let reference = storage.label(edge)
     return "\(storage.typeName(Int(edge.from)))\t\(reference)\t\(storage.typeName(Int(edge.to)))"
   }
 }

@@ -171,6 +171,7 @@ extension GraphTransfer {
 
       let edgeCount = try count("edges", minimumSize: 16)
       var edges = ChunkedArray<CompactEdge>()
+      var wideLabels = WideLabels()
       for edge in 0..<edgeCount {
         let from = try index("edges[\(edge)].from", below: nodeCount)
         let to = try index("edges[\(edge)].to", below: nodeCount)
@@ -185,7 +186,7 @@ extension GraphTransfer {
         let indexWord = try u32("edges[\(edge)].index")
         let elementIndex = indexWord == GraphTransfer.noIndex ? -1 : Int32(clamping: indexWord)
         guard
-          let compact = CompactEdge(
+          let compact = wideLabels.edge(
             from: from, to: to, label: Int32(label), index: elementIndex,
             ownership: Ownership(code: UInt8(labelWord & 3)))
         else {
@@ -206,7 +207,8 @@ extension GraphTransfer {
       guard left == 0 else { throw malformed("\(left) bytes follow the end marker") }
 
       let storage = GraphStorage(
-        typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels, edges: edges)
+        typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels, edges: edges,
+        wideLabels: wideLabels)
       return ObjectGraph(
         storage: storage, root: root, isTruncated: flags == 1, danglingReferences: dangling, notes: notes,
         libraryModules: libraryModules, objectAddresses: objectAddresses)

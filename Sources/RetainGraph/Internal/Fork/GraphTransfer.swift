@@ -54,8 +54,9 @@ package enum GraphTransfer {
       for edge in storage.edges {
         writer.append(UInt32(bitPattern: edge.from))
         writer.append(UInt32(bitPattern: edge.to))
-        writer.append(UInt32(bitPattern: edge.label) << 2 | UInt32(edge.ownership.code))
-        writer.append(edge.index < 0 ? noIndex : UInt32(edge.index))
+        let (label, index) = storage.wideLabels.resolve(edge)
+        writer.append(UInt32(bitPattern: label) << 2 | UInt32(edge.ownership.code))
+        writer.append(index < 0 ? noIndex : UInt32(index))
       }
       writer.append(UInt32(graph.danglingReferences.count))
       for dangling in graph.danglingReferences {

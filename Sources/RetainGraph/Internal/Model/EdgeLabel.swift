@@ -72,13 +72,6 @@ struct ReferencePath: Hashable, Sendable {
     }
   }
 
-  /// The same reference with `number` written into it (for an edge that cannot keep it apart).
-  func baking(_ number: Int32) -> ReferencePath {
-    var baked = self
-    baked.number = number
-    return baked
-  }
-
   // MARK: - Made by the walk
 
   /// How the walk found a closure stored at a path.

@@ -1,8 +1,10 @@
 internal import Synchronization
 
 /// An edge in compact form, 12 bytes: its ends, and one word holding the ownership (2 bits) and the
-/// label: an interned label (29 bits), or an interned label and an element index appended as
-/// `[index]` (13 + 16 bits) when both fit, so that a million `items[i]` share one label.
+/// label: an interned label (28 bits), or an interned label and an element index appended as
+/// `[index]` (13 + 16 bits) when both fit, so that a million `items[i]` share one label; or, when
+/// they do not fit (`items[70000]`), the position of the pair in its storage's ``WideLabels``.
+/// Read its label and index through ``GraphStorage/labelID(_:)`` and ``GraphStorage/index(_:)``.
 struct CompactEdge: Sendable {
   var from: Int32
   var to: Int32
@@ -13,29 +15,73 @@ struct CompactEdge: Sendable {
   static let packedLabelLimit: Int32 = 1 << 13
   static let packedIndexLimit: Int32 = 1 << 16
 
+  /// Labels from this value up name a pair in ``WideLabels`` (a label and an index that do not
+  /// pack together), not an interned label.
+  static let wideBase: Int32 = 1 << 28
+
   /// An edge whose label is `label`, with `index` (when ≥ 0) appended; nil when they cannot be
-  /// packed together (see ``packedLabelLimit`` and ``packedIndexLimit``).
+  /// packed together (see ``packedLabelLimit`` and ``packedIndexLimit``): then store it with
+  /// ``WideLabels/edge(from:to:label:index:ownership:)``.
   init?(from: Int, to: Int, label: Int32, index: Int32 = -1, ownership: Ownership) {
-    self.from = Int32(truncatingIfNeeded: from)
-    self.to = Int32(truncatingIfNeeded: to)
     if index < 0 {
-      guard label < 1 << 29 else { return nil }
-      word = UInt32(bitPattern: label) << 3 | UInt32(ownership.code)
+      guard label < Self.wideBase else { return nil }
+      self.init(from: from, to: to, word: UInt32(bitPattern: label) << 3 | UInt32(ownership.code))
     } else {
       guard label < Self.packedLabelLimit, index < Self.packedIndexLimit else { return nil }
-      word =
-        UInt32(bitPattern: index) << 16 | UInt32(bitPattern: label) << 3 | Self.indexedFlag
-        | UInt32(ownership.code)
+      self.init(
+        from: from, to: to,
+        word: UInt32(bitPattern: index) << 16 | UInt32(bitPattern: label) << 3 | Self.indexedFlag
+          | UInt32(ownership.code))
     }
   }
 
-  var label: Int32 {
+  fileprivate init(from: Int, to: Int, word: UInt32) {
+    self.from = Int32(truncatingIfNeeded: from)
+    self.to = Int32(truncatingIfNeeded: to)
+    self.word = word
+  }
+
+  /// The interned label, or ``wideBase`` + the position of the edge's pair in its ``WideLabels``.
+  fileprivate var packedLabel: Int32 {
     word & Self.indexedFlag == 0 ? Int32(bitPattern: word >> 3) : Int32(bitPattern: (word >> 3) & 0x1FFF)
   }
-  /// The element index appended to the label, or -1.
-  var index: Int32 { word & Self.indexedFlag == 0 ? -1 : Int32(bitPattern: word >> 16) }
+  /// The element index packed with the label, or -1.
+  fileprivate var packedIndex: Int32 { word & Self.indexedFlag == 0 ? -1 : Int32(bitPattern: word >> 16) }
   var ownership: Ownership { Ownership(code: UInt8(word & 3)) }
   var isStrong: Bool { word & 3 == 0 }
+}
+
+/// The labels and element indices of edges whose pair does not pack into a ``CompactEdge``
+/// (`items[70000]`): kept beside the edges, so that a million-element array needs no label per
+/// element.
+struct WideLabels: Sendable {
+  private(set) var pairs = ChunkedArray<WidePair>()
+
+  struct WidePair: Sendable {
+    var label: Int32
+    var index: Int32
+  }
+
+  /// An edge naming `label` and `index`, packed when they fit and otherwise through a new pair;
+  /// nil when neither can hold it (more than 2²⁸ labels or pairs).
+  mutating func edge(from: Int, to: Int, label: Int32, index: Int32, ownership: Ownership) -> CompactEdge? {
+    if let packed = CompactEdge(from: from, to: to, label: label, index: index, ownership: ownership) {
+      return packed
+    }
+    guard label < CompactEdge.wideBase, pairs.count < Int(CompactEdge.wideBase) else { return nil }
+    pairs.append(WidePair(label: label, index: index))
+    return CompactEdge(
+      from: from, to: to,
+      word: UInt32(bitPattern: CompactEdge.wideBase + Int32(pairs.count - 1)) << 3 | UInt32(ownership.code))
+  }
+
+  /// The interned label and the element index (-1 for none) of `edge`.
+  func resolve(_ edge: CompactEdge) -> (label: Int32, index: Int32) {
+    let label = edge.packedLabel
+    guard label >= CompactEdge.wideBase else { return (label, edge.packedIndex) }
+    let pair = pairs[Int(label - CompactEdge.wideBase)]
+    return (pair.label, pair.index)
+  }
 }
 
 extension Ownership {
@@ -67,18 +113,21 @@ final class GraphStorage: Sendable {
   /// The structured labels the edges name (see ``CompactEdge/label``).
   let labels: [ReferencePath]
   let edges: ChunkedArray<CompactEdge>
+  /// The label and index pairs of edges too wide to pack.
+  let wideLabels: WideLabels
   private let materialized = Mutex<(nodes: [Node]?, edges: [Edge]?)>((nil, nil))
   private let rootSearch = Mutex<(root: Int, distances: RootDistances)?>(nil)
 
   init(
     typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [ReferencePath],
-    edges: ChunkedArray<CompactEdge>
+    edges: ChunkedArray<CompactEdge>, wideLabels: WideLabels = WideLabels()
   ) {
     self.typeNames = typeNames
     self.nodeTypes = nodeTypes
     self.nodeKinds = nodeKinds
     self.labels = labels
     self.edges = edges
+    self.wideLabels = wideLabels
   }
 
   /// Interns the names and labels of public nodes and edges (ids already validated); nil when
@@ -117,15 +166,27 @@ final class GraphStorage: Sendable {
 
   func shortTypeName(_ node: Int) -> String { TypeNames.short(typeName(node)) }
 
+  /// The interned label of `edge` (an index into ``labels``).
+  func labelID(_ edge: CompactEdge) -> Int32 { wideLabels.resolve(edge).label }
+
+  /// The element index `edge` appends to its label, or -1.
+  func index(_ edge: CompactEdge) -> Int32 { wideLabels.resolve(edge).index }
+
   /// The label text of `edge`.
-  func label(_ edge: CompactEdge) -> String { labels[Int(edge.label)].text(number: edge.index) }
+  func label(_ edge: CompactEdge) -> String {
+    let (label, index) = wideLabels.resolve(edge)
+    return labels[Int(label)].text(number: index)
+  }
 
   /// How `edge` is stored in its holder.
-  func reference(_ edge: CompactEdge) -> ReferencePath { labels[Int(edge.label)] }
+  func reference(_ edge: CompactEdge) -> ReferencePath { labels[Int(labelID(edge))] }
 
   /// Where in its holder `edge` is stored, without what its kind adds (`greeting` for
   /// `greeting (closure)`).
-  func storagePath(_ edge: CompactEdge) -> String { labels[Int(edge.label)].storagePath(number: edge.index) }
+  func storagePath(_ edge: CompactEdge) -> String {
+    let (label, index) = wideLabels.resolve(edge)
+    return labels[Int(label)].storagePath(number: index)
+  }
 
   func node(_ id: Int) -> Node {
     Node(id: id, typeName: typeName(id), kind: nodeKinds[id])
@@ -133,9 +194,10 @@ final class GraphStorage: Sendable {
 
   func edge(_ index: Int) -> Edge {
     let compact = edges[index]
-    let reference = labels[Int(compact.label)]
+    let (label, number) = wideLabels.resolve(compact)
+    let reference = labels[Int(label)]
     return Edge(
-      from: Int(compact.from), to: Int(compact.to), label: reference.text(number: compact.index),
+      from: Int(compact.from), to: Int(compact.to), label: reference.text(number: number),
       ownership: compact.ownership, kind: reference.kind, property: reference.property,
       closureFunction: reference.function)
   }

@@ -39,6 +39,7 @@ struct Recorder {
   private(set) var nodeKinds: [Node.Kind] = []
   private var labels = Interner<ReferencePath>()
   private var edges = ChunkedArray<CompactEdge>()
+  private var wideLabels = WideLabels()
   /// Node id by object address. Every object stays alive (in `keepAlive`) until the walk ends, so
   /// an address cannot be reused for another object meanwhile.
   private var identities = IdentityTable()
@@ -129,19 +130,15 @@ struct Recorder {
 
   func label(_ id: Int32) -> ReferencePath { labels.values[Int(id)] }
 
-  /// Appends an edge. A label and index too large to pack together get a label of their own
-  /// (`items[70000]`). Returns false when no label can name the edge (more than 2²⁹ distinct labels).
+  /// Appends an edge. A label and index too large to pack together (`items[70000]`) are kept as a
+  /// pair beside the edges. Returns false when no label can name the edge (more than 2²⁸ distinct
+  /// labels or wide pairs).
   mutating func appendEdge(
     from holder: Int, to target: Int, labelID: Int32, index: Int32, ownership: Ownership
   ) -> Bool {
-    if let edge = CompactEdge(from: holder, to: target, label: labelID, index: index, ownership: ownership) {
-      edges.append(edge)
-      return true
-    }
-    let baked = label(labelID).baking(index)
-    guard let edge = CompactEdge(from: holder, to: target, label: intern(baked), ownership: ownership) else {
-      return false
-    }
+    guard
+      let edge = wideLabels.edge(from: holder, to: target, label: labelID, index: index, ownership: ownership)
+    else { return false }
     edges.append(edge)
     return true
   }
@@ -208,7 +205,8 @@ struct Recorder {
     for object in keepAlive { object?.release() }
     keepAlive = ChunkedArray()
     let storage = GraphStorage(
-      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels.values, edges: edges)
+      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels.values, edges: edges,
+      wideLabels: wideLabels)
     return (storage, objects, objectAddresses)
   }
 }
