@@ -68,7 +68,9 @@ import Testing
   /// The Chromium to run: `RETAIN_GRAPH_CHROMIUM`, else `chromium` or `chromium-browser` on the PATH.
   static let chromium: String? = {
     let environment = ProcessInfo.processInfo.environment
-    if let path = environment["RETAIN_GRAPH_CHROMIUM"], !path.isEmpty { return path }
+    if let path = environment["RETAIN_GRAPH_CHROMIUM"], !path.isEmpty {
+      return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }
     let folders = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
     for name in ["chromium", "chromium-browser"] {
       for folder in folders where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
@@ -79,7 +81,8 @@ import Testing
   }()
 
   static let missingChromium =
-    "Chromium is not installed (no chromium or chromium-browser on the PATH, no RETAIN_GRAPH_CHROMIUM): "
+    "Chromium is not installed (no chromium or chromium-browser on the PATH; or RETAIN_GRAPH_CHROMIUM names "
+    + "no executable): "
     + "`make deps` installs it (apt-get install chromium on Debian); this test loads the html page in it"
 
   /// Loads `file#fragment` in headless Chromium and returns the DOM once the page's script ran.

@@ -59,12 +59,23 @@ extension ObjectGraph {
         (distance[fix.loop[$0].from], $0) < (distance[fix.loop[$1].from], $1)
       })
     else { return ([], false) }
-    let loop = Array(fix.loop[entry...] + fix.loop[..<entry])
-    let start = fix.loop[entry].from
-    let prefix = search.pathEdges(to: start, in: storage)
-    let lines = traceLines(
-      along: (prefix ?? []).map { storage.edge(Int($0)) } + loop, indent: indent, marked: fix.edge,
-      closesLoop: true, maxHops: maxHops)
+    let prefix = search.pathEdges(to: fix.loop[entry].from, in: storage)
+    // The path from the root, then round the loop from its entry, made edge by edge when printed:
+    // a million-edge loop is not copied for a trace of a few dozen lines.
+    let prefixEdges = prefix ?? []
+    let count = prefixEdges.count + fix.loop.count
+    func edge(_ index: Int) -> Edge {
+      index < prefixEdges.count
+        ? storage.edge(Int(prefixEdges[index]))
+        : fix.loop[(entry + index - prefixEdges.count) % fix.loop.count]
+    }
+    let lines = LeakTrace.lines(
+      start: displayName(count == 0 ? root : edge(0).from), hopCount: count,
+      hop: { index in
+        let edge = edge(index)
+        return (label: edge.label, ownership: edge.ownership, target: displayName(edge.to))
+      },
+      indent: indent, marked: (0..<count).first { edge($0) == fix.edge }, closesLoop: true, maxHops: maxHops)
     return (lines, prefix != nil)
   }
 }
