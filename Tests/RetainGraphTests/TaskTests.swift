@@ -180,6 +180,13 @@ struct TaskTests {
         #expect(graph.edges.contains { $0.from == child.to && $0.to == 0 && $0.kind == .suspendedFrame })
       }
       #expect(graph.notes == [], "\(graph.report())")
+      let fix = graph.cycles.first?.fixPlan.first?.fix
+      #expect(
+        fix
+          == (label == "async let task"
+            ? "the frame of the async let task of the task stored in ChildTaskOwner.task holds a strong childTaskOwner across an await: re-check `childTaskOwner` after each await or cancel the task"
+            : "the frame of a task group's child task of the task stored in ChildTaskOwner.task (closure #1 in closure #1 in closure #1 in ChildTaskOwner.startGroup(children:)) holds a strong self across an await: re-check `self` after each await or cancel the task (3 references: one in each of 3 holders)"),
+        "\(graph.report())")
     }
   }
 

@@ -106,7 +106,22 @@ extension Advice {
     let place = storing.map {
       "\(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
     }
-    let theTask = place.map { "the task stored in \($0)" } ?? "a task"
+    var theTask = place.map { "the task stored in \($0)" } ?? "a task"
+    // A child task (`async let`, a task group's) is held by its parent task: name it through the
+    // parent and where the parent is stored.
+    if let storing, storage.nodeKinds[Int(storing.from)] == .task {
+      let parent = Int(storing.from)
+      let parentStoring = storage.edges.first {
+        Int($0.to) == parent && $0.isStrong && storage.nodeKinds[Int($0.from)] != .task
+      }
+      let parentPlace = parentStoring.map {
+        "the task stored in \(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
+      }
+      theTask =
+        (storage.storagePath(storing) == asyncLetTaskPath
+          ? "the async let task" : "a task group's child task")
+        + " of \(parentPlace ?? "a task")"
+    }
     let closure = closureSymbol.map(closureName)
     if isFrame {
       return "the frame of \(theTask)\(closure.map { " (\($0))" } ?? "") holds a strong \(captured) "
