@@ -274,6 +274,20 @@ import Testing
     }
   }
 
+  #if os(Linux)
+    /// A file that fails to read is unreadable, not an invalid snapshot (reading `/proc/self/mem` at
+    /// its start fails with EIO); a missing file too.
+    @Test func aFileThatFailsToReadIsUnreadable() {
+      for path in ["/proc/self/mem", "/nonexistent/snapshot.json"] {
+        switch Result(catching: { () throws(SnapshotFileError) in try ObjectGraph(jsonFile: path) }) {
+        case .failure(.unreadable): break
+        case .failure(.invalid(let error)): Issue.record("\(path): \(error)")
+        case .success: Issue.record("\(path) read as a snapshot")
+        }
+      }
+    }
+  #endif
+
   /// A U+FEFF in a string is text like any other: it comes back, escaped or not, first or last.
   /// (Foundation's reader dropped one that opens a string or follows an escape.)
   @Test func byteOrderMarksInStringsAreKept() throws {

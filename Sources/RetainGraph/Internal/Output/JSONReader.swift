@@ -89,7 +89,8 @@ struct JSONReader {
       }
       try scanner.expectEnd()
     } catch {
-      throw GraphDecodingError("not JSON: \(error.reason)")
+      // A file that fails to read ends early: that is the file's fault, not its text's.
+      throw GraphDecodingError(scanner.readFailed ? JSONReader.readFailure : "not JSON: \(error.reason)")
     }
     if scanner.readFailed { throw GraphDecodingError(JSONReader.readFailure) }
     if let topLevel { throw GraphDecodingError("the top level: expected an object, found \(topLevel)") }
