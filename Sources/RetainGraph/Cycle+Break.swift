@@ -33,10 +33,15 @@ extension Cycle {
     /// through the same declaration (a stored property of one type, one closure's capture, one method
     /// reference). `make NoteDetailViewModel.repository weak` weakens that property in every
     /// NoteDetailViewModel on the cycle.
-    public let edges: [Edge]
+    public var edges: [Edge] { brokenEdges.edges }
     /// A loop through ``edge``, starting at the referenced object and ending with ``edge``; it stays
     /// strong when every other reference of the plan is weakened.
-    public let loop: [Edge]
+    public var loop: [Edge] { loopEdges.edges }
+    /// How many references ``edges`` lists (without making them).
+    package var editedReferenceCount: Int { brokenEdges.indices.count }
+    /// ``edges`` and ``loop`` as indices of the graph's edges.
+    let brokenEdges: EdgeIndices
+    let loopEdges: EdgeIndices
     /// The idiom the reference matches.
     public let idiom: Idiom
     /// The fix, one sentence, such as `make Interactor.output weak` or: capture `[weak self]` in
@@ -47,10 +52,10 @@ extension Cycle {
     public let fix: String
 
     /// Creates a break. Only the cycle finder makes them.
-    init(edges: [Edge], loop: [Edge], idiom: Idiom, fix: String) {
-      self.edge = edges[0]
-      self.edges = edges
-      self.loop = loop
+    init(edges: EdgeIndices, loop: EdgeIndices, idiom: Idiom, fix: String) {
+      self.edge = edges.first ?? Edge(from: 0, to: 0, label: "", ownership: .strong)
+      self.brokenEdges = edges
+      self.loopEdges = loop
       self.idiom = idiom
       self.fix = fix
     }

@@ -3,10 +3,16 @@ public struct Cycle: Sendable, Hashable {
   /// The component's nodes, in ascending id order.
   public let members: [Node.ID]
   /// The shortest loop through the member nearest the root, starting and ending at that member.
-  public let path: [Edge]
+  /// (Made from the graph's compact edges each time it is read.)
+  public var path: [Edge] { loopEdges.edges }
   /// The shortest path (over all references) from the root to the loop's first member; empty when
-  /// the root itself is in the cycle or the cycle cannot be reached from the root.
-  public let pathFromRoot: [Edge]
+  /// the root itself is in the cycle or the cycle cannot be reached from the root. (Made from the
+  /// graph's compact edges each time it is read: a graph of many cycles far from its root keeps
+  /// 4 bytes per reference of each path, not an `Edge`.)
+  public var pathFromRoot: [Edge] { rootPathEdges.edges }
+  /// ``path`` and ``pathFromRoot`` as indices of the graph's edges.
+  let loopEdges: EdgeIndices
+  let rootPathEdges: EdgeIndices
   /// The reference to make `weak` first: the first break of ``fixPlan``.
   public let suggestedBreak: Edge
   /// Every reference to weaken so that no strong cycle is left among the members, the most
@@ -47,12 +53,12 @@ public struct Cycle: Sendable, Hashable {
   /// `fixPlan` describes the first; ``suggestedBreak`` is the plan's first break (the first edge of
   /// `path` when the plan is empty). Only the cycle finder makes cycles.
   init(
-    members: [Node.ID], path: [Edge], pathFromRoot: [Edge], fixPlan: [Break], referencesToWeaken: Int,
-    libraryLoopMembers: [Node.ID]
+    members: [Node.ID], path: EdgeIndices, pathFromRoot: EdgeIndices, fixPlan: [Break],
+    referencesToWeaken: Int, libraryLoopMembers: [Node.ID]
   ) {
     self.members = members
-    self.path = path
-    self.pathFromRoot = pathFromRoot
+    self.loopEdges = path
+    self.rootPathEdges = pathFromRoot
     self.fixPlan = fixPlan
     self.referencesToWeaken = max(referencesToWeaken, fixPlan.count)
     self.libraryLoopMembers = libraryLoopMembers
@@ -60,4 +66,28 @@ public struct Cycle: Sendable, Hashable {
       fixPlan.first?.edge ?? path.first
       ?? Edge(from: members.first ?? 0, to: members.first ?? 0, label: "", ownership: .strong)
   }
+}
+
+/// Edges of a graph by their indices in its storage, made into ``Edge`` values when read. Two lists
+/// are equal when they name equal edges (in any graphs).
+struct EdgeIndices: Sendable, Hashable {
+  private let storage: GraphStorage?
+  let indices: [Int32]
+
+  init(_ indices: [Int32], in storage: GraphStorage) {
+    self.indices = indices
+    self.storage = indices.isEmpty ? nil : storage
+  }
+
+  var edges: [Edge] { storage.map { storage in indices.map { storage.edge(Int($0)) } } ?? [] }
+
+  var first: Edge? { indices.first.flatMap { index in storage?.edge(Int(index)) } }
+
+  static func == (lhs: EdgeIndices, rhs: EdgeIndices) -> Bool {
+    guard lhs.indices.count == rhs.indices.count else { return false }
+    if lhs.storage === rhs.storage { return lhs.indices == rhs.indices }
+    return lhs.edges == rhs.edges
+  }
+
+  func hash(into hasher: inout Hasher) { hasher.combine(indices.count) }
 }

@@ -134,7 +134,7 @@ package struct HTMLPage {
       if count > Self.maxMembersListed { members += " … and \(count - Self.maxMembersListed) more" }
       lines.append("<p class=\"members\">\(members)</p>")
       if !cycle.fixPlan.isEmpty {
-        let edits = cycle.referencesToWeaken - cycle.fixPlan.reduce(0) { $0 + $1.edges.count - 1 }
+        let edits = cycle.referencesToWeaken - cycle.fixPlan.reduce(0) { $0 + $1.editedReferenceCount - 1 }
         lines.append("<ul class=\"fixes\">")
         for (number, fix) in cycle.fixPlan.enumerated() {
           let prefix = edits > 1 ? "fix \(number + 1) of \(edits)" : "fix"

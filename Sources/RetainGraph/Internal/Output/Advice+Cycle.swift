@@ -35,15 +35,15 @@ extension Advice {
         : "\(advice.text) (\(edges.count) references: "
           + "\(whichReferences(edges, members: members, holdersOf: holdersOf, in: storage)))"
       return Cycle.Break(
-        edges: edges.map { storage.edge(Int($0)) },
-        loop: planned.loop.map { storage.edge(Int($0)) },
+        edges: EdgeIndices(edges, in: storage),
+        loop: EdgeIndices(planned.loop, in: storage),
         idiom: planned.rule.idiom,
         fix: fix)
     }
     return Cycle(
       members: found.members.map { Int($0) },
-      path: found.loop.map { storage.edge(Int($0)) },
-      pathFromRoot: found.pathFromRoot.map { storage.edge(Int($0)) },
+      path: EdgeIndices(found.loop, in: storage),
+      pathFromRoot: EdgeIndices(found.pathFromRoot, in: storage),
       fixPlan: fixPlan, referencesToWeaken: found.referencesToWeaken,
       libraryLoopMembers: found.libraryLoopMembers.map { Int($0) })
   }

@@ -47,7 +47,7 @@ struct DOTWriter {
     }
     add(graph.root)
     for cycle in graph.cycles {
-      for edge in cycle.pathFromRoot { add(edge.from) }
+      for index in cycle.rootPathEdges.indices { add(Int(graph.storage.edges[Int(index)].from)) }
       for member in cycle.members { add(member) }
     }
     if cyclesOnly { return order }

@@ -54,20 +54,21 @@ extension ObjectGraph {
   ) {
     let search = storage.distances(from: root)
     let distance = search.distance
+    // The loop's edges by index: made into `Edge` values only for the hops printed.
+    let loop = fix.loopEdges.indices
+    func from(_ position: Int) -> Int { Int(storage.edges[Int(loop[position])].from) }
     guard
-      let entry = fix.loop.indices.min(by: {
-        (distance[fix.loop[$0].from], $0) < (distance[fix.loop[$1].from], $1)
-      })
+      let entry = loop.indices.min(by: { (distance[from($0)], $0) < (distance[from($1)], $1) })
     else { return ([], false) }
-    let prefix = search.pathEdges(to: fix.loop[entry].from, in: storage)
+    let prefix = search.pathEdges(to: from(entry), in: storage)
     // The path from the root, then round the loop from its entry, made edge by edge when printed:
     // a million-edge loop is not copied for a trace of a few dozen lines.
     let prefixEdges = prefix ?? []
-    let count = prefixEdges.count + fix.loop.count
+    let count = prefixEdges.count + loop.count
     func edge(_ index: Int) -> Edge {
       index < prefixEdges.count
         ? storage.edge(Int(prefixEdges[index]))
-        : fix.loop[(entry + index - prefixEdges.count) % fix.loop.count]
+        : storage.edge(Int(loop[(entry + index - prefixEdges.count) % loop.count]))
     }
     let lines = LeakTrace.lines(
       start: displayName(count == 0 ? root : edge(0).from), hopCount: count,

@@ -58,7 +58,7 @@ struct ReportWriter {
   /// How many edits a cycle's plan is: one per break, and one per reference not described (a
   /// huge component's plan describes its first breaks only, each one reference).
   static func edits(of cycle: Cycle) -> Int {
-    cycle.referencesToWeaken - cycle.fixPlan.reduce(0) { $0 + $1.edges.count - 1 }
+    cycle.referencesToWeaken - cycle.fixPlan.reduce(0) { $0 + $1.editedReferenceCount - 1 }
   }
 
   /// `2 references to weaken`, or, when an edit weakens several references through one
