@@ -214,9 +214,11 @@ struct ForkedWalkTests {
     #expect(signal == SIGILL || signal == SIGTRAP)
     #expect(tries == ForkedChild.tries)
     let captured = try String(contentsOfFile: path, encoding: .utf8)
-    #expect(
-      captured.components(separatedBy: "Fatal error: ForkedChildFault.trap").count - 1 == tries, "\(captured)"
-    )
+    // Every child that reached the trap wrote its message here. A child can also be replaced
+    // before it gets there (on a loaded machine one stalled on a lock another test's thread held at
+    // the fork, and was killed as stalled), so not every try needs to have written one.
+    let messages = captured.components(separatedBy: "Fatal error: ForkedChildFault.trap").count - 1
+    #expect((1...tries).contains(messages), "\(messages) messages from \(tries) tries: \(captured)")
     expectNoLeftovers(run.traces)
   }
 
