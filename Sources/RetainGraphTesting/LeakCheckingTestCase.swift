@@ -38,7 +38,9 @@ open class LeakCheckingTestCase: XCTestCase {
     addTeardownBlock { [weak self, sweep] in
       guard let self else { return }
       sweep.probes = self.heldObjects().filter { !constants.contains($0.property) }.map {
-        PropertyProbe(property: $0.property, label: $0.label, probe: WeakProbe($0.object))
+        PropertyProbe(
+          property: $0.property, label: $0.label, isWholeProperty: $0.isWholeProperty,
+          probe: WeakProbe($0.object))
       }
     }
     super.invokeTest()
@@ -62,7 +64,7 @@ open class LeakCheckingTestCase: XCTestCase {
         why = holder.explanation(of: graph.nodes[graph.root].shortTypeName)
       }
       let named =
-        entry.label == entry.property
+        entry.isWholeProperty
         ? "`\(entry.property)`" : "`\(entry.label)` (property `\(entry.property)`)"
       let message: String
       if stillHeld.contains(ObjectIdentifier(object)) {
@@ -97,7 +99,9 @@ open class LeakCheckingTestCase: XCTestCase {
       guard let property = edge.property, properties.contains(property), let object = objects[edge.to]
       else { continue }
       held.append(
-        HeldObject(property: property, label: edge.label, ownership: edge.ownership, object: object))
+        HeldObject(
+          property: property, label: edge.label, isWholeProperty: edge.kind == .property,
+          ownership: edge.ownership, object: object))
     }
     return held
   }
@@ -130,6 +134,8 @@ open class LeakCheckingTestCase: XCTestCase {
 private struct HeldObject {
   var property: String
   var label: String
+  /// The property holds the object itself (not in an element, a payload or a closure).
+  var isWholeProperty: Bool
   var ownership: Ownership
   var object: AnyObject
 }
@@ -137,6 +143,7 @@ private struct HeldObject {
 private struct PropertyProbe {
   var property: String
   var label: String
+  var isWholeProperty: Bool
   var probe: WeakProbe
 }
 
