@@ -110,6 +110,15 @@ final class StreamConsumer: @unchecked Sendable {
     }
   }
 
+  /// The twin as it is most often written: `self?.` for each element.
+  func startOptionalChainingPerElement() {
+    task = Task { [weak self, stream] in
+      for await value in stream {
+        self?.total += value
+      }
+    }
+  }
+
   /// The twin: a task that finished before the walk.
   func startFinishing() {
     task = Task { self.total += 1 }

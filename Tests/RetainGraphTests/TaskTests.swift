@@ -39,6 +39,13 @@ struct TaskScenario: Sendable, CustomTestStringConvertible {
     TaskScenario(name: "[weak self] re-checked per element", leaks: false) {
       await StreamConsumer.make({ $0.startRecheckingPerElement() }, elements: 2)
     },
+    // The commonest spelling of the twin: `self?.total += value` leaves the same unnamed temporary.
+    TaskScenario(
+      name: "[weak self] re-checked per element with self?.", leaks: false,
+      knownIssue: TaskScenario.debugStaleTemporary
+    ) {
+      await StreamConsumer.make({ $0.startOptionalChainingPerElement() }, elements: 2)
+    },
     TaskScenario(name: "async let child's frame holds the owner", leaks: true) {
       await ChildTaskOwner.make { $0.startAsyncLet() }
     },
