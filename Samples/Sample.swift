@@ -25,7 +25,7 @@ public struct Sample: Sendable {
     coordinatorParent, coordinatorParentFixed, strongDelegate, strongDelegateFixed, storeSubscription,
     storeSubscriptionFixed, networkCompletion, networkCompletionFixed, finishedCoordinators,
     genericFeedMethod,
-    routeHandler, observationTracking,
+    routeHandler, observationTracking, notesCache, toolHost,
   ]
 
   /// The sample with that name, if there is one.
