@@ -201,17 +201,7 @@ enum SymbolNames {
   /// (demangled, not simplified), from the image's DWARF (`ImageDebugInfo`, read once per image on
   /// first use); empty when the image has no debug information.
   static func inlinedFunctions(ofFunctionAt address: UnsafeRawPointer) -> [String] {
-    guard let info = lookUp(address), let fileName = info.fileName, let (image, base) = image(of: info) else {
-      return []
-    }
-    let path = String(cString: fileName)
-    let debugInfo = debugInfos.withLock { cache in
-      if let known = cache[path] { return known }
-      let loaded = ImageDebugInfo(path: path)
-      cache[path] = loaded
-      return loaded
-    }
-    let start = UInt(bitPattern: address) &- UInt(bitPattern: base) &+ image.loadBase
+    guard let (debugInfo, start) = debugInfo(at: address) else { return [] }
     return debugInfo.inlinedFunctions(at: start).compactMap(demangled)
   }
 
@@ -219,8 +209,15 @@ enum SymbolNames {
   /// suspended at the partial function that starts at `address` (`ImageDebugInfo.deadFrameOffsets`);
   /// empty when the image has no debug information for it.
   static func deadFrameOffsets(resumingAt address: UnsafeRawPointer) -> Set<Int> {
+    guard let (debugInfo, start) = debugInfo(at: address) else { return [] }
+    return debugInfo.deadFrameOffsets(resumingAt: start)
+  }
+
+  /// The debug information of the image that holds `address` (read once per image, on first use)
+  /// and the address as that image's DWARF names it; nil when no image holds it.
+  private static func debugInfo(at address: UnsafeRawPointer) -> (ImageDebugInfo, UInt)? {
     guard let info = lookUp(address), let fileName = info.fileName, let (image, base) = image(of: info) else {
-      return []
+      return nil
     }
     let path = String(cString: fileName)
     let debugInfo = debugInfos.withLock { cache in
@@ -229,8 +226,7 @@ enum SymbolNames {
       cache[path] = loaded
       return loaded
     }
-    let start = UInt(bitPattern: address) &- UInt(bitPattern: base) &+ image.loadBase
-    return debugInfo.deadFrameOffsets(resumingAt: start)
+    return (debugInfo, UInt(bitPattern: address) &- UInt(bitPattern: base) &+ image.loadBase)
   }
 
   /// The symbols of the image that contains `address` (read once and cached), and its base.
