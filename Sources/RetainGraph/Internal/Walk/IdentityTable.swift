@@ -6,8 +6,12 @@
   internal import Darwin
 #endif
 
-/// Node ids by object address: an open-addressing hash table (linear probing, Fibonacci hashing),
-/// cheaper than `Dictionary` for the walk's one lookup per reference. Its slots are whole pages
+/// Node ids by object address: an open-addressing hash table (linear probing), cheaper than
+/// `Dictionary` for the walk's one lookup per reference. An address is hashed by folding its
+/// full-width product with a 64-bit odd constant (high word xor low word): Fibonacci hashing (the
+/// product's top bits) clustered badly on objects allocated at a regular stride (288 bytes apart,
+/// as a class of 160 bytes with an array of 96 each: 35 probes per lookup of a new address at
+/// 100,000 objects, against 1.4 now). Its slots are whole pages
 /// mapped for it, so that its memory goes back to the system as soon as the walk drops it (memory
 /// freed to the allocator stays resident, and would add to the peak of the cycle analysis that
 /// follows).
@@ -16,7 +20,6 @@ final class IdentityTable {
   private var values: UnsafeMutablePointer<Int32>
   private var size: Int
   private var mask: Int
-  private var shift: Int
   private var region: (start: UnsafeMutableRawPointer, length: Int, mapped: Bool)
   private(set) var count = 0
 
@@ -26,21 +29,20 @@ final class IdentityTable {
     let slots = Self.slots(size)
     self.size = slots.size
     mask = slots.mask
-    shift = slots.shift
     region = slots.region
     keys = slots.keys
     values = slots.values
   }
 
-  /// Zeroed slots for a table of `size` (a power of two), and the hashing constants for it.
+  /// Zeroed slots for a table of `size` (a power of two), and its mask.
   private static func slots(_ size: Int) -> (
-    size: Int, mask: Int, shift: Int, region: (start: UnsafeMutableRawPointer, length: Int, mapped: Bool),
+    size: Int, mask: Int, region: (start: UnsafeMutableRawPointer, length: Int, mapped: Bool),
     keys: UnsafeMutablePointer<UInt>, values: UnsafeMutablePointer<Int32>
   ) {
     let region = allocate(bytes: size * (MemoryLayout<UInt>.stride + MemoryLayout<Int32>.stride))
     let keys = region.start.bindMemory(to: UInt.self, capacity: size)
     let values = (region.start + size * MemoryLayout<UInt>.stride).bindMemory(to: Int32.self, capacity: size)
-    return (size, size - 1, UInt.bitWidth - size.trailingZeroBitCount, region, keys, values)
+    return (size, size - 1, region, keys, values)
   }
 
   deinit { Self.free(region) }
@@ -67,7 +69,8 @@ final class IdentityTable {
   }
 
   private func slot(for key: UInt) -> Int {
-    Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
+    let product = key.multipliedFullWidth(by: 0x9E37_79B9_7F4A_7C15)
+    return Int(truncatingIfNeeded: product.high ^ product.low) & mask
   }
 
   subscript(key: UInt) -> Int32? {
@@ -92,7 +95,7 @@ final class IdentityTable {
 
   private func grow() {
     let old = (keys: keys, values: values, size: size, region: region)
-    (size, mask, shift, region, keys, values) = Self.slots(size * 2)
+    (size, mask, region, keys, values) = Self.slots(size * 2)
     count = 0
     for index in 0..<old.size where old.keys[index] != 0 {
       insert(old.keys[index], old.values[index])
