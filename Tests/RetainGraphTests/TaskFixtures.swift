@@ -119,6 +119,27 @@ final class StreamConsumer: @unchecked Sendable {
     }
   }
 
+  /// Not a twin: the right side of an assignment through an optional chain runs only once the chain
+  /// has succeeded, so `self?.total = await …` holds a strong `self` (a temporary, not a variable)
+  /// across the await.
+  func startAssigningAcrossAwait() {
+    task = Task { [weak self, stream] in
+      var iterator = stream.makeAsyncIterator()
+      while !Task.isCancelled { self?.total = await iterator.next() ?? 0 }
+    }
+  }
+
+  /// Not a twin: `self?.add(await …)` holds a strong `self` (a temporary) across the await of its
+  /// argument.
+  func startCallingAcrossAwait() {
+    task = Task { [weak self, stream] in
+      var iterator = stream.makeAsyncIterator()
+      while !Task.isCancelled { self?.add(await iterator.next() ?? 0) }
+    }
+  }
+
+  func add(_ value: Int) { total += value }
+
   /// The twin: a task that finished before the walk.
   func startFinishing() {
     task = Task { self.total += 1 }
@@ -138,7 +159,12 @@ final class StreamConsumer: @unchecked Sendable {
     await waitUntilSettled(task)
     if finishing { await task.value }
     let continuation = consumer.continuation
-    return (consumer, { continuation.finish() })
+    // Cancelled too: a loop over `iterator.next()` goes on after the stream finished.
+    let stop: StopTask = {
+      task.cancel()
+      continuation.finish()
+    }
+    return (consumer, stop)
   }
 }
 

@@ -46,12 +46,13 @@ struct CycleFinder {
   func cycles() -> [FoundCycle] {
     let nodeCount = storage.nodeCount
     var strong = storage.strongRows()
-    strong.backEdgeSpan = [UInt8](repeating: 0, count: strong.targets.count)
-    let components = Tarjan.cyclicComponents(
-      nodeCount: nodeCount, offsets: strong.offsets, successors: strong.targets,
-      backEdgeSpans: &strong.backEdgeSpan)
+    var spans = [UInt8](repeating: 0, count: strong.count)
+    var components = Tarjan.cyclicComponents(
+      nodeCount: nodeCount, offsets: strong.offsets, edgeIndices: strong.edgeIndices, edges: storage.edges,
+      backEdgeSpans: &spans)
     guard !components.isEmpty else { return [] }
-    strong.replaceTargetsWithEdgeIndices(from: storage)
+    strong.backEdgeSpan = spans
+    spans = []
 
     let search = storage.distances(from: root)
     var componentOf = [Int32](repeating: -1, count: nodeCount)
@@ -59,26 +60,36 @@ struct CycleFinder {
       for member in component { componentOf[Int(member)] = Int32(index) }
     }
     var reachedBy = [Int32](repeating: -1, count: nodeCount)
-    var localIndex = [Int32](repeating: -1, count: nodeCount)
+    // Made when a component small enough for a local copy needs it (see `FixPlan.plan`).
+    var localIndex: [Int32] = []
     let planner = FixPlan(storage: storage, isLibrary: isLibrary, libraries: libraries)
     var result: [FoundCycle] = []
-    for (index, component) in components.enumerated() {
+    for index in components.indices {
+      // The members, sorted in place: each component becomes its cycle's members (no copy).
+      var members: [Int32] = []
+      swap(&members, &components[index])
+      members.sort()
+      if members.count <= FixPlan.greedyLimit, localIndex.isEmpty {
+        localIndex = [Int32](repeating: -1, count: nodeCount)
+      }
       result.append(
         describe(
-          component, index: Int32(index), componentOf: componentOf, strong: strong, search: search,
+          members, index: Int32(index), componentOf: componentOf, strong: strong, search: search,
           reachedBy: &reachedBy, planner: planner, localIndex: &localIndex))
     }
     return result.sorted { $0.members[0] < $1.members[0] }
   }
 
+  /// Describes one component, its `members` sorted. `localIndex` has an entry per node when the
+  /// component is small enough for the plan to copy it (``FixPlan/greedyLimit`` members at most).
   private func describe(
-    _ component: [Int32], index: Int32, componentOf: [Int32],
+    _ members: [Int32], index: Int32, componentOf: [Int32],
     strong: StrongRows, search: RootDistances, reachedBy: inout [Int32],
     planner: FixPlan, localIndex: inout [Int32]
   ) -> FoundCycle {
     let edges = storage.edges
     let distance = search.distance
-    let entry = Int(component.min { (distance[Int($0)], $0) < (distance[Int($1)], $1) } ?? component[0])
+    let entry = Int(members.min { (distance[Int($0)], $0) < (distance[Int($1)], $1) } ?? members[0])
 
     // Breadth-first search inside the component from the entry, until an edge closes the loop.
     var queue: [Int32] = [Int32(entry)]
@@ -88,9 +99,10 @@ struct CycleFinder {
       let node = Int(queue[head])
       head += 1
       for position in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
-        let edgeIndex = strong.edgeIndices[position]
-        let target = Int(edges[Int(edgeIndex)].to)
-        guard componentOf[target] == index else { continue }
+        let edgeIndex = strong.edgeIndex(at: position)
+        let edge = edges[Int(edgeIndex)]
+        let target = Int(edge.to)
+        guard edge.isStrong, componentOf[target] == index else { continue }
         if target == entry {
           closing = edgeIndex
           break search
@@ -116,9 +128,9 @@ struct CycleFinder {
 
     let fromRoot = search.pathEdges(to: entry, in: storage) ?? []
 
-    var members = component
-    members.sort()
-    for (position, member) in members.enumerated() { localIndex[Int(member)] = Int32(position) }
+    if members.count <= FixPlan.greedyLimit {
+      for (position, member) in members.enumerated() { localIndex[Int(member)] = Int32(position) }
+    }
     let plan = planner.plan(
       members: members, component: index, componentOf: componentOf, localIndex: localIndex, strong: strong,
       reachedBy: &reachedBy)

@@ -79,9 +79,10 @@ struct FixPlan {
     for (position, member) in members.enumerated() {
       let node = Int(member)
       for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
-        let edgeIndex = strong.edgeIndices[slot]
-        let target = Int(edges[Int(edgeIndex)].to)
-        guard componentOf[target] == component else { continue }
+        let edgeIndex = strong.edgeIndex(at: slot)
+        let edge = edges[Int(edgeIndex)]
+        let target = Int(edge.to)
+        guard edge.isStrong, componentOf[target] == component else { continue }
         if target == node {
           selfLoops.append(edgeIndex)
         } else {
@@ -253,8 +254,8 @@ struct FixPlan {
     var count = 0
     for member in members {
       for slot in Int(strong.offsets[Int(member)])..<Int(strong.offsets[Int(member) + 1]) {
-        let target = storage.edges[Int(strong.edgeIndices[slot])].to
-        if target != member, componentOf[Int(target)] == component { count += 1 }
+        let edge = storage.edges[Int(strong.edgeIndex(at: slot))]
+        if edge.isStrong, edge.to != member, componentOf[Int(edge.to)] == component { count += 1 }
       }
     }
     return count
@@ -264,31 +265,35 @@ struct FixPlan {
   /// self-references, all weakened; the first ``describedLimit`` described, self-references first,
   /// then the back edges of the smallest spans (short loops over the search tree), each loop found by a
   /// breadth-first search over the component's other references. No local copy of the component
-  /// is made.
+  /// is made, nor a list of its back edges: they are counted, and the smallest kept as they are met.
   private func backEdgePlan(
     members: [Int32], component: Int32, componentOf: [Int32], strong: StrongRows, reachedBy: inout [Int32]
   ) -> (breaks: [Planned], total: Int) {
     var selfLoops: [Int32] = []
-    var backSlots: [Int32] = []
+    var selfLoopCount = 0
+    var backEdgeCount = 0
+    // The back edges of the smallest spans met so far (a span ties go to the one met first), at
+    // most `describedLimit`: those not described are only counted.
+    var smallest: [(span: UInt8, slot: Int)] = []
     for member in members {
       let node = Int(member)
       for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
-        let target = storage.edges[Int(strong.edgeIndices[slot])].to
-        if target == member {
-          selfLoops.append(strong.edgeIndices[slot])
-        } else if strong.backEdgeSpan[slot] > 0, componentOf[Int(target)] == component {
-          backSlots.append(Int32(slot))
+        let edge = storage.edges[Int(strong.edgeIndex(at: slot))]
+        guard edge.isStrong else { continue }
+        if edge.to == member {
+          selfLoopCount += 1
+          if selfLoops.count < Self.describedLimit { selfLoops.append(strong.edgeIndex(at: slot)) }
+        } else if strong.backEdgeSpan[slot] > 0, componentOf[Int(edge.to)] == component {
+          backEdgeCount += 1
+          Self.keepSmallest((strong.backEdgeSpan[slot], slot), in: &smallest, limit: Self.describedLimit)
         }
       }
     }
-    let describedSelfLoops = selfLoops.prefix(Self.describedLimit)
-    let described = Self.smallest(
-      Self.describedLimit - describedSelfLoops.count, of: backSlots.count
-    ) { strong.backEdgeSpan[Int(backSlots[$0])] }
-    var result = describedSelfLoops.map { entry($0, loop: [], rule: ruleAlone($0)) }
-    for index in described {
-      let slot = Int(backSlots[index])
-      let global = strong.edgeIndices[slot]
+    // Self-references are described first; the back edges fill the rest.
+    let described = smallest.prefix(Self.describedLimit - selfLoops.count)
+    var result = selfLoops.map { entry($0, loop: [], rule: ruleAlone($0)) }
+    for (_, slot) in described {
+      let global = strong.edgeIndex(at: slot)
       let edge = storage.edges[Int(global)]
       let path =
         shortestPath(
@@ -296,22 +301,18 @@ struct FixPlan {
           reachedBy: &reachedBy) ?? []
       result.append(entry(global, loop: path, rule: ruleAlone(global)))
     }
-    return (Self.ordered(result), backSlots.count + selfLoops.count)
+    return (Self.ordered(result), backEdgeCount + selfLoopCount)
   }
 
-  /// The indices of the `limit` smallest keys among `0..<count`, smaller index first among equals,
-  /// in that order; one pass, without sorting them all.
-  static func smallest(_ limit: Int, of count: Int, key: (Int) -> UInt8) -> [Int] {
-    var best: [(key: UInt8, index: Int)] = []
-    guard limit > 0 else { return [] }
-    for index in 0..<count {
-      let candidate = (key: key(index), index: index)
-      guard best.count < limit || candidate.key < best[best.count - 1].key else { continue }
-      let position = best.firstIndex { candidate.key < $0.key } ?? best.count
-      best.insert(candidate, at: position)
-      if best.count > limit { best.removeLast() }
-    }
-    return best.map(\.index)
+  /// Inserts `candidate` among `best` (ascending by span, earlier first among equals) when it is
+  /// among the `limit` smallest met so far.
+  private static func keepSmallest(
+    _ candidate: (span: UInt8, slot: Int), in best: inout [(span: UInt8, slot: Int)], limit: Int
+  ) {
+    guard best.count < limit || candidate.span < best[best.count - 1].span else { return }
+    let position = best.firstIndex { candidate.span < $0.span } ?? best.count
+    best.insert(candidate, at: position)
+    if best.count > limit { best.removeLast() }
   }
 
   /// The shortest path of strong references inside a component that are not back edges, from one
@@ -323,12 +324,12 @@ struct FixPlan {
     let slots = ShortestPath.search(from: start, to: goal, reachedBy: &reachedBy) { node, visit in
       for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1])
       where strong.backEdgeSpan[slot] == 0 {
-        let target = storage.edges[Int(strong.edgeIndices[slot])].to
-        if componentOf[Int(target)] == component, visit(Int32(slot), target) { return }
+        let edge = storage.edges[Int(strong.edgeIndex(at: slot))]
+        if edge.isStrong, componentOf[Int(edge.to)] == component, visit(Int32(slot), edge.to) { return }
       }
     } holder: { slot in
-      storage.edges[Int(strong.edgeIndices[Int(slot)])].from
+      storage.edges[Int(strong.edgeIndex(at: Int(slot)))].from
     }
-    return slots?.map { strong.edgeIndices[Int($0)] }
+    return slots?.map { strong.edgeIndex(at: Int($0)) }
   }
 }

@@ -7,7 +7,9 @@ struct RootDistances: Sendable {
   /// The index of the edge that first reached each node (-1 for the root and unreachable nodes).
   let parentEdge: [Int32]
   /// The reachable nodes in the order the search reached them, the root first.
-  let order: [Int32]
+  var order: [Int32] { reached ?? Array(0..<Int32(distance.count)) }
+  /// ``order``; nil when it is every node in id order (a walked graph's), which is not stored.
+  private let reached: [Int32]?
 
   /// Searches `storage` from `root`.
   /// - Complexity: O(*n* + *e*); one pass over the edges when they are in walk order.
@@ -44,10 +46,11 @@ struct RootDistances: Sendable {
     self.init(distance: distance, parentEdge: parentEdge, order: queue)
   }
 
-  private init(distance: [Int32], parentEdge: [Int32], order: [Int32]) {
+  /// `order` nil: every node, in id order.
+  private init(distance: [Int32], parentEdge: [Int32], order: [Int32]?) {
     self.distance = distance
     self.parentEdge = parentEdge
-    self.order = order
+    self.reached = order
   }
 
   /// The same search in one pass over the edges, without building an adjacency: a walked graph's
@@ -78,7 +81,8 @@ struct RootDistances: Sendable {
         return nil
       }
     }
-    let order = (0..<Int32(nodeCount)).filter { distance[Int($0)] != .max }
+    // In id order: every node unless some cannot be reached.
+    let order = distance.contains(.max) ? (0..<Int32(nodeCount)).filter { distance[Int($0)] != .max } : nil
     return RootDistances(distance: distance, parentEdge: parentEdge, order: order)
   }
 

@@ -7,9 +7,10 @@ enum Tarjan {
   /// The components that contain a cycle: more than one node, or one node with an edge to itself.
   /// - Parameters:
   ///   - nodeCount: the number of nodes.
-  ///   - offsets: `successors[offsets[n]..<offsets[n + 1]]` are the successors of node `n`.
-  ///   - successors: successor node ids.
-  ///   - backEdgeSpans: one entry per successor, all 0; set for each back edge of the search (an
+  ///   - offsets: positions `offsets[n]..<offsets[n + 1]` hold the references of node `n`.
+  ///   - edgeIndices: the edge at each position; nil when position `p` is edge `p`.
+  ///   - edges: the graph's edges; those not strong are skipped.
+  ///   - backEdgeSpans: one entry per position, all 0; set for each back edge of the search (an
   ///     edge to a node whose search is still open: an ancestor), self-references left out, to its
   ///     span: one more than the difference of the two nodes' visiting order, at most 255, which
   ///     bounds the length of the loop it closes over the search tree's edges. Every back edge joins
@@ -17,8 +18,14 @@ enum Tarjan {
   ///     tree, forward and cross edges of a depth-first search form none).
   /// - Returns: each cyclic component's nodes, in the order Tarjan's algorithm closes them.
   static func cyclicComponents(
-    nodeCount: Int, offsets: [Int32], successors: [Int32], backEdgeSpans: inout [UInt8]
+    nodeCount: Int, offsets: [Int32], edgeIndices: [Int32]?, edges: ChunkedArray<CompactEdge>,
+    backEdgeSpans: inout [UInt8]
   ) -> [[Int32]] {
+    // The strong target at a position, or -1.
+    func target(at position: Int) -> Int {
+      let edge = edges[edgeIndices.map { Int($0[position]) } ?? position]
+      return edge.isStrong ? Int(edge.to) : -1
+    }
     let unvisited: Int32 = -1
     var index = [Int32](repeating: unvisited, count: nodeCount)
     var lowlink = [Int32](repeating: 0, count: nodeCount)
@@ -33,6 +40,10 @@ enum Tarjan {
     var nextIndex: Int32 = 0
     // Each frame: a node and the position of the next successor to look at.
     var frames: [(node: Int32, next: Int32)] = []
+    // Room for every node, so that neither stack is copied as it grows (a list's search is as deep
+    // as the list): pages not written to are not resident.
+    stack.reserveCapacity(nodeCount)
+    frames.reserveCapacity(nodeCount)
 
     for start in 0..<nodeCount where index[start] == unvisited {
       frames.append((Int32(start), offsets[start]))
@@ -45,8 +56,9 @@ enum Tarjan {
       while let frame = frames.last {
         let node = Int(frame.node)
         if frame.next < offsets[node + 1] {
-          let successor = Int(successors[Int(frame.next)])
           frames[frames.count - 1].next += 1
+          let successor = target(at: Int(frame.next))
+          guard successor >= 0 else { continue }
           if index[successor] == unvisited {
             index[successor] = nextIndex
             lowlink[successor] = nextIndex
@@ -75,11 +87,20 @@ enum Tarjan {
           while stack[start] != Int32(node) { start -= 1 }
           let count = stack.count - start
           let hasSelfLoop =
-            count == 1 && successors[Int(offsets[node])..<Int(offsets[node + 1])].contains(Int32(node))
-          // Listed in the order they leave the stack, the last pushed first.
-          if count > 1 || hasSelfLoop { components.append(stack[start...].reversed()) }
+            count == 1 && (Int(offsets[node])..<Int(offsets[node + 1])).contains { target(at: $0) == node }
           for position in start..<stack.count { stackState[Int(stack[position])] = off }
-          stack.removeLast(count)
+          // Listed in the order they leave the stack, the last pushed first. A component of the
+          // whole stack that fills most of its room takes the stack's memory (no copy).
+          if start == 0, count > 1, count * 2 >= stack.capacity {
+            var whole: [Int32] = []
+            swap(&whole, &stack)
+            whole.reverse()
+            components.append(whole)
+            stack.reserveCapacity(nodeCount - Int(nextIndex))
+          } else {
+            if count > 1 || hasSelfLoop { components.append(stack[start...].reversed()) }
+            stack.removeLast(count)
+          }
         }
       }
     }

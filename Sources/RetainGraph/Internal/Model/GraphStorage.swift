@@ -230,13 +230,28 @@ final class GraphStorage: Sendable {
     compressed(strongOnly: strongOnly) { index, _ in Int32(index) }
   }
 
-  /// The strong edges in compressed rows: the edges of node `n` are at positions
-  /// `offsets[n]..<offsets[n + 1]`, in edge order, with their targets; their edge indices replace
-  /// the targets when needed (``StrongRows/replaceTargetsWithEdgeIndices(from:)``; a graph without
-  /// cycles never needs them), so that both are never held at once.
+  /// The strong edges in rows by holder: the edges of node `n` are at positions
+  /// `offsets[n]..<offsets[n + 1]`, in edge order (see ``StrongRows``). A walked graph's edges
+  /// already come grouped by holder, holders ascending: then the rows are the edges themselves
+  /// (position `p` is edge `p`, weak ones included), and only the offsets are made.
   func strongRows() -> StrongRows {
-    let (offsets, targets) = successors(strongOnly: true)
-    return StrongRows(offsets: offsets, targets: targets)
+    var offsets = [Int32](repeating: 0, count: nodeCount + 1)
+    var previous: Int32 = 0
+    var inEdgeOrder = true
+    for edge in edges {
+      guard edge.from >= previous else {
+        inEdgeOrder = false
+        break
+      }
+      previous = edge.from
+      offsets[Int(edge.from) + 1] += 1
+    }
+    if inEdgeOrder {
+      for node in 0..<nodeCount { offsets[node + 1] += offsets[node] }
+      return StrongRows(offsets: offsets, edgeIndices: nil)
+    }
+    let (strongOffsets, edgeIndices) = adjacency(strongOnly: true)
+    return StrongRows(offsets: strongOffsets, edgeIndices: edgeIndices)
   }
 
   /// One entry per (strong) edge, grouped by the node the edge comes from (compressed sparse rows).
@@ -257,22 +272,26 @@ final class GraphStorage: Sendable {
   }
 }
 
-/// The strong edges of a graph in compressed rows (see ``GraphStorage/strongRows()``).
+/// The strong edges of a graph in rows by holder (see ``GraphStorage/strongRows()``): each position
+/// names an edge (``edgeIndex(at:)``); when the rows are the graph's own edges, weak ones are among
+/// them, so a reader skips the positions whose edge is not strong.
 struct StrongRows {
   var offsets: [Int32]
-  /// The target at each position (empty once replaced by the edge indices).
-  var targets: [Int32]
-  /// The edge index at each position (empty until made).
-  var edgeIndices: [Int32] = []
+  /// The edge index at each position; nil when position `p` is edge `p` (the edges are grouped by
+  /// holder already).
+  var edgeIndices: [Int32]?
   /// For each position, 0 unless the edge is a back edge of Tarjan's search; then its span, which
   /// bounds the loop it closes over the search tree, at most 255 (set by the cycle finder; see
   /// `Tarjan.cyclicComponents`).
   var backEdgeSpan: [UInt8] = []
 
-  /// Makes ``edgeIndices``, in the rows' order (the graph's own compressed rows), and drops
-  /// ``targets`` first.
-  mutating func replaceTargetsWithEdgeIndices(from storage: GraphStorage) {
-    targets = []
-    edgeIndices = storage.adjacency(strongOnly: true).edgeIndices
+  /// How many positions the rows have.
+  var count: Int { Int(offsets[offsets.count - 1]) }
+
+  /// The index of the edge at `position`.
+  @inline(__always)
+  func edgeIndex(at position: Int) -> Int32 {
+    if let edgeIndices { return edgeIndices[position] }
+    return Int32(truncatingIfNeeded: position)
   }
 }

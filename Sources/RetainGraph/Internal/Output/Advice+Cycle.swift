@@ -23,7 +23,15 @@ extension Advice {
   private static func cycle(
     describing found: FoundCycle, isLibrary: [Bool]?, holdersOf: [Int32: [Int32]], in storage: GraphStorage
   ) -> Cycle {
-    let members = Set(found.members)
+    // Made only for an edit that weakens several references (a million-member cycle's set costs
+    // about 9 bytes a member).
+    var members: Set<Int32>?
+    func memberSet() -> Set<Int32> {
+      if let members { return members }
+      let made = Set(found.members)
+      members = made
+      return made
+    }
     let fixPlan = found.breaks.map { planned in
       let advice = fix(
         breaking: planned.edge, loop: planned.loop, form: planned.rule.advice, isLibrary: isLibrary,
@@ -33,7 +41,7 @@ extension Advice {
         edges.count == 1
         ? advice.text
         : "\(advice.text) (\(edges.count) references: "
-          + "\(whichReferences(edges, members: members, holdersOf: holdersOf, in: storage)))"
+          + "\(whichReferences(edges, members: memberSet(), holdersOf: holdersOf, in: storage)))"
       return Cycle.Break(
         edges: EdgeIndices(edges, in: storage),
         loop: EdgeIndices(planned.loop, in: storage),

@@ -80,6 +80,19 @@ final class ImageDebugInfo: @unchecked Sendable {
     return dead.subtracting(live)
   }
 
+  /// The offsets, in the async context of the function that the partial function starting at
+  /// `start` resumes, of every variable any of that function's partial functions places in its
+  /// frame; nil when the partial function is not known or a location is not understood.
+  func frameOffsets(ofFunctionResumingAt start: UInt) -> Set<Int>? {
+    guard let base = asyncFunctions[start] else { return nil }
+    var offsets: Set<Int> = []
+    for partial in partialFunctions[base] ?? [] {
+      guard let slots = frameSlots[partial] ?? nil else { return nil }
+      offsets.formUnion(slots)
+    }
+    return offsets
+  }
+
   /// The async function's mangled name of a partial function's (`$s…TQ0_` → `$s…`), nil when the
   /// name is not a partial function's.
   static func asyncFunction(ofPartialFunction name: String) -> String? {

@@ -213,6 +213,13 @@ enum SymbolNames {
     return debugInfo.deadFrameOffsets(resumingAt: start)
   }
 
+  /// The async-context offsets of every variable of the async function that the partial function
+  /// at `address` belongs to (`ImageDebugInfo.frameOffsets`); nil without debug information for it.
+  static func frameOffsets(ofFunctionResumingAt address: UnsafeRawPointer) -> Set<Int>? {
+    guard let (debugInfo, start) = debugInfo(at: address) else { return nil }
+    return debugInfo.frameOffsets(ofFunctionResumingAt: start)
+  }
+
   /// The debug information of the image that holds `address` (read once per image, on first use)
   /// and the address as that image's DWARF names it; nil when no image holds it.
   private static func debugInfo(at address: UnsafeRawPointer) -> (ImageDebugInfo, UInt)? {

@@ -221,30 +221,39 @@ enum TaskLayout {
 
   /// The addresses, in a suspended task's frames, of the words that the debug information says
   /// belong to variables whose lifetime had ended where their function was suspended (README.md in
-  /// this folder, "Suspended frames"): a word there is a stale bit pattern, not a reference. The
-  /// frames are found from the task's resume context (`AsyncTask::ResumeContext`, resumed by
-  /// `Job::RunJob`) through each context's parent (first word) and the parent's resume function
-  /// (second word); a context is read only when it lies in the task's slabs in use. Empty without
-  /// debug information.
+  /// this folder, "Suspended frames"): a word there is a stale bit pattern, not a reference. Empty
+  /// without debug information.
   static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> {
+    var dead: Set<UInt> = []
+    for frame in frames(ofTask: task) {
+      for offset in SymbolNames.deadFrameOffsets(resumingAt: frame.resume) {
+        dead.insert(frame.context + UInt(offset))
+      }
+    }
+    return dead
+  }
+
+  /// A suspended task's frames, innermost first: each async context with the partial function that
+  /// resumes it. They are found from the task's resume context (`AsyncTask::ResumeContext`, resumed
+  /// by `Job::RunJob`) through each context's parent (first word) and the parent's resume function
+  /// (second word); a context is read only when it lies in the task's slabs in use. Empty when the
+  /// task is running, finished or not recognised.
+  static func frames(ofTask task: UnsafeRawPointer) -> [(context: UInt, resume: UnsafeRawPointer)] {
     let ranges = slabsInUse(ofTask: task)
     guard !ranges.isEmpty else { return [] }
     func inSlabs(_ address: UInt) -> Bool {
       address % 8 == 0 && ranges.contains { $0.contains(address) && $0.contains(address + 15) }
     }
-    var dead: Set<UInt> = []
+    var frames: [(context: UInt, resume: UnsafeRawPointer)] = []
     var context = task.load(fromByteOffset: resumeContextOffset, as: UInt.self)
     var resume = task.load(fromByteOffset: runJobOffset, as: UInt.self)
-    var count = 0
-    while inSlabs(context), count < maximumFrames, let function = UnsafeRawPointer(bitPattern: resume) {
-      count += 1
-      for offset in SymbolNames.deadFrameOffsets(resumingAt: function) {
-        dead.insert(context + UInt(offset))
-      }
-      guard let frame = UnsafeRawPointer(bitPattern: context) else { break }
+    while inSlabs(context), frames.count < maximumFrames, let function = UnsafeRawPointer(bitPattern: resume),
+      let frame = UnsafeRawPointer(bitPattern: context)
+    {
+      frames.append((context, function))
       resume = frame.load(fromByteOffset: 8, as: UInt.self)
       context = frame.load(as: UInt.self)
     }
-    return dead
+    return frames
   }
 }
