@@ -67,7 +67,9 @@ extension Advice {
       // Captures of one closure (its `self` and its actor isolation): name them.
       let references = edges.map { storage.reference(storage.edges[Int($0)]) }
       let plain = references.filter { !$0.isActorIsolation }.map { $0.text() }
-      let isolation = references.filter(\.isActorIsolation).map { "\($0.storagePath()) as the actor it runs on" }
+      let isolation = references.filter(\.isActorIsolation).map {
+        "\($0.storagePath()) as the actor it runs on"
+      }
       return (plain + isolation).joined(separator: ", and ")
     }
     // The collections on the cycle that hold every holder as an element (a holder, its property):

@@ -55,7 +55,8 @@ extension Walker {
       case .value(let type):
         // An actor-isolated closure holds its actor as its isolation too, typed `(any Actor)?`.
         let isIsolation = type == Optional<any Actor>.self || type == (any Actor).self
-        children.append((Existential.load(type, from: address), isIsolation ? .isolationCapture(index) : label))
+        children.append(
+          (Existential.load(type, from: address), isIsolation ? .isolationCapture(index) : label))
       case .reference(let storage):
         perform(loadReference(storage, at: address, label: label))
       case .function:
