@@ -124,8 +124,22 @@ struct FixPlan {
     local.sortOutgoing(by: position)
 
     // One edit weakens every reference made through the same declaration: the plan counts edits.
+    // An actor-isolated closure holds its actor twice, as `self` and as the isolation it runs on;
+    // `[weak self]` weakens both, so the isolation capture is the same edit as its sibling's.
+    let editKey = { (edge: Int) -> String in
+      let global = local.global[edge]
+      guard storage.reference(edges[Int(global)]).isActorIsolation,
+        let sibling = local.outgoing[Int(local.from[edge])].first(where: { other in
+          guard other != edge, local.to[other] == local.to[edge] else { return false }
+          let reference = storage.reference(edges[Int(local.global[other])])
+          guard case .capture = reference.kind else { return false }
+          return !reference.isActorIsolation
+        })
+      else { return declarationKey(global) }
+      return declarationKey(local.global[sibling])
+    }
     let allCandidates = candidates ?? Array(0..<local.count)
-    let edits = Self.edits(of: allCandidates, key: { declarationKey(local.global[$0]) })
+    let edits = Self.edits(of: allCandidates, key: editKey)
     // Never weaken what would free an object the cycle keeps on purpose: a structural reference
     // (not a capture, method reference or back reference) that is its target's only strong holder
     // on the cycle (a repository's cache, a cache's entries, a host's server). Plans without such
@@ -159,8 +173,12 @@ struct FixPlan {
     for edge in chosen { removed[edge] = true }
     var result: [Entry] = []
     // One entry per edit: its most idiomatic reference, with the loop that reference alone closes.
-    for edit in Self.edits(of: chosen, key: { declarationKey(local.global[$0]) }) {
-      var sorted = edit.sorted { position[$0] < position[$1] }
+    for edit in Self.edits(of: chosen, key: editKey) {
+      // An actor isolation capture is shown after the `self` capture the same edit weakens.
+      let isolationLast = { (edge: Int) in
+        (storage.reference(edges[Int(local.global[edge])]).isActorIsolation ? 1 : 0, position[edge])
+      }
+      var sorted = edit.sorted { isolationLast($0) < isolationLast($1) }
       for member in edit { removed[member] = false }
       // The first reference of the edit that closes a loop once the edit is undone (one does: the
       // plan needs every edit). The caller's scratch has an entry for every member's local index too.

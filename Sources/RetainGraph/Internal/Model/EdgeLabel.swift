@@ -50,6 +50,12 @@ struct ReferencePath: Hashable, Sendable {
 
   private static let closureMarker = " (closure)"
   private static let singleCaptureMarker = " (closure) → capture 0"
+  /// After a capture that is the actor the closure runs on: the compiler captures an actor-isolated
+  /// closure's actor as its isolation (`(any Actor)?`) beside `self`, and `[weak self]` removes both.
+  private static let isolationMarker = " (actor isolation)"
+
+  /// Whether this is the capture of the actor a closure runs on (`capture 0 (actor isolation)`).
+  var isActorIsolation: Bool { suffix == Self.isolationMarker }
 
   // MARK: - The text
 
@@ -109,6 +115,7 @@ struct ReferencePath: Hashable, Sendable {
     switch closure {
     case nil:
       kind = stored
+      if pending.isActorIsolation { suffix = Self.isolationMarker }
     case .context(let function):
       kind = pending.isGlobal ? .global : .closure
       self.function = function
@@ -144,6 +151,7 @@ struct ReferencePath: Hashable, Sendable {
       case .closure: Self.closureMarker
       case .singleCapture: Self.singleCaptureMarker
       case .methodReference(let method): " (method \(method))"
+      case .capture: Self.isolationMarker
       default: nil
       }
     if let marker, label.hasSuffix(marker), label.count > marker.count {
@@ -203,6 +211,7 @@ struct PendingLabel {
   private static let payloadFlag: UInt8 = 2
   private static let globalFlag: UInt8 = 4
   private static let frameFlag: UInt8 = 8
+  private static let isolationFlag: UInt8 = 16
 
   static let empty = PendingLabel(base: "")
 
@@ -215,10 +224,19 @@ struct PendingLabel {
     return label
   }
 
+  /// The label of a closure context's `index`th capture when it is the actor the closure runs on:
+  /// `capture 0 (actor isolation)`.
+  static func isolationCapture(_ index: Int) -> PendingLabel {
+    var label = capture(index)
+    label.flags |= isolationFlag
+    return label
+  }
+
   var isThroughElement: Bool { flags & Self.elementFlag != 0 }
   var isThroughPayload: Bool { flags & Self.payloadFlag != 0 }
   var isGlobal: Bool { flags & Self.globalFlag != 0 }
   var isSuspendedFrame: Bool { flags & Self.frameFlag != 0 }
+  var isActorIsolation: Bool { flags & Self.isolationFlag != 0 }
 
   /// The label of a reference found in a suspended task's frames: `suspended frame`.
   static let suspendedFrame = {

@@ -63,6 +63,15 @@ extension Advice {
     _ edges: [Int32], members: Set<Int32>, holdersOf: [Int32: [Int32]], in storage: GraphStorage
   ) -> String {
     let holders = edges.map { storage.edges[Int($0)].from }
+    if Set(holders).count == 1 {
+      // Captures of one closure (its `self` and its actor isolation): name them.
+      let references = edges.map { storage.reference(storage.edges[Int($0)]) }
+      let plain = references.filter { !$0.isActorIsolation }.map { $0.text() }
+      let isolation = references.filter(\.isActorIsolation).map {
+        "\($0.storagePath()) as the actor it runs on"
+      }
+      return (plain + isolation).joined(separator: ", and ")
+    }
     // The collections on the cycle that hold every holder as an element (a holder, its property):
     // decided from the graph alone, so that the answer is the same from any root.
     struct Collection: Hashable {

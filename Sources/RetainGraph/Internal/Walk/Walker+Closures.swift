@@ -53,7 +53,10 @@ extension Walker {
       }
       switch kind {
       case .value(let type):
-        children.append((Existential.load(type, from: address), label))
+        // An actor-isolated closure holds its actor as its isolation too, typed `(any Actor)?`.
+        let isIsolation = type == Optional<any Actor>.self || type == (any Actor).self
+        children.append(
+          (Existential.load(type, from: address), isIsolation ? .isolationCapture(index) : label))
       case .reference(let storage):
         perform(loadReference(storage, at: address, label: label))
       case .function:

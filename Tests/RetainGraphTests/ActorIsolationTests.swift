@@ -1,0 +1,71 @@
+import Foundation
+import RetainGraphTestSupport
+import Testing
+
+@testable import RetainGraph
+
+/// An actor whose task's closure does not hold it: `[weak self]` re-checked after each sleep.
+actor WeakTickerActor {
+  var task: Task<Void, Never>?
+  var ticks = 0
+  func start() {
+    task = Task { [weak self] in
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(3600))
+        await self?.tick()
+      }
+    }
+  }
+  func tick() { ticks += 1 }
+}
+
+/// An actor-isolated closure holds its actor twice, as `self` and as the isolation it runs on
+/// (`(any Actor)?`); one edit, `[weak self]`, removes both, so the advice counts one fix.
+@Suite("An actor's task holds the actor as self and as its isolation")
+struct ActorIsolationTests {
+  @Test func theIsolationCaptureIsLabelledAndShareTheFixOfSelf() async throws {
+    let (ticker, stop) = await TickerActor.make()
+    defer { stop() }
+    let graph = ObjectGraph(reflecting: ticker)
+    let closure = try #require(graph.nodes.first { $0.kind == .closure })
+    let captures = graph.edges.filter { $0.from == closure.id && $0.to == graph.root }
+    #expect(captures.map(\.label).sorted() == ["capture 0 (actor isolation)", "capture 1"])
+    #expect(captures.map(\.kind).contains(.capture(index: 0)))
+    let cycle = try #require(graph.cycles.first)
+    #expect(graph.cycles.count == 1)
+    #expect(cycle.fixPlan.count == 1, "\(graph.report())")
+    #expect(cycle.referencesToWeaken == 2)
+    let fix = try #require(cycle.fixPlan.first)
+    #expect(fix.edges.map(\.label) == ["capture 1", "capture 0 (actor isolation)"])
+    #expect(
+      fix.fix.hasSuffix("(2 references: capture 1, and capture 0 as the actor it runs on)"), "\(fix.fix)")
+    #expect(graph.report().contains("1 fix (2 references) to weaken"), "\(graph.report())")
+  }
+
+  /// A snapshot keeps the isolation capture's meaning (the label's marker is read back), so the
+  /// plan read from JSON is the plan walked.
+  @Test func theSnapshotKeepsTheOneFix() async throws {
+    let (ticker, stop) = await TickerActor.make()
+    defer { stop() }
+    let graph = ObjectGraph(reflecting: ticker)
+    let read = try ObjectGraph(jsonData: graph.jsonData())
+    #expect(read.cycles.map(\.fixPlan.count) == [1])
+    #expect(read.report() == graph.report())
+  }
+
+  /// The one edit the advice names frees the actor: with `[weak self]`, the runtime releases it.
+  @Test func weakSelfFreesTheActor() async throws {
+    var probe: WeakProbe?
+    var task: Task<Void, Never>?
+    do {
+      let ticker = WeakTickerActor()
+      await ticker.start()
+      probe = WeakProbe(ticker)
+      task = await ticker.task
+    }
+    if let task { await waitUntilSettled(task) }
+    defer { task?.cancel() }
+    for _ in 0..<100 where probe?.object != nil { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(probe?.object == nil)
+  }
+}
