@@ -20,6 +20,9 @@ void rgc_queued_register_fork_handlers(void);
 // Runtime entry points: the test executable links libswiftCore, so these resolve at load time.
 extern void swift_unownedRetain(void *object);
 extern void swift_unownedRelease(void *object);
+extern void swift_nonatomic_unownedRetain(void *object);
+extern void swift_nonatomic_unownedRelease(void *object);
+extern size_t swift_unownedRetainCount(void *object);
 extern bool swift_isDeallocating(void *object);
 
 #define CHUNK_BITS 14
@@ -105,6 +108,31 @@ static void forget(Slot *slot, void *object) {
   swift_unownedRelease(object);
 }
 
+// Whether the census's unowned count is the last thing that refers to a deallocating object, so
+// that nothing else can change its counts any more: its counts are inline (the word after the
+// metadata has bit 63 clear: no side table, so no weak reference was ever formed to it, RefCount.h),
+// its deinit is over (the unowned count the strong references held was given back when its memory
+// was released to us) and no other unowned reference exists (the census's own copies of records
+// hold one too). Then its count can be given back without an atomic operation.
+static bool only_the_census_holds(void *object) {
+  uint64_t bits = atomic_load_explicit((_Atomic uint64_t *)((char *)object + sizeof(void *)), memory_order_acquire);
+  return (bits >> 63) == 0 && swift_unownedRetainCount(object) == 1;
+}
+
+// With the lock held: forgets a record whose object is deallocating (the sweep's case).
+static void forget_dead(Slot *slot, void *object) {
+  atomic_store_explicit(&slot->object, FORGOTTEN, memory_order_relaxed);
+  if (slot->frames) {
+    free(slot->frames);
+    slot->frames = NULL;
+  }
+  if (only_the_census_holds(object)) {
+    swift_nonatomic_unownedRelease(object);
+  } else {
+    swift_unownedRelease(object);
+  }
+}
+
 // With the lock held: forgets dead records; frees chunks whose every slot was forgotten.
 static void sweep(void) {
   _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
@@ -131,7 +159,7 @@ static void sweep(void) {
         all_forgotten = false;
         continue;
       }
-      forget(slot, object);
+      forget_dead(slot, object);
     }
     if (all_forgotten) {
       // Every slot of a full chunk is written and forgotten: no writer can touch it again.
@@ -169,7 +197,9 @@ static void record(void *object, size_t size) {
       slot->frames = copy;
     }
   }
-  swift_unownedRetain(object);
+  // The object is not published yet (swift_allocObject has not returned it): no other thread can
+  // touch its counts, so the count is taken without an atomic operation.
+  swift_nonatomic_unownedRetain(object);
   atomic_store_explicit(&slot->object, object, memory_order_release);
   if (created) {
     // The table grew: sweep when it has doubled since the last sweep (amortised O(1) per

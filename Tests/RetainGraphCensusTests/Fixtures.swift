@@ -71,6 +71,18 @@ nonisolated(unsafe) var censusCoincidence = 0
 /// Counted by assertInstances.
 class CensusWidget: @unchecked Sendable {}
 
+/// Refers to a widget that dies first: unowned (a second unowned count, inline), or weakly (a side
+/// table).
+final class CensusUnownedHolder: @unchecked Sendable {
+  unowned let widget: CensusWidget
+  init(_ widget: CensusWidget) { self.widget = widget }
+}
+
+final class CensusWeakWidgetHolder: @unchecked Sendable {
+  weak var widget: CensusWidget?
+  init(_ widget: CensusWidget) { self.widget = widget }
+}
+
 protocol CensusSpecial: AnyObject {}
 class CensusBaseWidget {}
 final class CensusSpecialWidget: CensusWidget, CensusSpecial, @unchecked Sendable {}

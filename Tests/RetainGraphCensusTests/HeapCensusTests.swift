@@ -80,6 +80,42 @@ import Testing
       withExtendedLifetime(kept) {}
     }
 
+    /// The sweep gives back its count on a dead object once, whoever else still refers to it: a
+    /// weak reference (a side table), an `unowned` one (a second count, which keeps the memory:
+    /// the walk must still find the reference dangling), or nothing (the memory goes with the
+    /// census's count), from several threads and through several sweeps.
+    @Test func sweepForgetsDeadObjectsStillReferredToWeaklyOrUnowned() async {
+      let mark = HeapCensus.mark()
+      let holders = await withTaskGroup(of: ([CensusUnownedHolder], [CensusWeakWidgetHolder]).self) { group in
+        for _ in 0..<4 {
+          group.addTask {
+            var holders: ([CensusUnownedHolder], [CensusWeakWidgetHolder]) = ([], [])
+            for index in 0..<30_000 {
+              let widget = CensusWidget()
+              if index % 1_000 == 0 { holders.0.append(CensusUnownedHolder(widget)) }
+              if index % 1_000 == 500 { holders.1.append(CensusWeakWidgetHolder(widget)) }
+            }
+            return holders
+          }
+        }
+        var all: ([CensusUnownedHolder], [CensusWeakWidgetHolder]) = ([], [])
+        for await part in group {
+          all.0 += part.0
+          all.1 += part.1
+        }
+        return all
+      }
+      #expect(holders.0.count == 120 && holders.1.count == 120)
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 0)
+      // Swept again: each count was given back once (a second release of the census's count
+      // would free the memory the holders' unowned counts keep).
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 0)
+      #expect(holders.1.allSatisfy { $0.widget == nil })
+      for holder in holders.0 {
+        #expect(ObjectGraph(reflecting: holder).danglingReferences.map(\.label) == ["widget"])
+      }
+    }
+
     @Test func isRunningUnderTheTrait() {
       #expect(HeapCensus.isAvailable)
       #expect(HeapCensus.isRunning)

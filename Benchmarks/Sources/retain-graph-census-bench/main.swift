@@ -27,6 +27,16 @@ final class BenchEntry {
 precondition(HeapCensus.isAvailable, "the census's swift_allocObject is not the one this program calls")
 let options = CommandLine.arguments.dropFirst()
 let allocations = 10_000_000
+// `--only-stopped` / `--only-running`: one allocation loop and nothing else, for `perf stat` and
+// `perf record` (its counts cover 5 runs of 10 million allocations).
+let singleModes = [("--only-stopped", false), ("--only-running", true)]
+for (option, running) in singleModes where options.contains(option) {
+  if running { HeapCensus.start() }
+  let nanoseconds = nanosecondsPerAllocation(count: allocations)
+  print(String(format: "  %@: %.1f ns per allocation", option, nanoseconds))
+  if running { HeapCensus.stop() }
+  exit(0)
+}
 if !options.contains("--no-allocations") {
   print("allocations (allocate + free of a small object, best of 5 runs of \(allocations)):")
   print(

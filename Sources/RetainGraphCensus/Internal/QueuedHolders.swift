@@ -43,10 +43,10 @@ enum QueuedHolders {
       // The entry was given to swift_task_create as the task's async function pointer.
       let entry = record.entry
       let function = CensusRuntime.function(ofAsyncFunctionPointer: entry)
-      let closureName = taskClosureName(entryFunction: function, context: record.context)
+      let (closureName, closure) = taskClosure(entryFunction: function, context: record.context)
       let frames = (0..<Int(record.frameCount)).compactMap { record.frames?[$0].map { UnsafeRawPointer($0) } }
       var name = "running task"
-      if let starter = starter(frames) { name += " started in \(starter)" }
+      if let starter = starter(frames, closure: closure ?? entry) { name += " started in \(starter)" }
       if let closureName { name += " (\(closureName))" }
       holders.append(
         QueuedHolder(name: name, closure: CensusRuntime.closure(function: function, context: context)))
@@ -56,30 +56,48 @@ enum QueuedHolders {
 
   /// The closure a task runs: its entry function's name, or, when the entry is a thunk (a
   /// `Task { }` closure is passed reabstracted), the async function its context captures, found by
-  /// the async function pointer symbol a word of the context equals.
-  private static func taskClosureName(entryFunction: UnsafeRawPointer, context: UnsafeRawPointer) -> String? {
+  /// the async function pointer symbol a word of the context equals; with that word (nil when the
+  /// name is the entry's).
+  private static func taskClosure(
+    entryFunction: UnsafeRawPointer, context: UnsafeRawPointer
+  ) -> (name: String?, pointer: UnsafeRawPointer?) {
     let entryName = CensusRuntime.functionName(containing: entryFunction).map(simplified)
-    guard entryName == nil || entryName?.contains("thunk") == true else { return entryName }
+    guard entryName == nil || entryName?.contains("thunk") == true else { return (entryName, nil) }
     let size = min(rgc_allocation_size(context), 64 * 8)
     for word in CensusRuntime.words(at: context, count: size / 8).dropFirst(2) {
       guard word > 4096, let pointer = UnsafeRawPointer(bitPattern: word),
         let function = CensusRuntime.asyncFunction(pointedToBy: pointer),
         let name = CensusRuntime.functionName(containing: function).map(simplified), !name.contains("thunk")
       else { continue }
-      return name
+      return (name, pointer)
     }
-    return entryName
+    return (entryName, nil)
   }
 
   /// The function that created the task: the first frame above the interposer that is not the
-  /// concurrency library's own `Task` initialiser.
-  private static func starter(_ frames: [UnsafeRawPointer]) -> String? {
+  /// concurrency library's own (`Task.init`, `Task.detached`, `TaskGroup.addTask`, emitted into the
+  /// caller's module, maybe specialised). `closure` is the async function pointer of the closure the
+  /// task runs: a frame in a merged body (an optimised build keeps one body for functions whose code
+  /// differs only in constants, named after one of them) is named after the function that passed it.
+  private static func starter(_ frames: [UnsafeRawPointer], closure: UnsafeRawPointer) -> String? {
     for frame in frames {
       // A return address points just past the call.
       guard let name = CensusRuntime.functionName(containing: frame - 1) else { continue }
-      // The initialisers (`Task.init`, `Task.detached`, emitted into the caller's module, maybe
-      // specialised) are the concurrency library's, however they are spelled.
-      if name.contains("Swift.Task") || name.contains("thunk") || name.hasPrefix("swift_task") { continue }
+      // The library's, however they are spelled; not a user's closure whose signature names a
+      // `TaskGroup`.
+      var function = Substring(withoutCompilerPrefixes(name))
+      if function.hasPrefix("static ") { function = function.dropFirst("static ".count) }
+      if function.hasPrefix("Swift.Task") || function.hasPrefix("(extension in Swift):Swift.Task")
+        || name.contains("thunk") || name.hasPrefix("swift_task")
+      {
+        continue
+      }
+      if let callers = CensusRuntime.mergedCallers(ofFunctionContaining: frame - 1), !callers.isEmpty {
+        let passing = callers.filter { $0.loads.contains(UInt(bitPattern: closure)) }
+        // Not told apart: every function merged there is named.
+        return (passing.count == 1 ? passing : callers).map { simplified($0.name) }.sorted()
+          .joined(separator: " or ")
+      }
       return simplified(name)
     }
     return nil

@@ -201,12 +201,22 @@ package enum CensusRuntime {
     SymbolNames.asyncFunction(pointedToBy: address)
   }
 
-  /// A function's name as a Swift developer writes it: `closure #1 in App.Feed.start() -> ()` →
-  /// `closure #1 in Feed.start()`; `App.Feed.start() -> ()` → `Feed.start()`.
+  /// A function's name as a Swift developer writes it: `closure #1 in App.Feed.start() -> ()` (or
+  /// `closure #1 () async -> () in App.Feed.start() -> ()`) → `closure #1 in Feed.start()`;
+  /// `App.Feed.start() -> ()` → `Feed.start()`.
   package static func readableFunctionName(_ symbol: String) -> String {
+    let symbol = SymbolNames.simplify(symbol)
     let closure = Advice.closureName(symbol)
     if closure != symbol { return closure }
     return Advice.withoutModule(Advice.functionName(Substring(symbol)))
+  }
+
+  /// The functions merged into the body that contains `address` (`SymbolNames.mergedCallers`), each
+  /// with the addresses it passes; nil when that function is not a merged body.
+  package static func mergedCallers(ofFunctionContaining address: UnsafeRawPointer) -> [(
+    name: String, loads: [UInt]
+  )]? {
+    SymbolNames.mergedCallers(ofFunctionContaining: address)
   }
 
   /// The name of the function containing `address` (a return address), from the symbol tables.

@@ -135,6 +135,11 @@ final class ImageSymbols: @unchecked Sendable {
     names.indices.compactMap { isWanted(names[$0]) ? (starts[$0], String(cString: names[$0])) : nil }
   }
 
+  /// The start offsets (from the image's base) of the functions at most `size` bytes long.
+  func starts(ofFunctionsUpTo size: UInt) -> [UInt] {
+    starts.indices.compactMap { sizes[$0] <= size ? starts[$0] : nil }
+  }
+
   /// The symbol whose function contains `offset` (from the image's base).
   func name(at offset: UInt) -> String? {
     symbol(at: offset).map { String(cString: names[$0.index]) }

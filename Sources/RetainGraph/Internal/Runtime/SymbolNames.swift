@@ -197,6 +197,69 @@ enum SymbolNames {
     #endif
   }
 
+  /// When the function containing `address` is a merged body (`$s…Tm`: LLVM's function merging
+  /// keeps one body for functions whose code differs only in constants, and each of them passes its
+  /// constants and jumps to the body), those functions (demangled), each with the addresses it
+  /// loads before the jump; nil when the function is not a merged body. x86_64 only (nil elsewhere).
+  static func mergedCallers(ofFunctionContaining address: UnsafeRawPointer) -> [(
+    name: String, loads: [UInt]
+  )]? {
+    #if arch(x86_64)
+      guard let (image, base) = image(containing: address) else { return nil }
+      let offset = UInt(bitPattern: address) &- UInt(bitPattern: base)
+      guard let extent = image.extent(at: offset), let symbol = image.name(at: offset), symbol.hasSuffix("Tm")
+      else { return nil }
+      let body = UInt(bitPattern: base) + extent.start
+      if let known = mergedCallersByBody.withLock({ $0[body] }) { return known }
+      var callers: [(name: String, loads: [UInt])] = []
+      for start in image.starts(ofFunctionsUpTo: 64) {
+        guard let size = image.extent(at: start)?.size,
+          let loads = mergedCallerLoads(
+            UnsafeRawPointer(base) + Int(start), size: Int(size), jumpingTo: body),
+          let name = image.name(at: start).flatMap(demangled)
+        else { continue }
+        callers.append((name, loads))
+      }
+      mergedCallersByBody.withLock { $0[body] = callers }
+      return callers
+    #else
+      return nil
+    #endif
+  }
+
+  private static let mergedCallersByBody = ForkSafeMutex<[UInt: [(name: String, loads: [UInt])]]>([:])
+
+  /// The addresses that the `size` bytes of machine code at `function` load (`lea` relative to
+  /// `rip`) when the code is only a frame set-up (`push rbp; mov rbp, rsp`), such loads, the frame's
+  /// tear-down (`pop rbp`) and a jump to `target`: a merged body's caller. Nil for any other code.
+  static func mergedCallerLoads(_ function: UnsafeRawPointer, size: Int, jumpingTo target: UInt) -> [UInt]? {
+    func byte(_ position: Int) -> UInt8 { function.load(fromByteOffset: position, as: UInt8.self) }
+    var loads: [UInt] = []
+    var position = 0
+    while position < size {
+      switch byte(position) {
+      case 0x55, 0x5D:  // push rbp, pop rbp
+        position += 1
+      case 0x48 where position + 3 <= size && byte(position + 1) == 0x89 && byte(position + 2) == 0xE5:
+        position += 3  // mov rbp, rsp
+      case 0x48, 0x4C:  // lea disp32(%rip), %r: REX.W (and .R), 8D, ModRM with mod 00 and r/m 101
+        guard position + 7 <= size, byte(position + 1) == 0x8D, byte(position + 2) & 0xC7 == 0x05 else {
+          return nil
+        }
+        let displacement = Int(function.loadUnaligned(fromByteOffset: position + 3, as: Int32.self))
+        loads.append(UInt(bitPattern: function + (position + 7 + displacement)))
+        position += 7
+      case 0xE9:  // jmp rel32
+        guard position + 5 <= size else { return nil }
+        let displacement = Int(function.loadUnaligned(fromByteOffset: position + 1, as: Int32.self))
+        return UInt(bitPattern: function + (position + 5 + displacement)) == target ? loads : nil
+      default:
+        return nil
+      }
+    }
+    return nil
+  }
+
   /// The functions an optimised build inlined into the function that starts at `address`, named
   /// (demangled, not simplified), from the image's DWARF (`ImageDebugInfo`, read once per image on
   /// first use); empty when the image has no debug information.
