@@ -177,7 +177,7 @@ void *_Block_copy(const void *block) {
     pthread_mutex_lock(&queued_lock);
     BlockEntry *entry = add_block(copy, size);
     if (entry && pending_queue) entry->queue = queue_label(pending_queue);
-    if (entry && pending_work_item) entry->workItem = 1;
+    if (entry && pending_work_item) entry->workItem = pending_work_item;
     pthread_mutex_unlock(&queued_lock);
   }
   return copy;
@@ -222,7 +222,7 @@ static void will_queue(void *queue, const void *block, int workItem) {
       free(entry->queue);
       entry->queue = queue_label(queue);
     }
-    if (workItem) entry->workItem = 1;
+    if (workItem) entry->workItem = workItem;
   }
   pthread_mutex_unlock(&queued_lock);
   pending_queue = queue;
@@ -289,7 +289,7 @@ static void *mark_work_item(void *created) {
   if (created && rgc_is_running() && !rgc_thread_is_paused()) {
     pthread_mutex_lock(&queued_lock);
     BlockEntry *entry = find_block(created);
-    if (entry) entry->workItem = 1;
+    if (entry) entry->workItem = RGC_BLOCK_WORK_ITEM;
     pthread_mutex_unlock(&queued_lock);
   }
   return created;
@@ -297,15 +297,44 @@ static void *mark_work_item(void *created) {
 
 void *dispatch_block_create(uintptr_t flags, const void *block) {
   CreateBlock real = (CreateBlock)resolve(&real_block_create, "dispatch_block_create");
-  will_queue(NULL, block, 1);
+  will_queue(NULL, block, RGC_BLOCK_WORK_ITEM);
   return mark_work_item(real(flags, block));
 }
 
 void *dispatch_block_create_with_qos_class(uintptr_t flags, unsigned qos, int priority, const void *block) {
   CreateBlockWithQoS real =
       (CreateBlockWithQoS)resolve(&real_block_create_qos, "dispatch_block_create_with_qos_class");
-  will_queue(NULL, block, 1);
+  will_queue(NULL, block, RGC_BLOCK_WORK_ITEM);
   return mark_work_item(real(flags, qos, priority, block));
+}
+
+// A dispatch source keeps its handlers until they are replaced or the source is cancelled: the
+// block (copied by libdispatch, or a DispatchWorkItem's block it retains) is marked as the handler.
+typedef void (*SetHandler)(void *, const void *);
+static _Atomic(void *) real_set_event_handler;
+static _Atomic(void *) real_set_cancel_handler;
+static _Atomic(void *) real_set_registration_handler;
+
+static void set_handler(_Atomic(void *) *slot, const char *name, int kind, void *source, const void *handler) {
+  SetHandler real = (SetHandler)resolve(slot, name);
+  will_queue(NULL, handler, kind);
+  real(source, handler);
+  did_queue();
+}
+
+void dispatch_source_set_event_handler(void *source, const void *handler) {
+  set_handler(&real_set_event_handler, "dispatch_source_set_event_handler", RGC_BLOCK_SOURCE_EVENT_HANDLER,
+              source, handler);
+}
+
+void dispatch_source_set_cancel_handler(void *source, const void *handler) {
+  set_handler(&real_set_cancel_handler, "dispatch_source_set_cancel_handler", RGC_BLOCK_SOURCE_CANCEL_HANDLER,
+              source, handler);
+}
+
+void dispatch_source_set_registration_handler(void *source, const void *handler) {
+  set_handler(&real_set_registration_handler, "dispatch_source_set_registration_handler",
+              RGC_BLOCK_SOURCE_REGISTRATION_HANDLER, source, handler);
 }
 
 // MARK: - Tasks

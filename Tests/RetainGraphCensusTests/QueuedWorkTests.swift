@@ -79,6 +79,23 @@ final class StoredWorkItem: @unchecked Sendable {
   func run() { ran += 1 }
 }
 
+/// Keeps a timer source whose handlers capture the owner: the source (C storage) keeps them until
+/// it is cancelled.
+final class TimerSourceOwner: @unchecked Sendable {
+  var source: (any DispatchSourceTimer)?
+  var fired = 0
+
+  func start(qos: DispatchQoS = .unspecified) {
+    let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "census.source"))
+    source.schedule(deadline: .now() + 3600, repeating: 3600)
+    source.setEventHandler(qos: qos) { self.fire() }
+    source.resume()
+    self.source = source
+  }
+
+  func fire() { fired += 1 }
+}
+
 /// Waits (up to 10 s) for `condition`, yielding.
 private func eventually(_ condition: () -> Bool) async -> Bool {
   for _ in 0..<1_000 {
@@ -282,6 +299,38 @@ extension CensusTests {
       weak let probe = object
       _ = consume object
       #expect(probe == nil)
+    }
+
+    /// A dispatch source keeps its event handler until it is cancelled: the census names the
+    /// handler (libdispatch's copy of the Swift block), with or without a DispatchWorkItem made
+    /// for a QoS, and cancelling the source lets the owner go (weak probe).
+    @Test(arguments: [DispatchQoS.unspecified, .utility])
+    func sourceEventHandlerIsNamed(_ qos: DispatchQoS) async throws {
+      weak var probe: TimerSourceOwner?
+      let source: any DispatchSourceTimer
+      do {
+        let object = TimerSourceOwner()
+        object.start(qos: qos)
+        source = try #require(object.source)
+        object.source = nil
+        probe = object
+      }
+      let object = try #require(probe)
+      let report = HeapCensus.retainers(of: object)
+      let holder = "DispatchSource event handler from closure #1 in TimerSourceOwner.start(qos:)"
+      #expect(report.origin == .runtimeHolder(holder), "\(report)")
+      #expect(
+        report.descriptionWithoutCoincidences == """
+          TimerSourceOwner is referenced by 1 holder:
+            \(holder).capture 0
+          Shortest retainer path, held by a \(holder):
+            \(holder)
+              ↓ capture 0
+            TimerSourceOwner
+          """)
+      _ = consume object
+      source.cancel()
+      #expect(await eventually { probe == nil })
     }
   }
 }

@@ -75,10 +75,21 @@ typedef struct {
   uint64_t size;
   /// The label of the queue it was last queued on (owned by the census); null when never queued.
   const char *_Nullable queue;
-  /// Whether it was given to dispatch_block_create (a DispatchWorkItem's block or its wrapper).
+  /// What Dispatch keeps it as, beside a queue (an `RGC_BLOCK_…` value): 0 none, a
+  /// DispatchWorkItem's block or its wrapper (given to dispatch_block_create), or a dispatch
+  /// source's event, cancel or registration handler.
   int32_t workItem;
   uint64_t sequence;
 } rgc_block_record;
+
+/// `rgc_block_record.workItem`: a DispatchWorkItem's block (or its wrapper).
+#define RGC_BLOCK_WORK_ITEM 1
+/// `rgc_block_record.workItem`: a dispatch source's event handler.
+#define RGC_BLOCK_SOURCE_EVENT_HANDLER 2
+/// `rgc_block_record.workItem`: a dispatch source's cancel handler.
+#define RGC_BLOCK_SOURCE_CANCEL_HANDLER 3
+/// `rgc_block_record.workItem`: a dispatch source's registration handler.
+#define RGC_BLOCK_SOURCE_REGISTRATION_HANDLER 4
 
 /// The lock that keeps recorded blocks from being freed and task records from changing (recursive).
 void rgc_lock_queued(void);

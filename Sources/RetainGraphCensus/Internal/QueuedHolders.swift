@@ -110,7 +110,20 @@ enum QueuedHolders {
     var address: UInt
     var words: [UInt]
     var queue: String?
-    var isWorkItem: Bool
+    /// What Dispatch keeps it as (`RGC_BLOCK_…`; 0: only queued, or nothing known).
+    var kind: Int32
+    var isWorkItem: Bool { kind == RGC_BLOCK_WORK_ITEM }
+    /// A dispatch source's handler: which one.
+    var sourceHandler: String? {
+      switch kind {
+      case RGC_BLOCK_SOURCE_EVENT_HANDLER: "event handler"
+      case RGC_BLOCK_SOURCE_CANCEL_HANDLER: "cancel handler"
+      case RGC_BLOCK_SOURCE_REGISTRATION_HANDLER: "registration handler"
+      default: nil
+      }
+    }
+    /// Whether Dispatch keeps it: queued, a work item's, or a source's handler.
+    var isKept: Bool { queue != nil || kind != 0 }
   }
 
   /// With the queued lock held: the Swift blocks (a Swift closure converted with
@@ -126,21 +139,24 @@ enum QueuedHolders {
       let words = CensusRuntime.words(at: record.block, count: wordCount)
       return BlockCopy(
         address: UInt(bitPattern: record.block), words: words,
-        queue: record.queue.map { String(cString: $0) }, isWorkItem: record.workItem != 0)
+        queue: record.queue.map { String(cString: $0) }, kind: record.workItem)
     }
     // A DispatchWorkItem queues libdispatch's own block, which holds the Swift block: a block held
-    // by a queued block is queued too.
+    // by a queued block is queued too (and a block held by a source's handler is that handler).
     let indexByAddress = Dictionary(
       copies.indices.map { (copies[$0].address, $0) }, uniquingKeysWith: { first, _ in first })
-    for holder in copies.indices where copies[holder].queue != nil || copies[holder].isWorkItem {
+    for holder in copies.indices where copies[holder].isKept {
       for word in copies[holder].words.dropFirst(4) {
         guard let held = indexByAddress[word], held != holder else { continue }
         if copies[held].queue == nil { copies[held].queue = copies[holder].queue }
-        if copies[holder].isWorkItem { copies[held].isWorkItem = true }
+        let kind = copies[holder].kind
+        if kind != 0 && (copies[held].kind == 0 || copies[holder].sourceHandler != nil) {
+          copies[held].kind = kind
+        }
       }
     }
     var holders: [QueuedHolder] = []
-    for copy in copies where copy.words.count >= 6 && (copy.queue != nil || copy.isWorkItem) {
+    for copy in copies where copy.words.count >= 6 && copy.isKept {
       // A Swift block's invoke function is the reabstraction thunk to `@convention(block)`; its
       // captured storage, after the 32-byte header, is the Swift closure: function, context.
       guard let invoke = UnsafeRawPointer(bitPattern: copy.words[2]),
@@ -154,7 +170,9 @@ enum QueuedHolders {
         let context = CensusRuntime.object(at: contextAddress)
       else { continue }
       var name: String
-      if let queue = copy.queue, !copy.isWorkItem {
+      if let handler = copy.sourceHandler {
+        name = "DispatchSource \(handler) from \(closureName)"
+      } else if let queue = copy.queue, !copy.isWorkItem {
         name = "block queued on \(queueName(queue)) from \(closureName)"
       } else if let queue = copy.queue {
         name = "DispatchWorkItem block (queued on \(queueName(queue))) from \(closureName)"
