@@ -95,7 +95,7 @@ public struct ObjectGraph: Sendable {
     danglingReferences: [DanglingReference],
     notes: [String],
     libraryModules: Set<String> = GraphOptions.defaultLibraryModules,
-    objectAddresses: [UInt] = []
+    objectAddresses: ChunkedArray<UInt> = ChunkedArray()
   ) {
     self.root = root
     self.storage = storage

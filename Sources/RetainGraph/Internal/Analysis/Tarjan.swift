@@ -2,7 +2,8 @@
 /// linear graph algorithms", SIAM J. Computing 1(2), 1972), with an explicit stack so deep graphs do
 /// not use the thread's stack.
 ///
-/// - Complexity: O(*n* + *e*) time; 32-bit arrays of *n* entries.
+/// - Complexity: O(*n* + *e*) time; 32-bit arrays of *n* entries (a deep search's path costs 4
+///   bytes a node: each open node's next position).
 enum Tarjan {
   /// The components that contain a cycle: more than one node, or one node with an edge to itself.
   /// - Parameters:
@@ -38,26 +39,29 @@ enum Tarjan {
     var stack: [Int32] = []
     var components: [[Int32]] = []
     var nextIndex: Int32 = 0
-    // Each frame: a node and the position of the next successor to look at.
-    var frames: [(node: Int32, next: Int32)] = []
+    // The search's path: for each open node, the position of the next reference to look at. The
+    // node itself is not kept: it is the target of the reference its parent is at (the one before
+    // the parent's next), or the start.
+    var frames: [Int32] = []
     // Room for every node, so that neither stack is copied as it grows (a list's search is as deep
     // as the list): pages not written to are not resident.
     stack.reserveCapacity(nodeCount)
     frames.reserveCapacity(nodeCount)
 
     for start in 0..<nodeCount where index[start] == unvisited {
-      frames.append((Int32(start), offsets[start]))
+      // The node whose search is at the top of `frames`.
+      var node = start
+      frames.append(offsets[start])
       index[start] = nextIndex
       lowlink[start] = nextIndex
       nextIndex += 1
       stack.append(Int32(start))
       stackState[start] = open
 
-      while let frame = frames.last {
-        let node = Int(frame.node)
-        if frame.next < offsets[node + 1] {
-          frames[frames.count - 1].next += 1
-          let successor = target(at: Int(frame.next))
+      while let next = frames.last.map(Int.init) {
+        if next < Int(offsets[node + 1]) {
+          frames[frames.count - 1] += 1
+          let successor = target(at: next)
           guard successor >= 0 else { continue }
           if index[successor] == unvisited {
             index[successor] = nextIndex
@@ -65,40 +69,45 @@ enum Tarjan {
             nextIndex += 1
             stack.append(Int32(successor))
             stackState[successor] = open
-            frames.append((Int32(successor), offsets[successor]))
+            frames.append(offsets[successor])
+            node = successor
           } else if stackState[successor] != off {
             lowlink[node] = min(lowlink[node], index[successor])
             if stackState[successor] == open, successor != node {
               let span = index[node] - index[successor] + 1
-              backEdgeSpans[Int(frame.next)] = UInt8(min(span, 255))
+              backEdgeSpans[next] = UInt8(min(span, 255))
             }
           }
           continue
         }
         frames.removeLast()
-        stackState[node] = closed
-        if let parent = frames.last {
-          lowlink[Int(parent.node)] = min(lowlink[Int(parent.node)], lowlink[node])
+        let finished = node
+        stackState[finished] = closed
+        if !frames.isEmpty {
+          // The parent: the target of the reference its own parent followed to it.
+          node = frames.count == 1 ? start : target(at: Int(frames[frames.count - 2]) - 1)
+          lowlink[node] = min(lowlink[node], lowlink[finished])
         }
-        if lowlink[node] == index[node] {
-          // The component is the stack from `node` up. Most are single nodes without a cycle:
+        if lowlink[finished] == index[finished] {
+          // The component is the stack from `finished` up. Most are single nodes without a cycle:
           // nothing is allocated for them.
-          var start = stack.count - 1
-          while stack[start] != Int32(node) { start -= 1 }
-          let count = stack.count - start
+          var first = stack.count - 1
+          while stack[first] != Int32(finished) { first -= 1 }
+          let count = stack.count - first
           let hasSelfLoop =
-            count == 1 && (Int(offsets[node])..<Int(offsets[node + 1])).contains { target(at: $0) == node }
-          for position in start..<stack.count { stackState[Int(stack[position])] = off }
+            count == 1
+            && (Int(offsets[finished])..<Int(offsets[finished + 1])).contains { target(at: $0) == finished }
+          for position in first..<stack.count { stackState[Int(stack[position])] = off }
           // Listed in the order they leave the stack, the last pushed first. A component of the
           // whole stack that fills most of its room takes the stack's memory (no copy).
-          if start == 0, count > 1, count * 2 >= stack.capacity {
+          if first == 0, count > 1, count * 2 >= stack.capacity {
             var whole: [Int32] = []
             swap(&whole, &stack)
             whole.reverse()
             components.append(whole)
             stack.reserveCapacity(nodeCount - Int(nextIndex))
           } else {
-            if count > 1 || hasSelfLoop { components.append(stack[start...].reversed()) }
+            if count > 1 || hasSelfLoop { components.append(stack[first...].reversed()) }
             stack.removeLast(count)
           }
         }

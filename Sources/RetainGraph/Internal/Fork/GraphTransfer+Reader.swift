@@ -157,8 +157,7 @@ extension GraphTransfer {
         }
         nodeKinds.append(kind)
       }
-      var objectAddresses: [UInt] = []
-      objectAddresses.reserveCapacity(nodeCount)
+      var objectAddresses = ChunkedArray<UInt>()
       for node in 0..<nodeCount {
         let start = offset
         let address = try u64("nodes[\(node)].address")

@@ -4,10 +4,10 @@ internal import Synchronization
 /// an object (a value root, a closure context) and empty for a graph read from JSON or made from
 /// parts. The address-to-node table behind ``ObjectGraph/node(for:)`` is made on first use.
 final class ObjectAddresses: Sendable {
-  let addresses: [UInt]
+  let addresses: ChunkedArray<UInt>
   private let table = Mutex<[UInt: Int32]?>(nil)
 
-  init(_ addresses: [UInt]) { self.addresses = addresses }
+  init(_ addresses: ChunkedArray<UInt>) { self.addresses = addresses }
 
   /// The node whose object was at `address`, if any.
   func node(at address: UInt) -> Int? {

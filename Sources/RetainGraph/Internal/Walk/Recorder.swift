@@ -28,7 +28,7 @@ struct WalkResult {
   var objects: [AnyObject?]
   /// `objectAddresses[id]` is the address of node `id`'s object (0 for a value root and for
   /// closure contexts), for ``ObjectGraph/node(for:)``.
-  var objectAddresses: [UInt]
+  var objectAddresses: ChunkedArray<UInt>
 }
 
 /// Records the nodes and edges of a walk in compact form (type names and labels interned), keeps
@@ -43,9 +43,10 @@ struct Recorder {
   /// Node id by object address. Every object stays alive (in `keepAlive`) until the walk ends, so
   /// an address cannot be reused for another object meanwhile.
   private var identities = IdentityTable()
-  /// One retain per node's object (released when the walk ends): raw, so reading an object's
-  /// fields costs no further reference counting.
-  private var keepAlive = ChunkedArray<Unmanaged<AnyObject>?>()
+  /// One retain per node's object (released when the walk ends), as its address (0 for none): raw,
+  /// so reading an object's fields costs no further reference counting. When the walk ends, the
+  /// same memory becomes the graph's object addresses.
+  private var keepAlive = ChunkedArray<UInt>()
   /// Depth of each node, kept only when a depth limit is set.
   private var depths: [Int32] = []
   private let tracksDepth: Bool
@@ -79,7 +80,9 @@ struct Recorder {
   func typeName(of node: Int) -> String { typeNames[Int(nodeTypes[node])] }
 
   /// The object of node `id`, while the walk keeps it alive (nil for a value root).
-  func object(of id: Int) -> Unmanaged<AnyObject>? { keepAlive[id] }
+  func object(of id: Int) -> Unmanaged<AnyObject>? {
+    UnsafeRawPointer(bitPattern: keepAlive[id]).map { Unmanaged.fromOpaque($0) }
+  }
 
   func depth(of node: Int) -> Int32 { tracksDepth ? depths[node] : 0 }
 
@@ -95,7 +98,7 @@ struct Recorder {
     identities.insert(reference.address, Int32(id))
     nodeTypes.append(slot.typeIndex)
     nodeKinds.append(.object)
-    keepAlive.append(reference.object)
+    keepAlive.append(reference.address)
     if tracksDepth { depths.append(depth) }
     return id
   }
@@ -110,7 +113,7 @@ struct Recorder {
     nodeTypes.append(Int32(typeNames.count))
     typeNames.append(typeName)
     nodeKinds.append(kind)
-    keepAlive.append(reference?.object)
+    keepAlive.append(reference?.address ?? 0)
     if tracksDepth { depths.append(depth) }
     return id
   }
@@ -186,23 +189,24 @@ struct Recorder {
 
   /// Ends the recording: releases every object the walk kept alive (after handing them to the
   /// result when `keepingObjects`; closure contexts too when `keepingContexts`) and returns the
-  /// storage and the objects' addresses.
+  /// storage and the objects' addresses (the keep-alive list itself, its other nodes' entries
+  /// zeroed: no copy).
   mutating func finish(
     keepingObjects: Bool, keepingContexts: Bool = false
-  ) -> (storage: GraphStorage, objects: [AnyObject?], objectAddresses: [UInt]) {
+  ) -> (storage: GraphStorage, objects: [AnyObject?], objectAddresses: ChunkedArray<UInt>) {
     identities = IdentityTable(capacity: 0)
-    let objectAddresses = keepAlive.indices.map { id -> UInt in
-      guard nodeKinds[id] == .object, let object = keepAlive[id] else { return 0 }
-      return UInt(bitPattern: object.toOpaque())
-    }
     var objects: [AnyObject?] = []
     if keepingObjects {
       objects = keepAlive.indices.map {
         nodeKinds[$0] == .object || (keepingContexts && nodeKinds[$0] == .closure)
-          ? keepAlive[$0]?.takeUnretainedValue() : nil
+          ? object(of: $0)?.takeUnretainedValue() : nil
       }
     }
-    for object in keepAlive { object?.release() }
+    for id in keepAlive.indices {
+      object(of: id)?.release()
+      if nodeKinds[id] != .object { keepAlive[id] = 0 }
+    }
+    let objectAddresses = keepAlive
     keepAlive = ChunkedArray()
     let storage = GraphStorage(
       typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels.values, edges: edges,
