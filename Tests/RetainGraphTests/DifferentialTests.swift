@@ -114,4 +114,26 @@ extension DifferentialTests {
       if let leaked = probe { leaked.groups = []; leaked.keyed = [:]; leaked.boxed.rows = [] }
     }
   }
+
+  /// `[AnyObject]` (a stored property and a value root) is read from its buffer like an array of a
+  /// class: the same graph as the general path, elements of several classes, a cycle through one.
+  @Test func arraysOfAnyObject() {
+    let holder = AnyObjectArrayHolder()
+    let leaf = Leaf()
+    holder.items = [leaf, DerivedNode(), holder, leaf]
+    Self.expectSame(holder, "[AnyObject] property")
+    Self.expectSame([leaf, holder] as [AnyObject], "[AnyObject] root")
+    let graph = ObjectGraph(reflecting: holder)
+    #expect(Set(graph.edges.map(\.label)).isSuperset(of: ["items[0]", "items[1]", "items[2]", "items[3]"]))
+    weak let probe = holder
+    #expect(graph.predictedLeaks().contains { graph.node($0).typeName.hasSuffix("AnyObjectArrayHolder") })
+    _ = consume holder
+    #expect(probe != nil)
+    probe?.items = []
+    #expect(probe == nil)
+  }
+}
+
+final class AnyObjectArrayHolder {
+  var items: [AnyObject] = []
 }

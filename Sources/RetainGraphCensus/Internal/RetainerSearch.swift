@@ -15,7 +15,7 @@ enum RetainerSearch {
     /// Every live class instance the census saw (closure contexts and boxes are reached through
     /// their holders, which the walker reads).
     var objects: [AnyObject] = []
-    var indexByAddress: [UInt: Int] = [:]
+    var indexByAddress = AddressIndex(capacity: 0)
     /// Objects whose own memory holds the target's address, or an address of one of these (found
     /// by reading recorded memory only, never following a pointer): the likely holders.
     var rawAncestors: [Int] = []
@@ -38,7 +38,7 @@ enum RetainerSearch {
     var population = collect(before: before, target: targetAddress)
     let capturingContexts = population.capturingContexts
     if population.indexByAddress[targetAddress] == nil {
-      population.indexByAddress[targetAddress] = population.objects.count
+      population.indexByAddress.insert(targetAddress, index: population.objects.count)
       population.objects.append(target)
     }
     var notes: [String] = []
@@ -83,10 +83,12 @@ enum RetainerSearch {
       default: break
       }
     }
-    let everything = population.objects.map { GraphChild.strong(CensusRoots.censusLabel, $0) }
+    // One array of every live object (read from its buffer, element by element, in order: the
+    // same nodes and edges as one root reference each, without a `GraphChild` per object).
+    let everything = GraphChild.strong(CensusRoots.censusLabel, population.objects)
     population = Population()
     var report =
-      search(target, roots: globals + holders + everything, holders: holderNames, notes: notes)
+      search(target, roots: globals + holders + [everything], holders: holderNames, notes: notes)
       ?? RetainerReport(
         typeName: CensusRuntime.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
         path: [], notes: notes + ["the walk did not reach it"])
@@ -176,32 +178,46 @@ enum RetainerSearch {
   private static func collect(before: UInt64, target: UInt) -> Population {
     CensusTable.withLiveRecords(before: before) { records in
       var population = Population()
-      population.objects.reserveCapacity(records.count)
-      population.indexByAddress.reserveCapacity(records.count + 1)
+      population.indexByAddress = AddressIndex(capacity: records.count + 1)
       let sideTable = CensusRuntime.sideTable(ofObjectAt: target)
       var coreFoundationNames: [UnsafeRawPointer: String?] = [:]
+      // Records of one type often come in runs: the last type's answer, before the dictionary.
+      var lastClass: (metadata: UnsafeRawPointer, name: String?)?
       var contexts: [UInt] = []
-      for record in records {
-        guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
-        if CensusRuntime.isClosureContext(metadata: metadata), words(of: record, contain: { $0 == target }) {
-          contexts.append(UInt(bitPattern: record.object))
-        }
-        if UInt(bitPattern: record.object) != target, CensusRuntime.isClass(metadata: metadata) {
-          let name =
-            coreFoundationNames[metadata]
-            ?? {
-              let name = CensusRuntime.coreFoundationTypeName(metadata: metadata)
-              coreFoundationNames[metadata] = name
-              return name
-            }()
-          if let name, words(of: record, contain: { $0 == target || $0 == sideTable }) {
-            population.coreFoundationHolders.append(name)
+      // Each object's retain (its `object(at:)`) is moved into the array: no second count per object.
+      population.objects = [AnyObject](unsafeUninitializedCapacity: records.count) { buffer, count in
+        count = 0
+        for record in records {
+          guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
+          if CensusRuntime.isClosureContext(metadata: metadata),
+            words(of: record, contain: { $0 == target })
+          {
+            contexts.append(UInt(bitPattern: record.object))
           }
+          guard CensusRuntime.isClass(metadata: metadata) else { continue }
+          if UInt(bitPattern: record.object) != target {
+            let name: String?
+            if let lastClass, lastClass.metadata == metadata {
+              name = lastClass.name
+            } else {
+              name =
+                coreFoundationNames[metadata]
+                ?? {
+                  let name = CensusRuntime.coreFoundationTypeName(metadata: metadata)
+                  coreFoundationNames[metadata] = name
+                  return name
+                }()
+              lastClass = (metadata, name)
+            }
+            if let name, words(of: record, contain: { $0 == target || $0 == sideTable }) {
+              population.coreFoundationHolders.append(name)
+            }
+          }
+          guard let object = CensusRuntime.object(at: record.object) else { continue }
+          population.indexByAddress.insert(UInt(bitPattern: record.object), index: count)
+          buffer.initializeElement(at: count, to: object)
+          count += 1
         }
-        guard CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object)
-        else { continue }
-        population.indexByAddress[UInt(bitPattern: record.object)] = population.objects.count
-        population.objects.append(object)
       }
       population.capturingContexts = contexts.map {
         closureName(ofContext: $0, target: target, records: records)
@@ -217,12 +233,15 @@ enum RetainerSearch {
         let sorted = frontier.sorted()
         let low = sorted[0]
         let high = sorted[sorted.count - 1]
-        for record in records where !found.contains(UInt(bitPattern: record.object)) {
+        for record in records {
           let holds = words(of: record) { word in
             word >= low && word <= high
               && (sorted.count < 32 ? sorted.contains(word) : frontier.contains(word))
           }
-          if holds { next.insert(UInt(bitPattern: record.object)) }
+          // Few records hold a frontier word: only those are looked up among the found.
+          if holds, !found.contains(UInt(bitPattern: record.object)) {
+            next.insert(UInt(bitPattern: record.object))
+          }
         }
         found.formUnion(next)
         frontier = next

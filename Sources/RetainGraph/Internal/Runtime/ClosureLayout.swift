@@ -157,11 +157,27 @@ enum ClosureLayout {
     if let type = resolve(name: name, length: length, generics: generics) {
       return (.value(type), Metadata.size(of: type), Metadata.alignment(of: type))
     }
+    // The dynamic `Self` of a class method (`<class>XD`), which the runtime resolves only inside the
+    // method: laid out as the class (a strong reference), its thick metatype (`<class>XDXMT`, what
+    // a closure using `Self.` captures) as the class's metatype (one word of metadata).
+    for (suffix, isMetatype) in [("XDXMT", true), ("XD", false)] where endsWith(text, suffix) {
+      guard let base = resolve(name: name, length: length - suffix.utf8.count, generics: generics),
+        Metadata.kind(of: base) == .class
+      else { return nil }
+      let type = isMetatype ? metatype(of: base) : base
+      return (.value(type), Metadata.size(of: type), Metadata.alignment(of: type))
+    }
     // SIL function types (`…Ieg…_`) do not resolve to metadata: a thick function is two words.
     if endsWith(text, "_"), text.contains(UInt8(ascii: "I")) {
       return (.function, 16, 8)
     }
     return nil
+  }
+
+  /// `T.Type` for `T`.
+  private static func metatype(of type: any Any.Type) -> any Any.Type {
+    func open<T>(_: T.Type) -> any Any.Type { T.Type.self }
+    return open(type)
   }
 
   private static func resolve(name: UnsafeRawPointer, length: Int, generics: GenericArguments?) -> (
@@ -214,11 +230,16 @@ struct GenericArguments {
       if source.first == UInt8(ascii: "s") { continue }
       guard
         let (depth, position, isPack) = Self.sourceParameter(MangledName(start: parameterName).trailingText),
-        depth < 16, position < 256,
-        let metadata = Self.metadata(from: source[...], bindings: bindings, bindingCount: bindingCount)
+        depth < 16, position < 256
       else { return nil }
       while levels.count <= depth { levels.append([]) }
       while levels[depth].count <= position { levels[depth].append(nil) }
+      // A parameter may have several sources (a binding, and a generic argument of a captured
+      // reference's class when the closure uses the dynamic `Self`): the first one read is enough.
+      // One not read (`R`, `M`) leaves the parameter unknown unless another source gives it.
+      guard levels[depth][position] == nil,
+        let metadata = Self.metadata(from: source[...], bindings: bindings, bindingCount: bindingCount)
+      else { continue }
       levels[depth][position] = metadata
       if isPack {
         // A heap metadata pack: tagged in bit 0, its element count in the word before the elements.

@@ -99,6 +99,12 @@ private let managedBufferPointerDescriptor = UInt(
 /// The nominal type descriptor shared by every `Array<Element>`.
 private let arrayDescriptor = UInt(bitPattern: Metadata.descriptor(of: [Int].self))
 
+/// Whether values of `type` are one object reference each: a class, or `AnyObject` (one word, the
+/// object, on this platform: no Objective-C).
+private func isObjectReference(_ type: any Any.Type) -> Bool {
+  Metadata.kind(of: type) == .class || Metadata.pointer(of: type) == Metadata.pointer(of: AnyObject.self)
+}
+
 /// Types that hold references only as an implementation detail, never to user objects.
 private let knownLeafTypes: Set<ObjectIdentifier> = [
   ObjectIdentifier(String.self), ObjectIdentifier(Substring.self), ObjectIdentifier(Character.self),
@@ -262,7 +268,7 @@ enum TypePlans {
     }
     if Metadata.isPOD(type) || knownLeafTypes.contains(ObjectIdentifier(type)) { return make(.leaf) }
     if UInt(bitPattern: Metadata.descriptor(of: type)) == arrayDescriptor,
-      Metadata.firstGenericArgument(of: type).map({ Metadata.kind(of: $0) }) == .class
+      Metadata.firstGenericArgument(of: type).map(isObjectReference) == true
     {
       return make(.objectArray)
     }
@@ -340,7 +346,7 @@ enum TypePlans {
           action = .optionalObject
         case .struct
         where UInt(bitPattern: Metadata.descriptor(of: field.type)) == arrayDescriptor
-          && Metadata.firstGenericArgument(of: field.type).map { Metadata.kind(of: $0) } == .class:
+          && Metadata.firstGenericArgument(of: field.type).map(isObjectReference) == true:
           action = .objectArray
         default:
           if isLeaf(field.type, inProgress: &inProgress) { return nil }
