@@ -19,6 +19,22 @@ actor WeakTickerActor {
   func tick() { ticks += 1 }
 }
 
+/// The same with the actor reached before the first sleep: `await self?.tick()` leaves the strong
+/// result of `self?` (an unnamed temporary) in the suspended frame after the call returns.
+actor TickingFirstActor {
+  var task: Task<Void, Never>?
+  var ticks = 0
+  func start() {
+    task = Task { [weak self] in
+      while !Task.isCancelled {
+        await self?.tick()
+        try? await Task.sleep(for: .seconds(3600))
+      }
+    }
+  }
+  func tick() { ticks += 1 }
+}
+
 /// An actor-isolated closure holds its actor twice, as `self` and as the isolation it runs on
 /// (`(any Actor)?`); one edit, `[weak self]`, removes both, so the advice counts one fix.
 @Suite("An actor's task holds the actor as self and as its isolation")
@@ -67,5 +83,33 @@ struct ActorIsolationTests {
     defer { task?.cancel() }
     for _ in 0..<100 where probe?.object != nil { try await Task.sleep(for: .milliseconds(10)) }
     #expect(probe?.object == nil)
+  }
+
+  /// Known false alarm, in debug and optimised builds alike: after `await self?.tick()` returns,
+  /// the frame slot of the temporary still holds the actor's address (a released reference), and
+  /// the walk, which reads frames word by word, cannot tell it from a live one (no variable is
+  /// there; the actor's reference count cannot say either, the caller's references being unknown).
+  /// The runtime frees the actor.
+  @Test func aStaleTemporaryAfterTheActorCallIsAKnownFalseAlarm() async throws {
+    var probe: WeakProbe?
+    var task: Task<Void, Never>?
+    var flagged = false
+    do {
+      let ticker = TickingFirstActor()
+      await ticker.start()
+      task = await ticker.task
+      for _ in 0..<200 where await ticker.ticks == 0 { try await Task.sleep(for: .milliseconds(5)) }
+      if let task { await waitUntilSettled(task) }
+      probe = WeakProbe(ticker)
+      flagged = !ObjectGraph(reflecting: ticker).cycles.isEmpty
+    }
+    defer { task?.cancel() }
+    for _ in 0..<100 where probe?.object != nil { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(probe?.object == nil, "the runtime keeps the actor")
+    withKnownIssue(
+      "a stale temporary in the suspended frame is read as a strong reference", isIntermittent: true
+    ) {
+      #expect(!flagged)
+    }
   }
 }
