@@ -267,7 +267,8 @@ struct FixPlan {
   /// breadth-first search over the component's other references. No local copy of the component
   /// is made, nor a list of its back edges: they are counted, and the smallest kept as they are met.
   private func backEdgePlan(
-    members: [Int32], component: Int32, componentOf: ComponentMap, strong: StrongRows, reachedBy: inout [Int32]
+    members: [Int32], component: Int32, componentOf: ComponentMap, strong: StrongRows,
+    reachedBy: inout [Int32]
   ) -> (breaks: [Planned], total: Int) {
     var selfLoops: [Int32] = []
     var selfLoopCount = 0

@@ -103,7 +103,8 @@ final class IdentityTable {
     let hash = Self.hash(key)
     var index = Int(truncatingIfNeeded: hash &>> UInt(shift))
     while slots[index] != 0 { index = (index + 1) & mask }
-    slots[index] = (UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF) << 32 | UInt64(UInt32(bitPattern: node &+ 1))
+    slots[index] =
+      (UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF) << 32 | UInt64(UInt32(bitPattern: node &+ 1))
   }
 
   /// Doubles the table: every node's address is placed again, in node order.

@@ -94,8 +94,7 @@ struct Recorder {
   // MARK: - Nodes
 
   /// Adds an object node whose object is kept alive by `reference`'s retain, handed over here.
-  mutating func addObject(_ reference: consuming RetainedReference, typeIndex: Int32, depth: Int32) -> Int
-  {
+  mutating func addObject(_ reference: consuming RetainedReference, typeIndex: Int32, depth: Int32) -> Int {
     let id = nodeCount
     identities.insert(reference.address, node: Int32(id), addresses: keepAlive)
     nodeTypes.append(typeIndex)
