@@ -29,6 +29,9 @@ extern bool swift_isDeallocating(void *object);
 #define CHUNK_SLOTS ((uint64_t)1 << CHUNK_BITS)
 #define DIRECTORY_SIZE ((uint64_t)1 << 20)
 #define MAX_FRAMES 24
+// Slots a thread reserves at a time (one atomic increment per BATCH allocations); divides
+// CHUNK_SLOTS, so a batch never spans two chunks.
+#define BATCH 64
 // A slot that was recorded and then forgotten; an unwritten slot is null.
 #define FORGOTTEN ((void *)1)
 
@@ -48,6 +51,16 @@ static _Atomic(_Atomic(Slot *) *) directory;
 static _Atomic int census_lock;
 // Set while this thread runs a census query: the query's own allocations are not recorded.
 static _Thread_local int paused;
+// Bumped by every mark (rgc_next_sequence): a thread's batch reserved before the current epoch is
+// given up at its next allocation, so an allocation that happens after a mark is numbered after it.
+static _Atomic uint64_t epoch;
+// This thread's reserved slots [batch_next, batch_end), reserved in epoch batch_epoch.
+static _Thread_local uint64_t batch_next;
+static _Thread_local uint64_t batch_end;
+static _Thread_local uint64_t batch_epoch;
+static _Thread_local bool batch_exit_registered;
+static pthread_key_t batch_exit_key;
+static pthread_once_t batch_exit_once = PTHREAD_ONCE_INIT;
 // Chunks in use when the last sweep ended: the allocation path sweeps once that doubles.
 static _Atomic uint64_t chunks_after_sweep = 1;
 // The first chunk that may still hold records (chunks before it were all forgotten and freed).
@@ -174,8 +187,53 @@ static void sweep(void) {
   atomic_store_explicit(&chunks_after_sweep, in_use < 1 ? 1 : in_use, memory_order_relaxed);
 }
 
+// Marks this thread's unused reserved slots forgotten (a chunk is freed once every slot is
+// forgotten), giving up its batch.
+static void give_up_batch(void) {
+  uint64_t from = batch_next;
+  uint64_t to = batch_end;
+  batch_next = batch_end = 0;
+  if (from >= to) return;
+  uint64_t chunk = from >> CHUNK_BITS;
+  _Atomic(Slot *) *table = get_directory();
+  bool created = false;
+  // The batch's first slot was used when it was reserved: its chunk exists and is not freed while
+  // these slots are unwritten.
+  Slot *slots = (table && chunk < DIRECTORY_SIZE) ? get_chunk(table, chunk, &created) : NULL;
+  if (!slots) return;
+  for (uint64_t index = from; index < to; index++) {
+    atomic_store_explicit(&slots[index & (CHUNK_SLOTS - 1)].object, FORGOTTEN, memory_order_release);
+  }
+}
+
+static void give_up_batch_at_exit(void *unused) {
+  (void)unused;
+  give_up_batch();
+}
+
+static void make_batch_exit_key(void) { pthread_key_create(&batch_exit_key, give_up_batch_at_exit); }
+
+// The next slot for this thread: from its batch while the batch is of the current epoch, else from
+// a new batch (one atomic increment).
+static uint64_t next_slot(void) {
+  uint64_t current = atomic_load_explicit(&epoch, memory_order_acquire);
+  if (__builtin_expect(batch_next == batch_end || batch_epoch != current, 0)) {
+    give_up_batch();
+    if (!batch_exit_registered) {
+      // A thread that ends gives up its batch (a destructor runs only for a non-null value).
+      pthread_once(&batch_exit_once, make_batch_exit_key);
+      pthread_setspecific(batch_exit_key, (void *)1);
+      batch_exit_registered = true;
+    }
+    batch_next = atomic_fetch_add_explicit(&next_index, BATCH, memory_order_acq_rel);
+    batch_end = batch_next + BATCH;
+    batch_epoch = current;
+  }
+  return batch_next++;
+}
+
 static void record(void *object, size_t size) {
-  uint64_t index = atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);
+  uint64_t index = next_slot();
   uint64_t chunk = index >> CHUNK_BITS;
   _Atomic(Slot *) *table = get_directory();
   bool created = false;
@@ -273,7 +331,13 @@ int rgc_is_interposed(void) {
   return found == (void *)&swift_allocObject;
 }
 
-uint64_t rgc_next_sequence(void) { return atomic_load(&next_index); }
+uint64_t rgc_next_sequence(void) {
+  // Batches reserved before now are given up at their threads' next allocations: what is
+  // allocated after this call (on this thread, or on one that learns of the call) gets a number
+  // from a batch reserved after it, at least the one returned.
+  atomic_fetch_add(&epoch, 1);
+  return atomic_load(&next_index);
+}
 uint64_t rgc_dropped_count(void) { return atomic_load(&dropped); }
 
 size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t capacity, int sweep_first) {

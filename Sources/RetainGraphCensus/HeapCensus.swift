@@ -22,7 +22,9 @@ public import RetainGraph
 ///
 /// Starting and stopping nest: the census records while more ``start(recordingBacktraces:)`` calls
 /// than ``stop()`` calls were made, so tests running in parallel can each start and stop it. The
-/// allocation path takes no lock: recording is an atomic increment and a store into a table.
+/// allocation path takes no lock: recording is a store into a table, from slots each thread
+/// reserves 64 at a time (one atomic increment), and an unowned count taken before the object is
+/// returned (so without an atomic operation).
 public enum HeapCensus {
   /// Whether allocations are being recorded.
   public static var isRunning: Bool { CensusTable.isRunning }
@@ -101,7 +103,9 @@ public enum HeapCensus {
 
   // MARK: - Marks
 
-  /// A point in the sequence of allocations: "allocated since this mark".
+  /// A point in the sequence of allocations: "allocated since this mark". Allocations are
+  /// numbered in order on each thread; one that happens after the mark (on its thread, or on one
+  /// that learnt of it) is numbered after it.
   public struct Mark: Sendable, Hashable, Comparable {
     /// The number the next allocation recorded after the mark gets.
     public let sequence: UInt64

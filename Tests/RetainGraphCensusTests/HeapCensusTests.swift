@@ -116,6 +116,34 @@ import Testing
       }
     }
 
+    /// A thread numbers its allocations from slots it reserves 64 at a time: one that allocated
+    /// before a mark and allocates again after it (told so by the marking thread) gives its new
+    /// objects numbers after the mark, not the rest of its earlier reservation.
+    @Test func allocationsAfterAMarkOnAnotherThreadAreSinceIt() {
+      let allocated = DispatchSemaphore(value: 0)
+      let marked = DispatchSemaphore(value: 0)
+      let finished = DispatchSemaphore(value: 0)
+      nonisolated(unsafe) var early: [CensusWidget] = []
+      nonisolated(unsafe) var late: [CensusWidget] = []
+      let mark = HeapCensus.mark()
+      Thread {
+        early = (0..<3).map { _ in CensusWidget() }
+        allocated.signal()
+        marked.wait()
+        late = (0..<5).map { _ in CensusWidget() }
+        finished.signal()
+      }.start()
+      allocated.wait()
+      let second = HeapCensus.mark()
+      marked.signal()
+      finished.wait()
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: mark) == 8)
+      #expect(HeapCensus.liveCount(of: CensusWidget.self, since: second) == 5)
+      let since = HeapCensus.liveObjects(of: CensusWidget.self, since: second)
+      #expect(Set(since.map(ObjectIdentifier.init)) == Set(late.map(ObjectIdentifier.init)))
+      withExtendedLifetime((early, late)) {}
+    }
+
     @Test func isRunningUnderTheTrait() {
       #expect(HeapCensus.isAvailable)
       #expect(HeapCensus.isRunning)

@@ -8,7 +8,8 @@
 typedef struct {
   /// The object (its memory kept by one unowned count while recorded).
   const void *_Nonnull object;
-  /// Its allocation number: allocations are numbered in order from the first one recorded.
+  /// Its allocation number: in order on each thread (from slots reserved 64 at a time); an
+  /// allocation that happens after `rgc_next_sequence` returned is numbered at least that.
   uint64_t sequence;
   /// The size requested from `swift_allocObject` (includes tail allocation).
   uint64_t size;
@@ -26,7 +27,8 @@ void rgc_stop(void);
 int rgc_is_running(void);
 /// Whether this process's `swift_allocObject` is the census's (the C target is linked first).
 int rgc_is_interposed(void);
-/// The number the next recorded allocation will get.
+/// A mark: every allocation that happens after the call gets at least this number (threads give
+/// up the slots they reserved before it).
 uint64_t rgc_next_sequence(void);
 
 /// Stops recording this thread's allocations until `rgc_resume_this_thread` (nests): for the
