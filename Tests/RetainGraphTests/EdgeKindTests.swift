@@ -62,7 +62,7 @@ struct EdgeKindTests {
     #expect(found["single (closure) → capture 0"] == "singleCapture single")
     #expect(
       found["handler (method KindMethodOwner.handle(_:))"]
-        == #"methodReference(method: "KindMethodOwner.handle(_:)") handler"#)
+        == #"methodReference(method: "KindMethodOwner.handle(_:)") handler"#, "\(found)")
     #expect(graph.edges.count == found.count, "\(found)")
 
     // Objects by the property that holds them: directly, or through the closure stored there.

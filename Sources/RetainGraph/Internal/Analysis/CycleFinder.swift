@@ -55,10 +55,7 @@ struct CycleFinder {
     spans = []
 
     let search = storage.distances(from: root)
-    var componentOf = [Int32](repeating: -1, count: nodeCount)
-    for (index, component) in components.enumerated() {
-      for member in component { componentOf[Int(member)] = Int32(index) }
-    }
+    let componentOf = ComponentMap(components, nodeCount: nodeCount)
     var reachedBy = [Int32](repeating: -1, count: nodeCount)
     // Made when a component small enough for a local copy needs it (see `FixPlan.plan`).
     var localIndex: [Int32] = []
@@ -83,7 +80,7 @@ struct CycleFinder {
   /// Describes one component, its `members` sorted. `localIndex` has an entry per node when the
   /// component is small enough for the plan to copy it (``FixPlan/greedyLimit`` members at most).
   private func describe(
-    _ members: [Int32], index: Int32, componentOf: [Int32],
+    _ members: [Int32], index: Int32, componentOf: ComponentMap,
     strong: StrongRows, search: RootDistances, reachedBy: inout [Int32],
     planner: FixPlan, localIndex: inout [Int32]
   ) -> FoundCycle {
@@ -137,5 +134,30 @@ struct CycleFinder {
     return FoundCycle(
       members: members, loop: loop, pathFromRoot: fromRoot, breaks: plan.breaks,
       referencesToWeaken: plan.total, libraryLoopMembers: plan.libraryLoopMembers)
+  }
+}
+
+/// Each node's cyclic component (-1 outside every one): an index per node, or, when there is one
+/// component (a list, a random graph: one giant component), a bit per node.
+struct ComponentMap {
+  private var indices: [Int32] = []
+  private var bits: [UInt64] = []
+
+  init(_ components: [[Int32]], nodeCount: Int) {
+    if components.count == 1 {
+      bits = [UInt64](repeating: 0, count: (nodeCount + 63) / 64)
+      for member in components[0] { bits[Int(member) >> 6] |= 1 << UInt64(member & 63) }
+    } else {
+      indices = [Int32](repeating: -1, count: nodeCount)
+      for (index, component) in components.enumerated() {
+        for member in component { indices[Int(member)] = Int32(index) }
+      }
+    }
+  }
+
+  /// The component of `node`, or -1.
+  subscript(node: Int) -> Int32 {
+    if indices.isEmpty { return bits[node >> 6] & (1 << UInt64(node & 63)) != 0 ? 0 : -1 }
+    return indices[node]
   }
 }

@@ -54,7 +54,7 @@ struct FixPlan {
   ///   ``greedyLimit``; O(*n* + *e*) above, plus one breadth-first search per described break for its
   ///   loop.
   func plan(
-    members: [Int32], component: Int32, componentOf: [Int32], localIndex: [Int32],
+    members: [Int32], component: Int32, componentOf: ComponentMap, localIndex: [Int32],
     strong: StrongRows, reachedBy: inout [Int32]
   ) -> (breaks: [Planned], total: Int, libraryLoopMembers: [Int32]) {
     let edges = storage.edges
@@ -249,7 +249,7 @@ struct FixPlan {
 
   /// How many strong references join two different members of the component.
   private func internalReferenceCount(
-    members: [Int32], component: Int32, componentOf: [Int32], strong: StrongRows
+    members: [Int32], component: Int32, componentOf: ComponentMap, strong: StrongRows
   ) -> Int {
     var count = 0
     for member in members {
@@ -267,7 +267,8 @@ struct FixPlan {
   /// breadth-first search over the component's other references. No local copy of the component
   /// is made, nor a list of its back edges: they are counted, and the smallest kept as they are met.
   private func backEdgePlan(
-    members: [Int32], component: Int32, componentOf: [Int32], strong: StrongRows, reachedBy: inout [Int32]
+    members: [Int32], component: Int32, componentOf: ComponentMap, strong: StrongRows,
+    reachedBy: inout [Int32]
   ) -> (breaks: [Planned], total: Int) {
     var selfLoops: [Int32] = []
     var selfLoopCount = 0
@@ -318,7 +319,7 @@ struct FixPlan {
   /// The shortest path of strong references inside a component that are not back edges, from one
   /// member to another, as edge indices; nil when there is none.
   private func shortestPath(
-    from start: Int32, to goal: Int32, component: Int32, componentOf: [Int32], strong: StrongRows,
+    from start: Int32, to goal: Int32, component: Int32, componentOf: ComponentMap, strong: StrongRows,
     reachedBy: inout [Int32]
   ) -> [Int32]? {
     let slots = ShortestPath.search(from: start, to: goal, reachedBy: &reachedBy) { node, visit in

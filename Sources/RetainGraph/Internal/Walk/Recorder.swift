@@ -51,7 +51,9 @@ struct Recorder {
   private var depths: [Int32] = []
   private let tracksDepth: Bool
   private var slots: [ObjectIdentifier: TypeSlot] = [:]
-  private var lastSlot: (key: ObjectIdentifier, slot: TypeSlot)?
+  /// The type last looked up and its slot: a list's or a tree's objects are mostly of one type.
+  private var lastKey: ObjectIdentifier?
+  private var lastSlot: TypeSlot?
 
   /// A type's plan, with the graph's index for its name and its fields' interned labels. A class,
   /// so that looking one up (twice per object) costs one retain, not one per stored reference.
@@ -87,16 +89,15 @@ struct Recorder {
   func depth(of node: Int) -> Int32 { tracksDepth ? depths[node] : 0 }
 
   /// The node of the object at `address`, if it is in the graph.
-  func node(at address: UInt) -> Int? { identities[address].map(Int.init) }
+  func node(at address: UInt) -> Int? { identities.node(at: address, addresses: keepAlive).map(Int.init) }
 
   // MARK: - Nodes
 
   /// Adds an object node whose object is kept alive by `reference`'s retain, handed over here.
-  mutating func addObject(_ reference: consuming RetainedReference, type slot: TypeSlot, depth: Int32) -> Int
-  {
+  mutating func addObject(_ reference: consuming RetainedReference, typeIndex: Int32, depth: Int32) -> Int {
     let id = nodeCount
-    identities.insert(reference.address, Int32(id))
-    nodeTypes.append(slot.typeIndex)
+    identities.insert(reference.address, node: Int32(id), addresses: keepAlive)
+    nodeTypes.append(typeIndex)
     nodeKinds.append(.object)
     keepAlive.append(reference.address)
     if tracksDepth { depths.append(depth) }
@@ -109,7 +110,7 @@ struct Recorder {
     typeName: String, kind: Node.Kind, object reference: consuming RetainedReference?, depth: Int32
   ) -> Int {
     let id = nodeCount
-    if let address = reference?.address { identities.insert(address, Int32(id)) }
+    if let address = reference?.address { identities.insert(address, node: Int32(id), addresses: keepAlive) }
     nodeTypes.append(Int32(typeNames.count))
     typeNames.append(typeName)
     nodeKinds.append(kind)
@@ -158,12 +159,19 @@ struct Recorder {
 
   // MARK: - Types
 
+  /// The graph's index for the name of `type` (what a new node needs of its slot).
+  mutating func typeIndex(for type: any Any.Type) -> Int32 {
+    if ObjectIdentifier(type) == lastKey, let lastSlot { return lastSlot.typeIndex }
+    return slot(for: type).typeIndex
+  }
+
   /// The plan of `type`, with its interned name and field labels, looked up once per walk.
   mutating func slot(for type: any Any.Type) -> TypeSlot {
     let key = ObjectIdentifier(type)
-    if let last = lastSlot, last.key == key { return last.slot }
+    if key == lastKey, let lastSlot { return lastSlot }
     if let slot = slots[key] {
-      lastSlot = (key, slot)
+      lastKey = key
+      lastSlot = slot
       return slot
     }
     let plan = TypePlans.plan(for: type)
@@ -181,7 +189,8 @@ struct Recorder {
     let slot = TypeSlot(
       plan: plan, typeIndex: typeIndex, fieldLabels: fieldLabels, elementLabels: elementLabels)
     slots[key] = slot
-    lastSlot = (key, slot)
+    lastKey = key
+    lastSlot = slot
     return slot
   }
 

@@ -98,8 +98,8 @@ extension Walker {
     if let closureName {
       return recorder.addNode(typeName: closureName, kind: .closure, object: reference, depth: depth)
     }
-    let slot = recorder.slot(for: HeapLayout.dynamicType(ofObject: reference.pointer))
-    return recorder.addObject(reference, type: slot, depth: depth)
+    let typeIndex = recorder.typeIndex(for: HeapLayout.dynamicType(ofObject: reference.pointer))
+    return recorder.addObject(reference, typeIndex: typeIndex, depth: depth)
   }
 
   /// Appends an edge from the current node.
