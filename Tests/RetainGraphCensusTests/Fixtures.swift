@@ -69,7 +69,12 @@ final class CensusHiddenChild {}
 nonisolated(unsafe) var censusCoincidence = 0
 
 /// Counted by assertInstances.
-class CensusWidget: @unchecked Sendable {}
+/// The census counts heap allocations: the census fixtures' initialisers are not inlined, so that a
+/// release build cannot promote an instance a test keeps only locally to the stack (where no
+/// allocation is made and the census rightly sees nothing); debug allocates every one on the heap.
+class CensusWidget: @unchecked Sendable {
+  @inline(never) init() {}
+}
 
 /// Refers to a widget that dies first: unowned (a second unowned count, inline), or weakly (a side
 /// table).
@@ -85,13 +90,16 @@ final class CensusWeakWidgetHolder: @unchecked Sendable {
 
 protocol CensusSpecial: AnyObject {}
 class CensusBaseWidget {}
-final class CensusSpecialWidget: CensusWidget, CensusSpecial, @unchecked Sendable {}
+final class CensusSpecialWidget: CensusWidget, CensusSpecial, @unchecked Sendable {
+  @inline(never) override init() { super.init() }
+}
 final class CensusLeakedWidget {}
 nonisolated(unsafe) var censusWidgets: [CensusWidget] = []
 nonisolated(unsafe) var censusLeakedWidgets: [CensusLeakedWidget] = []
 
 final class CensusWeakHolder {
   weak var watched: CensusImage?
+  @inline(never) init() {}
 }
 
 final class CensusNode {
@@ -106,7 +114,8 @@ final class CensusScreen {
 /// A failable initialiser that fails after allocation: the runtime frees a partial instance.
 final class CensusFailing {
   let widget = CensusWidget()
-  init?(fail: Bool) {
+  // Not inlined: in release too, a failing call allocates the instance and frees it partly built.
+  @inline(never) init?(fail: Bool) {
     if fail { return nil }
   }
 }
@@ -156,13 +165,16 @@ nonisolated(unsafe) var censusGenericBox = CensusGenericBox<Int>()
 final class CensusOpaqueSlot {
   private var raw: (UInt, UInt) = (0, 0)
 
-  func keep(_ closure: @escaping () -> Void) {
+  // Not inlined (see `CensusWidget`): the slot, its words and what they keep stay on the heap.
+  @inline(never) init() {}
+
+  @inline(never) func keep(_ closure: @escaping () -> Void) {
     _ = withUnsafeMutableBytes(of: &raw) { bytes in
       bytes.baseAddress?.initializeMemory(as: (() -> Void).self, repeating: closure, count: 1)
     }
   }
 
-  func drop() {
+  @inline(never) func drop() {
     withUnsafeMutableBytes(of: &raw) { bytes in
       _ = bytes.baseAddress?.assumingMemoryBound(to: (() -> Void).self).move()
     }
@@ -173,6 +185,7 @@ final class CensusOpaqueSlot {
 /// A listener that keeps a closure capturing itself in an opaque slot.
 final class CensusSlotListener {
   var heard = 0
+  @inline(never) init() {}
   func listen(on slot: CensusOpaqueSlot) {
     slot.keep { self.heard += 1 }
   }
