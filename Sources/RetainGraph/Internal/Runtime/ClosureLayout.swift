@@ -81,14 +81,15 @@ enum ClosureLayout {
     let sourceCount = Int(descriptor.load(fromByteOffset: 4, as: UInt32.self))
     guard sourceCount < 4096 else { return nil }
     var generics: GenericArguments?
-    if bindingCount > 0 {
+    if bindingCount > 0 || sourceCount > 0 {
       // Generic captures: their types name generic parameters, bound by the metadata the context
-      // stores first (the metadata sources say which binding is which parameter).
-      guard
-        let arguments = GenericArguments(
-          descriptor: descriptor, captureCount: captureCount, sourceCount: sourceCount,
-          bindings: context + 16, bindingCount: bindingCount)
-      else { return nil }
+      // stores first or found from a captured reference (the metadata sources say which is which
+      // parameter). Without bindings, a context whose sources are not read is laid out as before.
+      let arguments = GenericArguments(
+        descriptor: descriptor, captureCount: captureCount, sourceCount: sourceCount,
+        bindings: context + 16, bindingCount: bindingCount,
+        referenceCapture: { referencedMetadata(ofCapture: $0, descriptor: descriptor, context: context) })
+      if arguments == nil && bindingCount > 0 { return nil }
       generics = arguments
     }
     var offset = 16 + 8 * bindingCount
@@ -105,6 +106,34 @@ enum ClosureLayout {
       offset += size
     }
     return captures
+  }
+
+  /// The metadata of the object a context's capture `index` refers to strongly (a metadata source
+  /// `R<index>_`: the generic class of a captured `self`), the captures before it laid out without
+  /// generic parameters; nil when one of them needs them or the capture is not a class reference.
+  private static func referencedMetadata(
+    ofCapture index: Int, descriptor: UnsafeRawPointer, context: UnsafeRawPointer
+  ) -> UnsafeRawPointer? {
+    let captureCount = Int(descriptor.load(as: UInt32.self))
+    let bindingCount = Int(descriptor.load(fromByteOffset: 8, as: UInt32.self))
+    guard index < captureCount else { return nil }
+    var offset = 16 + 8 * bindingCount
+    for position in 0...index {
+      guard let name = Metadata.relative(descriptor + 12 + 4 * position) else { return nil }
+      let length = MangledName.length(at: name)
+      if position == index {
+        // A reference to a native object: its first word is its class's metadata.
+        offset = (offset + 7) / 8 * 8
+        guard let object = context.load(fromByteOffset: offset, as: UnsafeRawPointer?.self),
+          Int(bitPattern: object) % 8 == 0,
+          Metadata.kind(ofHeapObject: object) == .class
+        else { return nil }
+        return object.load(as: UnsafeRawPointer?.self)
+      }
+      guard let (_, size, alignment) = classify(name: name, length: length, generics: nil) else { return nil }
+      offset = (offset + alignment - 1) / alignment * alignment + size
+    }
+    return nil
   }
 
   private static func endsWith(_ text: [UInt8], _ suffix: String) -> Bool {
@@ -213,9 +242,12 @@ struct GenericArguments {
   /// The parameters (depth, index) that are packs (`each P`): their argument is a metadata pack.
   private var packs: Set<[Int]> = []
 
+  /// The arguments the metadata sources of a closure's capture descriptor bind: from the context's
+  /// bindings (`referenceCapture` gives the class metadata of the object a capture refers to, for
+  /// the sources `R<capture>_`, nil when it cannot be read). Nil when a parameter stays unbound.
   init?(
     descriptor: UnsafeRawPointer, captureCount: Int, sourceCount: Int, bindings: UnsafeRawPointer,
-    bindingCount: Int
+    bindingCount: Int, referenceCapture: (Int) -> UnsafeRawPointer? = { _ in nil }
   ) {
     var levels: [[UnsafeRawPointer?]] = []
     var packs: Set<[Int]> = []
@@ -238,7 +270,9 @@ struct GenericArguments {
       // reference's class when the closure uses the dynamic `Self`): the first one read is enough.
       // One not read (`R`, `M`) leaves the parameter unknown unless another source gives it.
       guard levels[depth][position] == nil,
-        let metadata = Self.metadata(from: source[...], bindings: bindings, bindingCount: bindingCount)
+        let metadata = Self.metadata(
+          from: source[...], bindings: bindings, bindingCount: bindingCount,
+          referenceCapture: referenceCapture)
       else { continue }
       levels[depth][position] = metadata
       if isPack {
@@ -298,9 +332,11 @@ struct GenericArguments {
     return (number + 1, rest)
   }
 
-  /// The metadata a source names: `B0` → binding 0; `G1B0` → generic argument 1 of binding 0.
+  /// The metadata a source names: `B0` → binding 0; `G1B0` → generic argument 1 of binding 0;
+  /// `R1_` → the class of the object capture 1 refers to (`G0R1_`: a generic class's argument).
   private static func metadata(
-    from source: ArraySlice<UInt8>, bindings: UnsafeRawPointer, bindingCount: Int
+    from source: ArraySlice<UInt8>, bindings: UnsafeRawPointer, bindingCount: Int,
+    referenceCapture: (Int) -> UnsafeRawPointer?
   ) -> UnsafeRawPointer? {
     guard let kind = source.first else { return nil }
     let rest = source.dropFirst()
@@ -313,11 +349,16 @@ struct GenericArguments {
     case UInt8(ascii: "G"):
       guard
         let base = metadata(
-          from: rest.dropFirst(digits.count), bindings: bindings, bindingCount: bindingCount)
+          from: rest.dropFirst(digits.count), bindings: bindings, bindingCount: bindingCount,
+          referenceCapture: referenceCapture)
       else { return nil }
       return Metadata.genericArgument(number, ofMetadata: base)
+    case UInt8(ascii: "R"):
+      let after = rest.dropFirst(digits.count)
+      guard after.isEmpty || after.elementsEqual([UInt8(ascii: "_")]) else { return nil }
+      return referenceCapture(number)
     default:
-      return nil  // reference and metadata captures (`R`, `M`) are not emitted for closures seen here
+      return nil  // metadata captures (`M`) are not emitted for closures seen here
     }
   }
 
