@@ -85,7 +85,9 @@ struct RootDistances: Sendable {
     }
     // In id order: every node unless some cannot be reached. With every node reached, the
     // distances are not kept: they are made again from the parents when asked for.
-    guard distance.contains(.max) else { return RootDistances(distance: nil, parentEdge: parentEdge, order: nil) }
+    guard distance.contains(.max) else {
+      return RootDistances(distance: nil, parentEdge: parentEdge, order: nil)
+    }
     let order = (0..<Int32(nodeCount)).filter { distance[Int($0)] != .max }
     return RootDistances(distance: distance, parentEdge: parentEdge, order: order)
   }
