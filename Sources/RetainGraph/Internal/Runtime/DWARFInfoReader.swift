@@ -1,5 +1,3 @@
-internal import Foundation
-
 #if canImport(Glibc)
   internal import Glibc
 #elseif canImport(Musl)
