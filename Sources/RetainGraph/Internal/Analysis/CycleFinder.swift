@@ -85,8 +85,7 @@ struct CycleFinder {
     planner: FixPlan, localIndex: inout [Int32]
   ) -> FoundCycle {
     let edges = storage.edges
-    let distance = search.distance
-    let entry = Int(members.min { (distance[Int($0)], $0) < (distance[Int($1)], $1) } ?? members[0])
+    let entry = Int(search.nearest(of: members))
 
     // Breadth-first search inside the component from the entry, until an edge closes the loop.
     var queue: [Int32] = [Int32(entry)]

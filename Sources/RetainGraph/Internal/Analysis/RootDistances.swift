@@ -2,12 +2,14 @@
 /// shared by everything that needs it: the cycles' paths from the root, ``ObjectGraph/path(to:)``,
 /// and the DOT writer's drawing order and back edges.
 struct RootDistances: Sendable {
-  /// Each node's distance from the root (`Int32.max` when it cannot be reached).
-  let distance: [Int32]
+  /// Each node's distance from the root (`Int32.max` when it cannot be reached); nil when every
+  /// node is reached and numbered in the search's order (a walked graph's): then it is not kept
+  /// (see ``distances(in:)``), and a node's distance is never less than a smaller id's.
+  private let distance: [Int32]?
   /// The index of the edge that first reached each node (-1 for the root and unreachable nodes).
   let parentEdge: [Int32]
   /// The reachable nodes in the order the search reached them, the root first.
-  var order: [Int32] { reached ?? Array(0..<Int32(distance.count)) }
+  var order: [Int32] { reached ?? Array(0..<Int32(parentEdge.count)) }
   /// ``order``; nil when it is every node in id order (a walked graph's), which is not stored.
   private let reached: [Int32]?
 
@@ -47,7 +49,7 @@ struct RootDistances: Sendable {
   }
 
   /// `order` nil: every node, in id order.
-  private init(distance: [Int32], parentEdge: [Int32], order: [Int32]?) {
+  private init(distance: [Int32]?, parentEdge: [Int32], order: [Int32]?) {
     self.distance = distance
     self.parentEdge = parentEdge
     self.reached = order
@@ -81,14 +83,35 @@ struct RootDistances: Sendable {
         return nil
       }
     }
-    // In id order: every node unless some cannot be reached.
-    let order = distance.contains(.max) ? (0..<Int32(nodeCount)).filter { distance[Int($0)] != .max } : nil
+    // In id order: every node unless some cannot be reached. With every node reached, the
+    // distances are not kept: they are made again from the parents when asked for.
+    guard distance.contains(.max) else {
+      return RootDistances(distance: nil, parentEdge: parentEdge, order: nil)
+    }
+    let order = (0..<Int32(nodeCount)).filter { distance[Int($0)] != .max }
     return RootDistances(distance: distance, parentEdge: parentEdge, order: order)
+  }
+
+  /// Each node's distance from the root (`Int32.max` when it cannot be reached).
+  func distances(in storage: GraphStorage) -> [Int32] {
+    if let distance { return distance }
+    // Every node reached, in id order: a node's parent has a smaller id.
+    var made = [Int32](repeating: 0, count: parentEdge.count)
+    for node in made.indices where parentEdge[node] >= 0 {
+      made[node] = made[Int(storage.edges[Int(parentEdge[node])].from)] + 1
+    }
+    return made
+  }
+
+  /// The member of `nodes` (not empty) nearest the root, the smallest id among equals.
+  func nearest(of nodes: [Int32]) -> Int32 {
+    guard let distance else { return nodes.min() ?? nodes[0] }
+    return nodes.min { (distance[Int($0)], $0) < (distance[Int($1)], $1) } ?? nodes[0]
   }
 
   /// The edge indices of the shortest path from the root to `node`, nil when it cannot be reached.
   func pathEdges(to node: Int, in storage: GraphStorage) -> [Int32]? {
-    guard distance[node] != .max else { return nil }
+    if let distance, distance[node] == .max { return nil }
     var path: [Int32] = []
     var current = node
     while parentEdge[current] >= 0 {

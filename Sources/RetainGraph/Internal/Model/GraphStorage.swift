@@ -117,6 +117,7 @@ final class GraphStorage: Sendable {
   let wideLabels: WideLabels
   private let materialized = Mutex<(nodes: [Node]?, edges: [Edge]?)>((nil, nil))
   private let rootSearch = Mutex<(root: Int, distances: RootDistances)?>(nil)
+  private let rootDistance = Mutex<(root: Int, distance: [Int32])?>(nil)
 
   init(
     typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [ReferencePath],
@@ -160,6 +161,15 @@ final class GraphStorage: Sendable {
     let distances = RootDistances(storage: self, root: root)
     rootSearch.withLock { $0 = (root, distances) }
     return distances
+  }
+
+  /// Each node's distance from `root` (`Int32.max` when it cannot be reached), made once and kept
+  /// (a walked graph's search does not keep it: see ``RootDistances/distances(in:)``).
+  func distance(from root: Int) -> [Int32] {
+    if let cached = rootDistance.withLock({ $0 }), cached.root == root { return cached.distance }
+    let distance = distances(from: root).distances(in: self)
+    rootDistance.withLock { $0 = (root, distance) }
+    return distance
   }
 
   func typeName(_ node: Int) -> String { typeNames[Int(nodeTypes[node])] }

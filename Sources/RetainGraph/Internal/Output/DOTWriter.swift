@@ -26,7 +26,7 @@ struct DOTWriter {
       candidate[id] = true
       if position < limit { shown[id] = true }
     }
-    depth = graph.storage.distances(from: graph.root).distance.map { $0 == .max ? nil : Int($0) }
+    depth = graph.storage.distance(from: graph.root).map { $0 == .max ? nil : Int($0) }
     hiddenTargets = Array(repeating: 0, count: graph.nodes.count)
     var counted = Set<[Int]>()
     for edge in graph.edges where shown[edge.from] && candidate[edge.to] && !shown[edge.to] {

@@ -53,7 +53,7 @@ extension ObjectGraph {
     lines: [String], reachable: Bool
   ) {
     let search = storage.distances(from: root)
-    let distance = search.distance
+    let distance = storage.distance(from: root)
     // The loop's edges by index: made into `Edge` values only for the hops printed.
     let loop = fix.loopEdges.indices
     func from(_ position: Int) -> Int { Int(storage.edges[Int(loop[position])].from) }
