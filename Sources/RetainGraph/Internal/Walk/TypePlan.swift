@@ -39,12 +39,21 @@ final class TypePlan: @unchecked Sendable {
   /// What the walk cannot see in values of this type, as a sentence naming the type: recorded once
   /// per walk when such a value is met.
   let note: String?
+  /// The fields of an `.object` or `.fields` shape (empty for the others), and what the fast paths
+  /// need of each, in the same order: read per field with no reference counting.
+  let fields: [FieldPlan]
+  let fieldKinds: [FieldKind]
 
   init(shape: Shape, isCustom: Bool, typeName: String, note: String? = nil) {
     self.shape = shape
     self.isCustom = isCustom
     self.typeName = typeName
     self.note = note
+    switch shape {
+    case .object(let fields), .fields(let fields): self.fields = fields
+    default: fields = []
+    }
+    fieldKinds = fields.map(FieldKind.init)
   }
 
   var isLeaf: Bool {
@@ -84,6 +93,33 @@ struct FieldPlan {
   /// The field's declared type (used when the fast paths are off).
   var type: any Any.Type
   var action: Action
+}
+
+/// What the fast paths need of a field's plan: its offset, and its action when it is a reference
+/// (nothing reference-counted, so reading it per field copies no plan).
+struct FieldKind {
+  enum Kind {
+    case object
+    case optionalObject
+    case objectArray
+    case reference(ReferenceStorage)
+    /// Any other action: read from the field's plan.
+    case other
+  }
+
+  let offset: Int
+  let kind: Kind
+
+  init(_ field: FieldPlan) {
+    offset = field.offset
+    switch field.action {
+    case .object: kind = .object
+    case .optionalObject: kind = .optionalObject
+    case .objectArray: kind = .objectArray
+    case .reference(let storage): kind = .reference(storage)
+    default: kind = .other
+    }
+  }
 }
 
 /// The nominal type descriptors of `Task` (any generic arguments) and `UnsafeCurrentTask`.

@@ -5,9 +5,11 @@ extension Walker {
   /// labels when they are read straight from an object (no prefix), and `elementLabelIDs` their
   /// elements' (for arrays of objects).
   mutating func readFields(
-    _ fields: [FieldPlan], base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: [Int32]?,
+    of plan: TypePlan, base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: [Int32]?,
     elementLabelIDs: [Int32]? = nil
   ) {
+    let fields = plan.fields
+    let kinds = plan.fieldKinds
     // Work is done at once until the first field that must wait for a value's subtree; from then
     // on it is queued in order.
     var queued: [Work] = []
@@ -16,11 +18,14 @@ extension Walker {
       if queueing { queued.append(work) } else { perform(work) }
     }
     let fastPaths = options.fastPaths
-    for (position, field) in fields.enumerated() {
-      let address = base + field.offset
+    // Each field is read through its kind (no copy of its plan, no reference counting); its plan
+    // only for its name and for the actions the kinds do not tell.
+    for position in kinds.indices {
+      let kind = kinds[position]
+      let address = base + kind.offset
       let labelID = labelIDs?[position]
-      func label() -> PendingLabel { prefix.appending(field.name) }
-      switch field.action {
+      func label() -> PendingLabel { prefix.appending(fields[position].name) }
+      switch kind.kind {
       case .object where fastPaths, .optionalObject where fastPaths:
         guard let pointer = HeapLayout.object(at: address) else { continue }
         let object = Unmanaged<AnyObject>.fromOpaque(pointer)
@@ -51,43 +56,6 @@ extension Walker {
               label: { label().element(index) }, ownership: .strong)
           }
         }
-      case .object, .optionalObject, .objectArray, .value:
-        queueing = true
-        queued.append(.value(Existential.load(field.type, from: address), label: label()))
-      case .inPlace(let type):
-        queueing = true
-        queued.append(.inPlace(type, at: address, label: label()))
-      case .function:
-        let function = ThickFunction(at: address)
-        guard options.includeClosures, let context = function.context else { continue }
-        if queueing {
-          queued.append(
-            .closure(
-              context: RetainedReference(retaining: Unmanaged.fromOpaque(context)),
-              function: function.function,
-              label: label()))
-        } else {
-          addClosure(function, label: label())
-        }
-      case .block:
-        guard options.includeClosures, let block = HeapLayout.object(at: address) else { continue }
-        guard let function = BlockLayout.swiftClosure(ofBlock: block) else {
-          record(
-            .note(
-              "\(recorder.typeName(of: current)).\(label().text): a block not made from a Swift closure was not read; what it holds is not shown"
-            ))
-          continue
-        }
-        guard let context = function.context else { continue }
-        if queueing {
-          queued.append(
-            .closure(
-              context: RetainedReference(retaining: Unmanaged.fromOpaque(context)),
-              function: function.function,
-              label: label()))
-        } else {
-          addClosure(function, label: label())
-        }
       case .reference(let storage):
         // The common cases first, with no work item: an empty reference (nil) records nothing; a
         // weak reference to an object already in the graph is recorded at once.
@@ -97,16 +65,62 @@ extension Walker {
           continue
         }
         record(loadReference(storage, at: address, labelID: labelID, label: label()))
-      case .unreadable:
-        record(
-          .note(
-            "\(recorder.typeName(of: current)).\(label().text): a non-strong reference whose storage is not recognised was not read"
-          ))
-      case .hidden(let typeName):
-        record(
-          .note(
-            "\(recorder.typeName(of: current)).\(label().text): a value of type \(typeName), which the runtime hides from reflection, was not read; what it holds is not shown"
-          ))
+      case .object, .optionalObject, .objectArray, .other:
+        // A value, a closure, a block, a field that cannot be read, or (without the fast paths) a
+        // reference read as a value: read from the field's plan.
+        let field = fields[position]
+        switch field.action {
+        case .object, .optionalObject, .objectArray, .value:
+          queueing = true
+          queued.append(.value(Existential.load(field.type, from: address), label: label()))
+        case .inPlace(let type):
+          queueing = true
+          queued.append(.inPlace(type, at: address, label: label()))
+        case .function:
+          let function = ThickFunction(at: address)
+          guard options.includeClosures, let context = function.context else { continue }
+          if queueing {
+            queued.append(
+              .closure(
+                context: RetainedReference(retaining: Unmanaged.fromOpaque(context)),
+                function: function.function,
+                label: label()))
+          } else {
+            addClosure(function, label: label())
+          }
+        case .block:
+          guard options.includeClosures, let block = HeapLayout.object(at: address) else { continue }
+          guard let function = BlockLayout.swiftClosure(ofBlock: block) else {
+            record(
+              .note(
+                "\(recorder.typeName(of: current)).\(label().text): a block not made from a Swift closure was not read; what it holds is not shown"
+              ))
+            continue
+          }
+          guard let context = function.context else { continue }
+          if queueing {
+            queued.append(
+              .closure(
+                context: RetainedReference(retaining: Unmanaged.fromOpaque(context)),
+                function: function.function,
+                label: label()))
+          } else {
+            addClosure(function, label: label())
+          }
+        case .reference:
+          // Read by `readFields` from the field's kind.
+          break
+        case .unreadable:
+          record(
+            .note(
+              "\(recorder.typeName(of: current)).\(label().text): a non-strong reference whose storage is not recognised was not read"
+            ))
+        case .hidden(let typeName):
+          record(
+            .note(
+              "\(recorder.typeName(of: current)).\(label().text): a value of type \(typeName), which the runtime hides from reflection, was not read; what it holds is not shown"
+            ))
+        }
       }
     }
     if !queued.isEmpty { push(queued) }

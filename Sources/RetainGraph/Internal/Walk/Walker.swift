@@ -134,9 +134,11 @@ struct Walker {
     if let note = slot.plan.note { self.note(note) }
     if slot.plan.isCustom, let custom = object.takeUnretainedValue() as? any GraphReflectable {
       walkCustom(custom, prefix: .empty)
-    } else if case .object(let fields) = slot.plan.shape, !fields.isEmpty {
+    } else if !slot.plan.fieldKinds.isEmpty {
+      // An object's plan has fields only when its shape is `.object`.
       readFields(
-        fields, base: base, prefix: .empty, labelIDs: slot.fieldLabels, elementLabelIDs: slot.elementLabels)
+        of: slot.plan, base: base, prefix: .empty, labelIDs: slot.fieldLabels,
+        elementLabelIDs: slot.elementLabels)
     }
     drainPending()
   }
@@ -222,9 +224,9 @@ struct Walker {
       addReference(borrowing: value as AnyObject, label: label, ownership: .strong)
     case .leaf:
       return
-    case .fields(let fields):
+    case .fields:
       withUnsafePointer(to: value) { pointer in
-        readFields(fields, base: UnsafeRawPointer(pointer), prefix: label, labelIDs: nil)
+        readFields(of: plan, base: UnsafeRawPointer(pointer), prefix: label, labelIDs: nil)
       }
     case .function:
       guard options.includeClosures else { return }
@@ -255,8 +257,8 @@ struct Walker {
     switch plan.shape {
     case .leaf:
       return
-    case .fields(let fields):
-      readFields(fields, base: address, prefix: label, labelIDs: nil)
+    case .fields:
+      readFields(of: plan, base: address, prefix: label, labelIDs: nil)
     case .rawLayout(let like):
       if Metadata.isNoncopyable(like) {
         pending.append(.inPlace(like, at: address, label: label))
