@@ -24,7 +24,9 @@ struct ChunkedArray<Element>: RandomAccessCollection {
       if !chunks.isEmpty { chunk.reserveCapacity(Self.chunkSize) }
       chunks.append(chunk)
     }
-    chunks[chunks.count - 1].append(element)
+    // Through the chunks' buffer: the array of chunks is checked for uniqueness once, not again
+    // when the last chunk is written back.
+    chunks.withUnsafeMutableBufferPointer { chunks in chunks[chunks.count - 1].append(element) }
     count += 1
   }
 }
