@@ -56,20 +56,33 @@ struct Recorder {
   private var lastSlot: TypeSlot?
 
   /// A type's plan, with the graph's index for its name and its fields' interned labels. A class,
-  /// so that looking one up (twice per object) costs one retain, not one per stored reference.
+  /// so that looking one up (twice per object) costs one retain, not one per stored reference. The
+  /// labels are memory of the slot's own (freed with it), so that passing them costs no reference
+  /// counting; the walk reads them only while it holds the slot.
   final class TypeSlot {
     let plan: TypePlan
     let typeIndex: Int32
-    let fieldLabels: [Int32]
+    let fieldLabels: UnsafeBufferPointer<Int32>
     /// For a field read as an array of objects, its elements' interned label (`items[…]`, the
     /// index kept apart); -1 for other fields.
-    let elementLabels: [Int32]
+    let elementLabels: UnsafeBufferPointer<Int32>
 
     init(plan: TypePlan, typeIndex: Int32, fieldLabels: [Int32], elementLabels: [Int32]) {
       self.plan = plan
       self.typeIndex = typeIndex
-      self.fieldLabels = fieldLabels
-      self.elementLabels = elementLabels
+      self.fieldLabels = Self.copy(fieldLabels)
+      self.elementLabels = Self.copy(elementLabels)
+    }
+
+    deinit {
+      fieldLabels.deallocate()
+      elementLabels.deallocate()
+    }
+
+    private static func copy(_ labels: [Int32]) -> UnsafeBufferPointer<Int32> {
+      let copy = UnsafeMutableBufferPointer<Int32>.allocate(capacity: labels.count)
+      _ = copy.initialize(from: labels)
+      return UnsafeBufferPointer(copy)
     }
   }
 

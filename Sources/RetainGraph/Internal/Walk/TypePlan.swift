@@ -40,9 +40,11 @@ final class TypePlan: @unchecked Sendable {
   /// per walk when such a value is met.
   let note: String?
   /// The fields of an `.object` or `.fields` shape (empty for the others), and what the fast paths
-  /// need of each, in the same order: read per field with no reference counting.
+  /// need of each, in the same order: read per field with no reference counting. The kinds are
+  /// memory of the plan's own (freed with it), so that passing them costs no reference counting
+  /// either; the walk reads them only while it holds the plan.
   let fields: [FieldPlan]
-  let fieldKinds: [FieldKind]
+  let fieldKinds: UnsafeBufferPointer<FieldKind>
 
   init(shape: Shape, isCustom: Bool, typeName: String, note: String? = nil) {
     self.shape = shape
@@ -53,8 +55,12 @@ final class TypePlan: @unchecked Sendable {
     case .object(let fields), .fields(let fields): self.fields = fields
     default: fields = []
     }
-    fieldKinds = fields.map(FieldKind.init)
+    let kinds = UnsafeMutableBufferPointer<FieldKind>.allocate(capacity: fields.count)
+    _ = kinds.initialize(from: fields.map(FieldKind.init))
+    fieldKinds = UnsafeBufferPointer(kinds)
   }
+
+  deinit { fieldKinds.deallocate() }
 
   var isLeaf: Bool {
     if case .leaf = shape, !isCustom { return true }

@@ -5,8 +5,8 @@ extension Walker {
   /// labels when they are read straight from an object (no prefix), and `elementLabelIDs` their
   /// elements' (for arrays of objects).
   mutating func readFields(
-    of plan: TypePlan, base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: [Int32]?,
-    elementLabelIDs: [Int32]? = nil
+    of plan: TypePlan, base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: UnsafeBufferPointer<Int32>?,
+    elementLabelIDs: UnsafeBufferPointer<Int32>? = nil
   ) {
     let fields = plan.fields
     let kinds = plan.fieldKinds
