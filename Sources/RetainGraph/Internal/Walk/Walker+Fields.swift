@@ -1,15 +1,17 @@
 extension Walker {
   /// Reads the fields of a value or object at `base`, in field order: each field's references are
   /// recorded before the next field's, and a value field's whole subtree comes at its place, so the
-  /// fast paths and the general path give the same node ids. `labelIDs` are the fields' interned
-  /// labels when they are read straight from an object (no prefix), and `elementLabelIDs` their
-  /// elements' (for arrays of objects).
+  /// fast paths and the general path give the same node ids. With `fromObject` (fields read
+  /// straight from an object: no prefix), the slot's interned labels of the fields (and of their
+  /// elements, for arrays of objects) are used.
   mutating func readFields(
-    of plan: TypePlan, base: UnsafeRawPointer, prefix: PendingLabel, labelIDs: UnsafeBufferPointer<Int32>?,
-    elementLabelIDs: UnsafeBufferPointer<Int32>? = nil
+    of slot: Recorder.TypeSlot, base: UnsafeRawPointer, prefix: PendingLabel, fromObject: Bool = false
   ) {
+    let plan = slot.plan
     let fields = plan.fields
     let kinds = plan.fieldKinds
+    let labelIDs = fromObject ? slot.fieldLabels : nil
+    let elementLabelIDs = fromObject ? slot.elementLabels : nil
     // Work is done at once until the first field that must wait for a value's subtree; from then
     // on it is queued in order.
     var queued: [Work] = []

@@ -136,9 +136,7 @@ struct Walker {
       walkCustom(custom, prefix: .empty)
     } else if !slot.plan.fieldKinds.isEmpty {
       // An object's plan has fields only when its shape is `.object`.
-      readFields(
-        of: slot.plan, base: base, prefix: .empty, labelIDs: slot.fieldLabels,
-        elementLabelIDs: slot.elementLabels)
+      readFields(of: slot, base: base, prefix: .empty, fromObject: true)
     }
     drainPending()
   }
@@ -213,7 +211,8 @@ struct Walker {
       }
       return
     }
-    let plan = recorder.slot(for: T.self).plan
+    let slot = recorder.slot(for: T.self)
+    let plan = slot.plan
     if !options.ignoredTypeIDs.isEmpty, isIgnored(T.self) { return }
     if plan.isCustom, Metadata.kind(of: T.self) != .class {
       if let custom = value as? any GraphReflectable { walkCustom(custom, prefix: label) }
@@ -226,7 +225,7 @@ struct Walker {
       return
     case .fields:
       withUnsafePointer(to: value) { pointer in
-        readFields(of: plan, base: UnsafeRawPointer(pointer), prefix: label, labelIDs: nil)
+        readFields(of: slot, base: UnsafeRawPointer(pointer), prefix: label)
       }
     case .function:
       guard options.includeClosures else { return }
@@ -253,12 +252,13 @@ struct Walker {
   /// Walks a value where it is stored, without copying it unless it is copyable: a noncopyable
   /// struct field by field, a raw-layout cell as the value it holds.
   mutating func visitInPlace(_ type: any Any.Type, at address: UnsafeRawPointer, label: PendingLabel) {
-    let plan = recorder.slot(for: type).plan
+    let slot = recorder.slot(for: type)
+    let plan = slot.plan
     switch plan.shape {
     case .leaf:
       return
     case .fields:
-      readFields(of: plan, base: address, prefix: label, labelIDs: nil)
+      readFields(of: slot, base: address, prefix: label)
     case .rawLayout(let like):
       if Metadata.isNoncopyable(like) {
         pending.append(.inPlace(like, at: address, label: label))
