@@ -179,9 +179,16 @@ struct Recorder {
   }
 
   /// The plan of `type`, with its interned name and field labels, looked up once per walk.
+  @inline(__always)
   mutating func slot(for type: any Any.Type) -> TypeSlot {
     let key = ObjectIdentifier(type)
     if key == lastKey, let lastSlot { return lastSlot }
+    return lookUpSlot(for: type)
+  }
+
+  /// The slot of a type other than the last one looked up.
+  private mutating func lookUpSlot(for type: any Any.Type) -> TypeSlot {
+    let key = ObjectIdentifier(type)
     if let slot = slots[key] {
       lastKey = key
       lastSlot = slot
