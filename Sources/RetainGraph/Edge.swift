@@ -53,6 +53,10 @@ public struct Edge: Sendable, Hashable {
     /// A closure context's capture number `index` (or a path inside it); the holder is a closure
     /// node: `capture 0`, `capture 1.owner`.
     case capture(index: Int)
+    /// A closure context's capture number `index` that is the actor the closure runs on: an
+    /// actor-isolated closure holds its actor as its isolation (`(any Actor)?`) beside its `self`
+    /// capture, and `[weak self]` removes both: `capture 0 (actor isolation)`.
+    case actorIsolation(index: Int)
     /// A global or static variable (the heap census's searches start from these): its name.
     case global
     /// A word of a suspended task's frames equal to the target's address; the holder is a task

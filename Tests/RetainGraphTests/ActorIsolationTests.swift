@@ -46,7 +46,7 @@ struct ActorIsolationTests {
     let closure = try #require(graph.nodes.first { $0.kind == .closure })
     let captures = graph.edges.filter { $0.from == closure.id && $0.to == graph.root }
     #expect(captures.map(\.label).sorted() == ["capture 0 (actor isolation)", "capture 1"])
-    #expect(captures.map(\.kind).contains(.capture(index: 0)))
+    #expect(Set(captures.map(\.kind)) == [.actorIsolation(index: 0), .capture(index: 1)])
     let cycle = try #require(graph.cycles.first)
     #expect(graph.cycles.count == 1)
     #expect(cycle.fixPlan.count == 1, "\(graph.report())")
@@ -58,8 +58,8 @@ struct ActorIsolationTests {
     #expect(graph.report().contains("1 fix (2 references) to weaken"), "\(graph.report())")
   }
 
-  /// A snapshot keeps the isolation capture's meaning (the label's marker is read back), so the
-  /// plan read from JSON is the plan walked.
+  /// A snapshot keeps the isolation capture's kind, so the plan read from JSON (or from a forked
+  /// walk) is the plan walked.
   @Test func theSnapshotKeepsTheOneFix() async throws {
     let (ticker, stop) = await TickerActor.make()
     defer { stop() }
@@ -67,6 +67,10 @@ struct ActorIsolationTests {
     let read = try ObjectGraph(jsonData: graph.jsonData())
     #expect(read.cycles.map(\.fixPlan.count) == [1])
     #expect(read.report() == graph.report())
+    // The forked walk's transfer keeps the kind too.
+    let forked = try ObjectGraph(snapshotting: ticker)
+    #expect(forked.edges.contains { $0.kind == .actorIsolation(index: 0) })
+    #expect(forked.report() == graph.report())
   }
 
   /// The one edit the advice names frees the actor: with `[weak self]`, the runtime releases it.

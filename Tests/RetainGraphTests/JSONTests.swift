@@ -376,6 +376,7 @@ import Testing
       ("done (method Screen.finish(_:))", .methodReference(method: "Screen.finish(_:)"), "done"),
       ("capture 3", .capture(index: 3), nil), ("App.shared", .global, "App.shared"),
       ("suspended frame", .suspendedFrame, nil),
+      ("capture 0 (actor isolation)", .actorIsolation(index: 0), nil),
     ]
     let edges = kinds.map {
       Edge(from: 0, to: 1, label: $0.0, ownership: .strong, kind: $0.1, property: $0.2)
@@ -393,6 +394,7 @@ import Testing
     #expect(records[5]["method"] as? String == "Screen.finish(_:)")
     #expect(records[6]["capture"] as? Int == 3)
     #expect(records[6]["property"] == nil, "no property inside a closure context")
+    #expect(records[9]["capture"] as? Int == 0)
   }
 
   static let versionTwo = """
@@ -404,7 +406,7 @@ import Testing
   static let malformedKinds: [(String, String)] = [
     (
       #""kind": "field""#,
-      #"edges[0].kind: unknown kind "field"; expected one of "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global", "suspendedFrame""#
+      #"edges[0].kind: unknown kind "field"; expected one of "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global", "suspendedFrame", "actorIsolation""#
     ),
     (#""kind": 3"#, "edges[0].kind: expected a string, found the number 3"),
     (#""kind": "capture""#, "edges[0].capture: missing field"),
@@ -441,6 +443,6 @@ extension Edge.Kind {
   /// The JSON names of the kinds in ``SnapshotVersionTests/versionTwoRoundTripsEveryKind()``'s order.
   static let allJSONNamesForTests: [String?] = [
     "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global",
-    "suspendedFrame",
+    "suspendedFrame", "actorIsolation",
   ]
 }

@@ -131,9 +131,8 @@ struct FixPlan {
       guard storage.reference(edges[Int(global)]).isActorIsolation,
         let sibling = local.outgoing[Int(local.from[edge])].first(where: { other in
           guard other != edge, local.to[other] == local.to[edge] else { return false }
-          let reference = storage.reference(edges[Int(local.global[other])])
-          guard case .capture = reference.kind else { return false }
-          return !reference.isActorIsolation
+          guard case .capture = storage.reference(edges[Int(local.global[other])]).kind else { return false }
+          return true
         })
       else { return declarationKey(global) }
       return declarationKey(local.global[sibling])

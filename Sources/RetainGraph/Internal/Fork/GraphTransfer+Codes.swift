@@ -22,6 +22,15 @@ extension Edge.Kind {
     case .capture: 6
     case .global: 7
     case .suspendedFrame: 8
+    case .actorIsolation: 9
+    }
+  }
+
+  /// The capture's index, for a capture of either kind.
+  var captureIndex: Int? {
+    switch self {
+    case .capture(let index), .actorIsolation(let index): index
+    default: nil
     }
   }
 

@@ -99,11 +99,11 @@ extension GraphTransfer {
       let kind: Edge.Kind
       switch kindCode {
       case 5: kind = .methodReference(method: try string("\(place).method"))
-      case 6:
+      case 6, 9:
         guard capture <= UInt32(Int32.max) else {
           throw malformed("\(place).capture: \(capture) is too large")
         }
-        kind = .capture(index: Int(capture))
+        kind = kindCode == 6 ? .capture(index: Int(capture)) : .actorIsolation(index: Int(capture))
       default:
         guard let simple = Edge.Kind(transferCode: kindCode) else {
           throw malformed("\(place).kind: unknown kind \(kindCode)", at: kindStart)

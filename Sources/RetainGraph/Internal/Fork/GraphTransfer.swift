@@ -128,7 +128,7 @@ package enum GraphTransfer {
       case .repeated: append(byte: 2)
       }
       append(byte: (label.property == nil ? 0 : 1) | (label.function == nil ? 0 : 2))
-      if case .capture(let index) = label.kind {
+      if let index = label.kind.captureIndex {
         append(UInt32(truncatingIfNeeded: index))
       } else {
         append(UInt32(0))

@@ -55,7 +55,9 @@ struct ReferencePath: Hashable, Sendable {
   private static let isolationMarker = " (actor isolation)"
 
   /// Whether this is the capture of the actor a closure runs on (`capture 0 (actor isolation)`).
-  var isActorIsolation: Bool { suffix == Self.isolationMarker }
+  var isActorIsolation: Bool {
+    if case .actorIsolation = kind { true } else { false }
+  }
 
   // MARK: - The text
 
@@ -104,7 +106,8 @@ struct ReferencePath: Hashable, Sendable {
       } else if pending.isGlobal {
         .global
       } else if pending.capture >= 0 {
-        .capture(index: Int(pending.capture))
+        pending.isActorIsolation
+          ? .actorIsolation(index: Int(pending.capture)) : .capture(index: Int(pending.capture))
       } else if pending.isThroughElement {
         .element
       } else if pending.isThroughPayload {
@@ -115,7 +118,7 @@ struct ReferencePath: Hashable, Sendable {
     switch closure {
     case nil:
       kind = stored
-      if pending.isActorIsolation { suffix = Self.isolationMarker }
+      if case .actorIsolation = stored { suffix = Self.isolationMarker }
     case .context(let function):
       kind = pending.isGlobal ? .global : .closure
       self.function = function
@@ -151,7 +154,7 @@ struct ReferencePath: Hashable, Sendable {
       case .closure: Self.closureMarker
       case .singleCapture: Self.singleCaptureMarker
       case .methodReference(let method): " (method \(method))"
-      case .capture: Self.isolationMarker
+      case .actorIsolation: Self.isolationMarker
       default: nil
       }
     if let marker, label.hasSuffix(marker), label.count > marker.count {
@@ -174,7 +177,9 @@ struct ReferencePath: Hashable, Sendable {
     } else if label.hasPrefix("capture "),
       let index = Int(label.dropFirst("capture ".count).prefix(while: \.isNumber))
     {
-      self.init(label: label, kind: .capture(index: index), property: nil)
+      let isIsolation = label.hasSuffix(Self.isolationMarker)
+      self.init(
+        label: label, kind: isIsolation ? .actorIsolation(index: index) : .capture(index: index), property: nil)
       return
     } else if label.contains("[") {
       self.init(label: label, kind: .element, property: nil)

@@ -105,6 +105,7 @@ extension JSONDocument {
       let kind: Edge.Kind =
         switch raw.kind < 0 ? "property" : Edge.Kind.jsonNames[Int(raw.kind)] {
         case "capture": .capture(index: raw.argument)
+        case "actorIsolation": .actorIsolation(index: raw.argument)
         case "methodReference": .methodReference(method: strings[Int32(raw.argument)])
         case let name: Edge.Kind(jsonName: name) ?? .property
         }

@@ -269,7 +269,7 @@ struct JSONDocument {
           throw GraphDecodingError("")
         }
         switch Edge.Kind.jsonNames[Int(kindIndex)] {
-        case "capture": raw.argument = try integer(capture, "capture", at: place)
+        case "capture", "actorIsolation": raw.argument = try integer(capture, "capture", at: place)
         case "methodReference": raw.argument = Int(try string(method, "method", at: place))
         default: break
         }

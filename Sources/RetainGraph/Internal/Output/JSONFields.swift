@@ -121,7 +121,7 @@ extension Edge.Kind {
   /// Every kind's name in a JSON snapshot, in declaration order.
   static let jsonNames = [
     "property", "enumPayload", "element", "closure", "singleCapture", "methodReference", "capture", "global",
-    "suspendedFrame",
+    "suspendedFrame", "actorIsolation",
   ]
 
   private static let jsonNameBytes: [[UInt8]] = jsonNames.map { Array($0.utf8) }
@@ -142,6 +142,7 @@ extension Edge.Kind {
     case .singleCapture: "singleCapture"
     case .methodReference: "methodReference"
     case .capture: "capture"
+    case .actorIsolation: "actorIsolation"
     case .global: "global"
     case .suspendedFrame: "suspendedFrame"
     }

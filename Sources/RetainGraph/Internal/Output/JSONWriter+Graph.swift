@@ -25,7 +25,7 @@ extension JSONWriter {
       json.element()
       json.beginObject()
       // Keys in ascending order: capture, from, function, kind, label, method, ownership, property, to.
-      if case .capture(let index) = edge.kind { json.member("capture", index) }
+      if let index = edge.kind.captureIndex { json.member("capture", index) }
       json.member("from", edge.from)
       if let function = edge.closureFunction { json.member("function", function) }
       json.member("kind", edge.kind.jsonName)
