@@ -179,7 +179,8 @@ struct ReferencePath: Hashable, Sendable {
     {
       let isIsolation = label.hasSuffix(Self.isolationMarker)
       self.init(
-        label: label, kind: isIsolation ? .actorIsolation(index: index) : .capture(index: index), property: nil)
+        label: label, kind: isIsolation ? .actorIsolation(index: index) : .capture(index: index),
+        property: nil)
       return
     } else if label.contains("[") {
       self.init(label: label, kind: .element, property: nil)
