@@ -1,0 +1,158 @@
+internal import Foundation
+internal import Synchronization
+
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
+/// What a function's machine code says (x86_64): the functions it calls or jumps to directly, and
+/// the callers of a body that LLVM merged for several functions.
+extension SymbolNames {
+  /// The functions the function that starts at `address` calls or jumps to directly, in order,
+  /// named (demangled, not simplified); with `following`, the callees of callees whose names match
+  /// are read too (a compiler thunk that tail-calls the closure that calls the method), up to three
+  /// levels. Read from the machine code: on x86_64 a direct call is `E8` and a jump `E9`, each with a
+  /// 32-bit displacement from the next instruction; a candidate counts only when its target is the
+  /// start of a named function, which rules out bytes that merely look like one. Empty on other
+  /// architectures, or when the symbol tables do not give the function's size.
+  static func directCallees(
+    ofFunctionAt address: UnsafeRawPointer, following: (String) -> Bool = { _ in false }
+  ) -> [String] {
+    directCalls(ofFunctionAt: address, following: following).map(\.name)
+  }
+
+  /// ``directCallees(ofFunctionAt:following:)`` with each callee's address, and the functions read
+  /// (the one at `address` first, then those followed).
+  static func directCalls(
+    ofFunctionAt address: UnsafeRawPointer, following: (String) -> Bool = { _ in false }
+  ) -> [(address: UnsafeRawPointer, name: String)] {
+    #if arch(x86_64)
+      var callees: [(address: UnsafeRawPointer, name: String)] = []
+      var pending: [(UnsafeRawPointer, Int)] = [(address, 0)]
+      var visited: Set<UInt> = []
+      while let (function, level) = pending.popLast() {
+        guard visited.insert(UInt(bitPattern: function)).inserted,
+          let (owner, base) = Self.image(containing: function),
+          let extent = owner.extent(at: UInt(bitPattern: function) &- UInt(bitPattern: base)),
+          extent.size < 4096
+        else { continue }
+        let start = UnsafeRawPointer(base) + Int(extent.start)
+        var found: [(address: UnsafeRawPointer, name: String)] = []
+        for position in 0..<max(0, Int(extent.size) - 4) {
+          let opcode = start.load(fromByteOffset: position, as: UInt8.self)
+          guard opcode == 0xE8 || opcode == 0xE9 else { continue }
+          let displacement = Int(start.loadUnaligned(fromByteOffset: position + 1, as: Int32.self))
+          let target = start + position + 5 + displacement
+          guard let (image, targetBase) = Self.image(containing: target) else { continue }
+          let offset = UInt(bitPattern: target) &- UInt(bitPattern: targetBase)
+          guard image.extent(at: offset)?.start == offset, let symbol = image.name(at: offset),
+            let name = demangled(symbol)
+          else { continue }
+          found.append((target, name))
+        }
+        callees += found
+        if level < 3 {
+          pending += found.reversed().filter { following($0.name) }.map { ($0.address, level + 1) }
+        }
+      }
+      return callees
+    #else
+      return []
+    #endif
+  }
+
+  /// The functions whose body is only a jump to the function at `address` (after the frame
+  /// set-up `push rbp; mov rbp, rsp; pop rbp`), among the image's functions whose mangled name
+  /// contains `identifier` (e.g. `14handleResponse`): LLVM's function merging keeps one body for
+  /// functions with identical machine code and turns the others into such jumps, and calls to any
+  /// of them go to the body, named after one of them only. Named (demangled). x86_64 only.
+  static func mergedTwins(ofFunctionAt address: UnsafeRawPointer, identifier: String) -> [String] {
+    #if arch(x86_64)
+      guard let (image, base) = image(containing: address), !identifier.isEmpty else { return [] }
+      let candidates = identifier.withCString { wanted in image.entries { strstr($0, wanted) != nil } }
+      return candidates.compactMap { candidate -> String? in
+        let start = UnsafeRawPointer(base) + Int(candidate.start)
+        guard let extent = image.extent(at: candidate.start), extent.size >= 5 else { return nil }
+        // The jump may follow the frame's set-up and tear-down (55 48 89 E5 5D).
+        let prologue: [UInt8] = [0x55, 0x48, 0x89, 0xE5, 0x5D]
+        let hasPrologue =
+          extent.size >= 10
+          && prologue.indices.allSatisfy { start.load(fromByteOffset: $0, as: UInt8.self) == prologue[$0] }
+        let jump = hasPrologue ? 5 : 0
+        guard start.load(fromByteOffset: jump, as: UInt8.self) == 0xE9 else { return nil }
+        let displacement = Int(start.loadUnaligned(fromByteOffset: jump + 1, as: Int32.self))
+        guard start + jump + 5 + displacement == address else { return nil }
+        return demangled(candidate.name)
+      }
+    #else
+      return []
+    #endif
+  }
+
+  /// When the function containing `address` is a merged body (`$s…Tm`: LLVM's function merging
+  /// keeps one body for functions whose code differs only in constants, and each of them passes its
+  /// constants and jumps to the body), those functions (demangled), each with the addresses it
+  /// loads before the jump; nil when the function is not a merged body. x86_64 only (nil elsewhere).
+  static func mergedCallers(ofFunctionContaining address: UnsafeRawPointer) -> [(
+    name: String, loads: [UInt]
+  )]? {
+    #if arch(x86_64)
+      guard let (image, base) = image(containing: address) else { return nil }
+      let offset = UInt(bitPattern: address) &- UInt(bitPattern: base)
+      guard let extent = image.extent(at: offset), let symbol = image.name(at: offset), symbol.hasSuffix("Tm")
+      else { return nil }
+      let body = UInt(bitPattern: base) + extent.start
+      if let known = mergedCallersByBody.withLock({ $0[body] }) { return known }
+      var callers: [(name: String, loads: [UInt])] = []
+      for start in image.starts(ofFunctionsUpTo: 64) {
+        guard let size = image.extent(at: start)?.size,
+          let loads = mergedCallerLoads(
+            UnsafeRawPointer(base) + Int(start), size: Int(size), jumpingTo: body),
+          let name = image.name(at: start).flatMap(demangled)
+        else { continue }
+        callers.append((name, loads))
+      }
+      mergedCallersByBody.withLock { $0[body] = callers }
+      return callers
+    #else
+      return nil
+    #endif
+  }
+
+  private static let mergedCallersByBody = ForkSafeMutex<[UInt: [(name: String, loads: [UInt])]]>([:])
+
+  /// The addresses that the `size` bytes of machine code at `function` load (`lea` relative to
+  /// `rip`) when the code is only a frame set-up (`push rbp; mov rbp, rsp`), such loads, the frame's
+  /// tear-down (`pop rbp`) and a jump to `target`: a merged body's caller. Nil for any other code.
+  static func mergedCallerLoads(_ function: UnsafeRawPointer, size: Int, jumpingTo target: UInt) -> [UInt]? {
+    func byte(_ position: Int) -> UInt8 { function.load(fromByteOffset: position, as: UInt8.self) }
+    var loads: [UInt] = []
+    var position = 0
+    while position < size {
+      switch byte(position) {
+      case 0x55, 0x5D:  // push rbp, pop rbp
+        position += 1
+      case 0x48 where position + 3 <= size && byte(position + 1) == 0x89 && byte(position + 2) == 0xE5:
+        position += 3  // mov rbp, rsp
+      case 0x48, 0x4C:  // lea disp32(%rip), %r: REX.W (and .R), 8D, ModRM with mod 00 and r/m 101
+        guard position + 7 <= size, byte(position + 1) == 0x8D, byte(position + 2) & 0xC7 == 0x05 else {
+          return nil
+        }
+        let displacement = Int(function.loadUnaligned(fromByteOffset: position + 3, as: Int32.self))
+        loads.append(UInt(bitPattern: function + (position + 7 + displacement)))
+        position += 7
+      case 0xE9:  // jmp rel32
+        guard position + 5 <= size else { return nil }
+        let displacement = Int(function.loadUnaligned(fromByteOffset: position + 1, as: Int32.self))
+        return UInt(bitPattern: function + (position + 5 + displacement)) == target ? loads : nil
+      default:
+        return nil
+      }
+    }
+    return nil
+  }
+}
