@@ -92,9 +92,20 @@ enum ClosureLayout {
       if arguments == nil && bindingCount > 0 { return nil }
       generics = arguments
     }
+    return layOut(
+      descriptor: descriptor, count: captureCount, bindingCount: bindingCount, generics: generics)?
+      .captures
+  }
+
+  /// The first `count` captures of a context whose descriptor is at `descriptor`, each at its offset
+  /// (from 16 + 8 × `bindingCount`, in record order, aligned to its type), and where the next one
+  /// would start; nil when a capture's type is not read.
+  private static func layOut(
+    descriptor: UnsafeRawPointer, count: Int, bindingCount: Int, generics: GenericArguments?
+  ) -> (captures: [Capture], end: Int)? {
     var offset = 16 + 8 * bindingCount
     var captures: [Capture] = []
-    for index in 0..<captureCount {
+    for index in 0..<count {
       let record = descriptor + 12 + 4 * index
       guard let name = Metadata.relative(record) else { return nil }
       guard
@@ -105,7 +116,7 @@ enum ClosureLayout {
       captures.append(Capture(offset: offset, kind: kind))
       offset += size
     }
-    return captures
+    return (captures, offset)
   }
 
   /// The metadata of the object a context's capture `index` refers to strongly (a metadata source
@@ -116,24 +127,16 @@ enum ClosureLayout {
   ) -> UnsafeRawPointer? {
     let captureCount = Int(descriptor.load(as: UInt32.self))
     let bindingCount = Int(descriptor.load(fromByteOffset: 8, as: UInt32.self))
-    guard index < captureCount else { return nil }
-    var offset = 16 + 8 * bindingCount
-    for position in 0...index {
-      guard let name = Metadata.relative(descriptor + 12 + 4 * position) else { return nil }
-      let length = MangledName.length(at: name)
-      if position == index {
-        // A reference to a native object: its first word is its class's metadata.
-        offset = (offset + 7) / 8 * 8
-        guard let object = context.load(fromByteOffset: offset, as: UnsafeRawPointer?.self),
-          Int(bitPattern: object) % 8 == 0,
-          Metadata.kind(ofHeapObject: object) == .class
-        else { return nil }
-        return object.load(as: UnsafeRawPointer?.self)
-      }
-      guard let (_, size, alignment) = classify(name: name, length: length, generics: nil) else { return nil }
-      offset = (offset + alignment - 1) / alignment * alignment + size
-    }
-    return nil
+    guard index < captureCount,
+      let before = layOut(descriptor: descriptor, count: index, bindingCount: bindingCount, generics: nil)
+    else { return nil }
+    // A reference to a native object (one aligned word): its first word is its class's metadata.
+    let offset = (before.end + 7) / 8 * 8
+    guard let object = context.load(fromByteOffset: offset, as: UnsafeRawPointer?.self),
+      Int(bitPattern: object) % 8 == 0,
+      Metadata.kind(ofHeapObject: object) == .class
+    else { return nil }
+    return object.load(as: UnsafeRawPointer?.self)
   }
 
   private static func endsWith(_ text: [UInt8], _ suffix: String) -> Bool {
