@@ -81,15 +81,7 @@ extension Walker {
         case .function:
           let function = ThickFunction(at: address)
           guard options.includeClosures, let context = function.context else { continue }
-          if queueing {
-            queued.append(
-              .closure(
-                context: RetainedReference(retaining: Unmanaged.fromOpaque(context)),
-                function: function.function,
-                label: label()))
-          } else {
-            addClosure(function, label: label())
-          }
+          addOrQueueClosure(function, context: context, label: label(), queueing: queueing, into: &queued)
         case .block:
           guard options.includeClosures, let block = HeapLayout.object(at: address) else { continue }
           guard let function = BlockLayout.swiftClosure(ofBlock: block) else {
@@ -100,15 +92,7 @@ extension Walker {
             continue
           }
           guard let context = function.context else { continue }
-          if queueing {
-            queued.append(
-              .closure(
-                context: RetainedReference(retaining: Unmanaged.fromOpaque(context)),
-                function: function.function,
-                label: label()))
-          } else {
-            addClosure(function, label: label())
-          }
+          addOrQueueClosure(function, context: context, label: label(), queueing: queueing, into: &queued)
         case .reference:
           // Read by `readFields` from the field's kind.
           break
@@ -185,6 +169,22 @@ extension Walker {
       addReference(
         .borrowed(Unmanaged<AnyObject>.fromOpaque(pointer)), labelID: elementLabelID,
         index: Int32(truncatingIfNeeded: index), label: { label.element(index) }, ownership: .strong)
+    }
+  }
+
+  /// A closure stored in a field: added now, or queued behind the fields queued before it (so that
+  /// edges keep the fields' order).
+  private mutating func addOrQueueClosure(
+    _ function: ThickFunction, context: UnsafeRawPointer, label: PendingLabel, queueing: Bool,
+    into queued: inout [Work]
+  ) {
+    if queueing {
+      queued.append(
+        .closure(
+          context: RetainedReference(retaining: Unmanaged.fromOpaque(context)), function: function.function,
+          label: label))
+    } else {
+      addClosure(function, label: label)
     }
   }
 }
