@@ -34,6 +34,8 @@ extern bool swift_isDeallocating(void *object);
 #define BATCH 64
 // A slot that was recorded and then forgotten; an unwritten slot is null.
 #define FORGOTTEN ((void *)1)
+// A directory entry whose chunk the sweep freed; a chunk not created yet is null.
+#define FREED_CHUNK ((Slot *)1)
 
 typedef struct {
   _Atomic(void *) object;
@@ -44,6 +46,7 @@ typedef struct {
 static _Atomic(AllocObject) real_alloc;
 static _Atomic int running;
 static _Atomic int start_count;
+// How many of the starts not yet stopped asked for backtraces (each stop gives back its start's).
 static _Atomic int backtraces;
 static _Atomic uint64_t next_index;
 static _Atomic uint64_t dropped;
@@ -89,6 +92,25 @@ static _Atomic(Slot *) *get_directory(void) {
   return (_Atomic(Slot *) *)fresh;
 }
 
+static bool try_lock(void) {
+  int expected = 0;
+  return atomic_compare_exchange_strong(&census_lock, &expected, 1);
+}
+
+void rgc_lock(void) {
+  while (!try_lock()) sched_yield();
+}
+
+void rgc_unlock(void) { atomic_store_explicit(&census_lock, 0, memory_order_release); }
+
+// The chunk's slots, or null when it was not created yet or was freed (readers under the lock).
+static Slot *chunk_slots(_Atomic(Slot *) *table, uint64_t chunk) {
+  Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+  return slots == FREED_CHUNK ? NULL : slots;
+}
+
+// The chunk of a slot this thread reserved and has not written: it exists, or is created now (a
+// chunk with an unwritten slot is never freed, so its entry is never FREED_CHUNK here).
 static Slot *get_chunk(_Atomic(Slot *) *table, uint64_t chunk, bool *created) {
   Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
   if (slots) return slots;
@@ -102,17 +124,6 @@ static Slot *get_chunk(_Atomic(Slot *) *table, uint64_t chunk, bool *created) {
   *created = true;
   return fresh;
 }
-
-static bool try_lock(void) {
-  int expected = 0;
-  return atomic_compare_exchange_strong(&census_lock, &expected, 1);
-}
-
-void rgc_lock(void) {
-  while (!try_lock()) sched_yield();
-}
-
-void rgc_unlock(void) { atomic_store_explicit(&census_lock, 0, memory_order_release); }
 
 static void forget(Slot *slot, void *object) {
   atomic_store_explicit(&slot->object, FORGOTTEN, memory_order_relaxed);
@@ -157,9 +168,12 @@ static void sweep(void) {
   bool all_freed_so_far = true;
   for (uint64_t chunk = first_chunk; chunk < chunks; chunk++) {
     Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+    if (slots == FREED_CHUNK) continue;
     if (!slots) {
-      // Claimed but not created yet, or already freed.
-      if ((chunk + 1) << CHUNK_BITS > end) all_freed_so_far = false;
+      // Not created yet: a thread reserved slots in it (all of them, when the chunk is full) and
+      // has not written its first one yet (it may be descheduled between the two). It will be
+      // created and written, so first_chunk must not move past it.
+      all_freed_so_far = false;
       continue;
     }
     bool chunk_done = ((chunk + 1) << CHUNK_BITS) <= end;
@@ -176,7 +190,7 @@ static void sweep(void) {
     }
     if (all_forgotten) {
       // Every slot of a full chunk is written and forgotten: no writer can touch it again.
-      atomic_store_explicit(&table[chunk], NULL, memory_order_release);
+      atomic_store_explicit(&table[chunk], FREED_CHUNK, memory_order_release);
       free(slots);
       if (all_freed_so_far) first_chunk = chunk + 1;
     } else {
@@ -298,30 +312,36 @@ static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 
 static void install_fork_handlers(void) { pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork); }
 
+// Starts and stops change the counts and the running flag together under the table's lock: a start
+// racing with the last stop on another thread cannot find the census running and then see the stop
+// turn it off.
 void rgc_start(int with_backtraces) {
   pthread_once(&fork_handlers_once, install_fork_handlers);
-  if (with_backtraces) atomic_store(&backtraces, 1);
-  if (atomic_fetch_add(&start_count, 1) == 0) {
-    rgc_queued_register_fork_handlers();
-    real();
-    get_directory();
-    atomic_store(&running, 1);
-  }
+  rgc_queued_register_fork_handlers();
+  real();
+  get_directory();
+  rgc_lock();
+  if (with_backtraces) atomic_fetch_add(&backtraces, 1);
+  if (atomic_fetch_add(&start_count, 1) == 0) atomic_store(&running, 1);
+  rgc_unlock();
 }
 
-void rgc_stop(void) {
+void rgc_stop(int with_backtraces) {
+  rgc_lock();
   int previous = atomic_load(&start_count);
-  while (previous > 0 && !atomic_compare_exchange_weak(&start_count, &previous, previous - 1)) {
+  if (previous > 0) {
+    atomic_store(&start_count, previous - 1);
+    // The stop gives back what its start took: backtraces stay on only while a start that asked
+    // for them is not stopped.
+    if (with_backtraces && atomic_load(&backtraces) > 0) atomic_fetch_sub(&backtraces, 1);
   }
   if (previous == 1) {
     atomic_store(&running, 0);
-    atomic_store(&backtraces, 0);
     // Forget the dead now; the live stay recorded (for the next start) until a sweep finds them
     // dead or HeapCensus.reset() forgets them.
-    rgc_lock();
     sweep();
-    rgc_unlock();
   }
+  rgc_unlock();
 }
 
 int rgc_is_running(void) { return atomic_load_explicit(&running, memory_order_relaxed); }
@@ -350,7 +370,7 @@ size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t c
   uint64_t start_chunk = since >> CHUNK_BITS;
   if (start_chunk < first_chunk) start_chunk = first_chunk;
   for (uint64_t chunk = start_chunk; (chunk << CHUNK_BITS) < end && chunk < DIRECTORY_SIZE; chunk++) {
-    Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+    Slot *slots = chunk_slots(table, chunk);
     if (!slots) continue;
     for (uint64_t index = 0; index < CHUNK_SLOTS; index++) {
       uint64_t sequence = (chunk << CHUNK_BITS) | index;
@@ -378,7 +398,7 @@ void rgc_forget_all(void) {
   if (!table) return;
   uint64_t end = atomic_load_explicit(&next_index, memory_order_acquire);
   for (uint64_t chunk = first_chunk; (chunk << CHUNK_BITS) < end && chunk < DIRECTORY_SIZE; chunk++) {
-    Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+    Slot *slots = chunk_slots(table, chunk);
     if (!slots) continue;
     for (uint64_t index = 0; index < CHUNK_SLOTS; index++) {
       void *object = atomic_load_explicit(&slots[index].object, memory_order_acquire);
