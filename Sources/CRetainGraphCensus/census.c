@@ -57,7 +57,9 @@ static _Thread_local int paused;
 // Bumped by every mark (rgc_next_sequence): a thread's batch reserved before the current epoch is
 // given up at its next allocation, so an allocation that happens after a mark is numbered after it.
 static _Atomic uint64_t epoch;
-// This thread's reserved slots [batch_next, batch_end), reserved in epoch batch_epoch.
+// This thread's reserved slots [batch_next, batch_end), reserved in epoch batch_epoch; its batch
+// began at batch_first (the slots before batch_next were written by this thread).
+static _Thread_local uint64_t batch_first;
 static _Thread_local uint64_t batch_next;
 static _Thread_local uint64_t batch_end;
 static _Thread_local uint64_t batch_epoch;
@@ -103,6 +105,32 @@ void rgc_lock(void) {
 
 void rgc_unlock(void) { atomic_store_explicit(&census_lock, 0, memory_order_release); }
 
+// Chunks the sweep freed, zeroed again and kept for the next chunks (under the lock): the table's
+// memory is reused while still in cache instead of fresh pages from malloc.
+#define SPARE_CHUNKS 4
+static Slot *spare_chunks[SPARE_CHUNKS];
+static int spare_count;
+
+// With the lock held: keeps a freed chunk for reuse, or frees it.
+static void retire_chunk(Slot *slots) {
+  if (spare_count < SPARE_CHUNKS) {
+    memset(slots, 0, CHUNK_SLOTS * sizeof(Slot));
+    spare_chunks[spare_count++] = slots;
+  } else {
+    free(slots);
+  }
+}
+
+// A zeroed chunk: a spare one if the lock is free (never wait on the allocation path), else new.
+static Slot *new_chunk(void) {
+  Slot *slots = NULL;
+  if (try_lock()) {
+    if (spare_count > 0) slots = spare_chunks[--spare_count];
+    rgc_unlock();
+  }
+  return slots ? slots : calloc(CHUNK_SLOTS, sizeof(Slot));
+}
+
 // The chunk's slots, or null when it was not created yet or was freed (readers under the lock).
 static Slot *chunk_slots(_Atomic(Slot *) *table, uint64_t chunk) {
   Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
@@ -114,7 +142,7 @@ static Slot *chunk_slots(_Atomic(Slot *) *table, uint64_t chunk) {
 static Slot *get_chunk(_Atomic(Slot *) *table, uint64_t chunk, bool *created) {
   Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
   if (slots) return slots;
-  Slot *fresh = calloc(CHUNK_SLOTS, sizeof(Slot));
+  Slot *fresh = new_chunk();
   if (!fresh) return NULL;
   Slot *expected = NULL;
   if (!atomic_compare_exchange_strong(&table[chunk], &expected, fresh)) {
@@ -191,7 +219,7 @@ static void sweep(void) {
     if (all_forgotten) {
       // Every slot of a full chunk is written and forgotten: no writer can touch it again.
       atomic_store_explicit(&table[chunk], FREED_CHUNK, memory_order_release);
-      free(slots);
+      retire_chunk(slots);
       if (all_freed_so_far) first_chunk = chunk + 1;
     } else {
       all_freed_so_far = false;
@@ -220,9 +248,33 @@ static void give_up_batch(void) {
   }
 }
 
+// Forgets the dead among the slots [from, to) that this thread wrote (one batch, so one chunk),
+// giving their memory back to malloc while it is still warm, so that the next allocations reuse it:
+// without this, every allocation would touch fresh memory until the global sweep. It takes the
+// lock only if it is free (a query or a copy of the records may be reading these slots; never wait
+// on the allocation path); the chunk is looked up under the lock (a sweep may have freed it).
+static void sweep_own_batch(uint64_t from, uint64_t to) {
+  if (from >= to || !try_lock()) return;
+  _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
+  uint64_t chunk = from >> CHUNK_BITS;
+  Slot *slots = table && chunk < DIRECTORY_SIZE ? chunk_slots(table, chunk) : NULL;
+  if (slots) {
+    for (uint64_t index = from; index < to; index++) {
+      Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
+      void *object = atomic_load_explicit(&slot->object, memory_order_acquire);
+      if (object == NULL || object == FORGOTTEN || !swift_isDeallocating(object)) continue;
+      forget_dead(slot, object);
+    }
+  }
+  rgc_unlock();
+}
+
 static void give_up_batch_at_exit(void *unused) {
   (void)unused;
+  uint64_t from = batch_first;
+  uint64_t to = batch_next;
   give_up_batch();
+  sweep_own_batch(from, to);
 }
 
 static void make_batch_exit_key(void) { pthread_key_create(&batch_exit_key, give_up_batch_at_exit); }
@@ -232,7 +284,10 @@ static void make_batch_exit_key(void) { pthread_key_create(&batch_exit_key, give
 static uint64_t next_slot(void) {
   uint64_t current = atomic_load_explicit(&epoch, memory_order_acquire);
   if (__builtin_expect(batch_next == batch_end || batch_epoch != current, 0)) {
+    uint64_t used_from = batch_first;
+    uint64_t used_to = batch_next;
     give_up_batch();
+    sweep_own_batch(used_from, used_to);
     if (!batch_exit_registered) {
       // A thread that ends gives up its batch (a destructor runs only for a non-null value).
       pthread_once(&batch_exit_once, make_batch_exit_key);
@@ -240,6 +295,7 @@ static uint64_t next_slot(void) {
       batch_exit_registered = true;
     }
     batch_next = atomic_fetch_add_explicit(&next_index, BATCH, memory_order_acq_rel);
+    batch_first = batch_next;
     batch_end = batch_next + BATCH;
     batch_epoch = current;
   }
