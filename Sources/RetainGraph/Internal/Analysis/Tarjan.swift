@@ -22,46 +22,80 @@ enum Tarjan {
     nodeCount: Int, offsets: [Int32], edgeIndices: [Int32]?, edges: ChunkedArray<CompactEdge>,
     backEdgeSpans: inout [UInt8]
   ) -> [[Int32]] {
-    // The strong target at a position, or -1.
-    func target(at position: Int) -> Int {
-      let edge = edges[edgeIndices.map { Int($0[position]) } ?? position]
-      return edge.isStrong ? Int(edge.to) : -1
+    precondition(offsets.count == nodeCount + 1 && backEdgeSpans.count == Int(offsets[nodeCount]))
+    return offsets.withUnsafeBufferPointer { offsets in
+      backEdgeSpans.withUnsafeMutableBufferPointer { spans in
+        if let edgeIndices {
+          return edgeIndices.withUnsafeBufferPointer { edgeIndices in
+            search(nodeCount: nodeCount, offsets: offsets, spans: spans) { position in
+              let edge = edges[Int(edgeIndices[position])]
+              return edge.isStrong ? Int(edge.to) : -1
+            }
+          }
+        }
+        return search(nodeCount: nodeCount, offsets: offsets, spans: spans) { position in
+          let edge = edges[position]
+          return edge.isStrong ? Int(edge.to) : -1
+        }
+      }
     }
+  }
+
+  /// The search itself, over memory of its own: the per-node state and the path are read and
+  /// written through pointers (a node costs about 30 reads and writes; through arrays each paid a
+  /// bounds check, and each write a uniqueness check). `target(position)` is the strong target at
+  /// a position, or -1; positions are below `offsets[nodeCount]`, node ids below `nodeCount`.
+  @inline(__always)
+  private static func search(
+    nodeCount: Int, offsets: UnsafeBufferPointer<Int32>, spans: UnsafeMutableBufferPointer<UInt8>,
+    target: (Int) -> Int
+  ) -> [[Int32]] {
     let unvisited: Int32 = -1
-    var index = [Int32](repeating: unvisited, count: nodeCount)
-    var lowlink = [Int32](repeating: 0, count: nodeCount)
+    let index = UnsafeMutablePointer<Int32>.allocate(capacity: nodeCount)
+    index.initialize(repeating: unvisited, count: nodeCount)
+    let lowlink = UnsafeMutablePointer<Int32>.allocate(capacity: nodeCount)
     // Per node: `off` when not on the stack, `closed` when on it with its search done, `open` while
     // it is searched (an ancestor of the node being searched).
     let off: UInt8 = 0
     let closed: UInt8 = 1
     let open: UInt8 = 2
-    var stackState = [UInt8](repeating: off, count: nodeCount)
-    var stack: [Int32] = []
-    var components: [[Int32]] = []
-    var nextIndex: Int32 = 0
+    let stackState = UnsafeMutablePointer<UInt8>.allocate(capacity: nodeCount)
+    stackState.initialize(repeating: off, count: nodeCount)
     // The search's path: for each open node, the position of the next reference to look at. The
     // node itself is not kept: it is the target of the reference its parent is at (the one before
-    // the parent's next), or the start.
-    var frames: [Int32] = []
-    // Room for every node, so that neither stack is copied as it grows (a list's search is as deep
-    // as the list): pages not written to are not resident.
+    // the parent's next), or the start. Room for every node (a list's search is as deep as the
+    // list): pages not written to are not resident.
+    let frames = UnsafeMutablePointer<Int32>.allocate(capacity: Swift.max(nodeCount, 1))
+    var depth = 0
+    defer {
+      index.deallocate()
+      lowlink.deallocate()
+      stackState.deallocate()
+      frames.deallocate()
+    }
+    // The nodes whose component is not closed yet. An array, so that a component of the whole
+    // stack can take its memory.
+    var stack: [Int32] = []
     stack.reserveCapacity(nodeCount)
-    frames.reserveCapacity(nodeCount)
+    var components: [[Int32]] = []
+    var nextIndex: Int32 = 0
 
     for start in 0..<nodeCount where index[start] == unvisited {
       // The node whose search is at the top of `frames`.
       var node = start
-      frames.append(offsets[start])
+      frames[0] = offsets[start]
+      depth = 1
       index[start] = nextIndex
       lowlink[start] = nextIndex
       nextIndex += 1
       stack.append(Int32(start))
       stackState[start] = open
 
-      while let next = frames.last.map(Int.init) {
+      while depth > 0 {
+        let next = Int(frames[depth - 1])
         if next < Int(offsets[node + 1]) {
-          frames[frames.count - 1] += 1
-          let successor = target(at: next)
+          frames[depth - 1] += 1
+          let successor = target(next)
           guard successor >= 0 else { continue }
           if index[successor] == unvisited {
             index[successor] = nextIndex
@@ -69,24 +103,25 @@ enum Tarjan {
             nextIndex += 1
             stack.append(Int32(successor))
             stackState[successor] = open
-            frames.append(offsets[successor])
+            frames[depth] = offsets[successor]
+            depth += 1
             node = successor
           } else if stackState[successor] != off {
-            lowlink[node] = min(lowlink[node], index[successor])
+            lowlink[node] = Swift.min(lowlink[node], index[successor])
             if stackState[successor] == open, successor != node {
               let span = index[node] - index[successor] + 1
-              backEdgeSpans[next] = UInt8(min(span, 255))
+              spans[next] = UInt8(Swift.min(span, 255))
             }
           }
           continue
         }
-        frames.removeLast()
+        depth -= 1
         let finished = node
         stackState[finished] = closed
-        if !frames.isEmpty {
+        if depth > 0 {
           // The parent: the target of the reference its own parent followed to it.
-          node = frames.count == 1 ? start : target(at: Int(frames[frames.count - 2]) - 1)
-          lowlink[node] = min(lowlink[node], lowlink[finished])
+          node = depth == 1 ? start : target(Int(frames[depth - 2]) - 1)
+          lowlink[node] = Swift.min(lowlink[node], lowlink[finished])
         }
         if lowlink[finished] == index[finished] {
           // The component is the stack from `finished` up. Most are single nodes without a cycle:
@@ -96,7 +131,7 @@ enum Tarjan {
           let count = stack.count - first
           let hasSelfLoop =
             count == 1
-            && (Int(offsets[finished])..<Int(offsets[finished + 1])).contains { target(at: $0) == finished }
+            && (Int(offsets[finished])..<Int(offsets[finished + 1])).contains { target($0) == finished }
           for position in first..<stack.count { stackState[Int(stack[position])] = off }
           // Listed in the order they leave the stack, the last pushed first. A component of the
           // whole stack that fills most of its room takes the stack's memory (no copy).
