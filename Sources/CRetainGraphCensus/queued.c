@@ -49,6 +49,9 @@ typedef struct {
   char *queue;  // malloc'd label of the queue it was last queued on; null when never queued
   int32_t workItem;
   uint64_t sequence;
+  // The dispatch source whose handler it is (workItem is a source handler kind), until the handler
+  // is replaced or the source cancelled; an identity only, never read.
+  void *source;
 } BlockEntry;
 
 typedef struct {
@@ -72,6 +75,8 @@ static _Atomic uint64_t next_queued_sequence;
 // The queue a Dispatch entry point on this thread is queueing onto (for the copy it makes).
 static _Thread_local void *pending_queue;
 static _Thread_local int pending_work_item;
+// The dispatch source a handler is being set on by this thread (for the copy it makes).
+static _Thread_local void *pending_source;
 
 #define DELETED ((void *)1)
 
@@ -125,14 +130,14 @@ static BlockEntry *add_block(void *block, uint64_t size) {
   while (blocks[probe].block && blocks[probe].block != DELETED) probe = (probe + 1) & (block_capacity - 1);
   if (!blocks[probe].block) block_used++;
   blocks[probe] = (BlockEntry){block, size, NULL, 0,
-                               atomic_fetch_add_explicit(&next_queued_sequence, 1, memory_order_relaxed)};
+                               atomic_fetch_add_explicit(&next_queued_sequence, 1, memory_order_relaxed), NULL};
   atomic_fetch_add_explicit(&tracked_blocks, 1, memory_order_release);
   return &blocks[probe];
 }
 
 static void remove_block(BlockEntry *entry) {
   free(entry->queue);
-  *entry = (BlockEntry){DELETED, 0, NULL, 0, 0};
+  *entry = (BlockEntry){DELETED, 0, NULL, 0, 0, NULL};
   atomic_fetch_sub_explicit(&tracked_blocks, 1, memory_order_release);
 }
 
@@ -178,6 +183,7 @@ void *_Block_copy(const void *block) {
     BlockEntry *entry = add_block(copy, size);
     if (entry && pending_queue) entry->queue = queue_label(pending_queue);
     if (entry && pending_work_item) entry->workItem = pending_work_item;
+    if (entry && pending_source) entry->source = pending_source;
     pthread_mutex_unlock(&queued_lock);
   }
   return copy;
@@ -211,9 +217,9 @@ void _Block_release(const void *block) {
   pthread_mutex_unlock(&queued_lock);
 }
 
-// Marks a heap block as queued on `queue` (or as a work item's); a stack block is marked when the
-// entry point copies it.
-static void will_queue(void *queue, const void *block, int workItem) {
+// Marks a heap block as queued on `queue` (or as a work item's, or as `source`'s handler); a stack
+// block is marked when the entry point copies it.
+static void will_queue_from(void *queue, const void *block, int workItem, void *source) {
   if (!block || !rgc_is_running() || rgc_thread_is_paused()) return;
   pthread_mutex_lock(&queued_lock);
   BlockEntry *entry = find_block((void *)block);
@@ -223,15 +229,20 @@ static void will_queue(void *queue, const void *block, int workItem) {
       entry->queue = queue_label(queue);
     }
     if (workItem) entry->workItem = workItem;
+    if (source) entry->source = source;
   }
   pthread_mutex_unlock(&queued_lock);
   pending_queue = queue;
   pending_work_item = workItem;
+  pending_source = source;
 }
+
+static void will_queue(void *queue, const void *block, int workItem) { will_queue_from(queue, block, workItem, NULL); }
 
 static void did_queue(void) {
   pending_queue = NULL;
   pending_work_item = 0;
+  pending_source = NULL;
 }
 
 typedef void (*QueueBlock)(void *, const void *);
@@ -315,9 +326,23 @@ static _Atomic(void *) real_set_event_handler;
 static _Atomic(void *) real_set_cancel_handler;
 static _Atomic(void *) real_set_registration_handler;
 
+// Forgets that the blocks marked as `source`'s handlers of `kind` (any kind when 0) are its handlers.
+static void unmark_handlers(void *source, int kind) {
+  if (atomic_load_explicit(&tracked_blocks, memory_order_acquire) == 0) return;
+  pthread_mutex_lock(&queued_lock);
+  for (uint64_t index = 0; index < block_capacity; index++) {
+    BlockEntry *entry = &blocks[index];
+    if (!entry->block || entry->block == DELETED || entry->source != source) continue;
+    if (kind == 0 || entry->workItem == kind) entry->source = NULL;
+  }
+  pthread_mutex_unlock(&queued_lock);
+}
+
 static void set_handler(_Atomic(void *) *slot, const char *name, int kind, void *source, const void *handler) {
   SetHandler real = (SetHandler)resolve(slot, name);
-  will_queue(NULL, handler, kind);
+  // The new handler replaces the source's previous one of this kind.
+  if (source) unmark_handlers(source, kind);
+  will_queue_from(NULL, handler, kind, source);
   real(source, handler);
   did_queue();
 }
@@ -336,6 +361,40 @@ void dispatch_source_set_registration_handler(void *source, const void *handler)
   set_handler(&real_set_registration_handler, "dispatch_source_set_registration_handler",
               RGC_BLOCK_SOURCE_REGISTRATION_HANDLER, source, handler);
 }
+
+typedef void (*CancelSource)(void *);
+static _Atomic(void *) real_source_cancel;
+
+// A cancelled source no longer calls its event and registration handlers (libdispatch releases
+// them once the cancellation completes); its cancel handler is kept until it has run.
+void dispatch_source_cancel(void *source) {
+  CancelSource real = (CancelSource)resolve(&real_source_cancel, "dispatch_source_cancel");
+  if (source) {
+    unmark_handlers(source, RGC_BLOCK_SOURCE_EVENT_HANDLER);
+    unmark_handlers(source, RGC_BLOCK_SOURCE_REGISTRATION_HANDLER);
+  }
+  real(source);
+}
+
+size_t rgc_source_handlers(const void *source, const void **handlers, int32_t *kinds, size_t capacity) {
+  if (!source || atomic_load_explicit(&tracked_blocks, memory_order_acquire) == 0) return 0;
+  BlockCopy copy = (BlockCopy)resolve(&real_block_copy, "_Block_copy");
+  size_t found = 0;
+  pthread_mutex_lock(&queued_lock);
+  for (uint64_t index = 0; index < block_capacity && found < capacity; index++) {
+    BlockEntry *entry = &blocks[index];
+    if (!entry->block || entry->block == DELETED || entry->source != source) continue;
+    // A recorded block is alive while its entry exists (its last release removes the entry under
+    // this lock first): copying a heap block only adds a reference, given back by _Block_release.
+    handlers[found] = copy(entry->block);
+    kinds[found] = entry->workItem;
+    found++;
+  }
+  pthread_mutex_unlock(&queued_lock);
+  return found;
+}
+
+void rgc_release_handler(const void *block) { _Block_release(block); }
 
 // MARK: - Tasks
 

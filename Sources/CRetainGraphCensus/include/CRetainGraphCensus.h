@@ -101,6 +101,14 @@ void rgc_unlock_queued(void);
 size_t rgc_collect_tasks(rgc_task_record *_Nullable buffer, size_t capacity);
 /// With the queued lock held: copies up to `capacity` live block records. Returns how many there are.
 size_t rgc_collect_blocks(rgc_block_record *_Nullable buffer, size_t capacity);
+/// The handler blocks the census saw set on the dispatch source `source` (a `dispatch_source_t`) and
+/// not since replaced, nor (event and registration handlers) cancelled: up to `capacity`, each with
+/// its `RGC_BLOCK_SOURCE_…` kind and one reference taken for the caller, who gives it back with
+/// `_Block_release`. Returns how many were written.
+size_t rgc_source_handlers(const void *_Nonnull source, const void *_Nullable *_Nonnull handlers,
+                           int32_t *_Nonnull kinds, size_t capacity);
+/// Gives back the reference `rgc_source_handlers` took on a handler block.
+void rgc_release_handler(const void *_Nonnull block);
 /// Forgets every task and block record.
 void rgc_forget_queued(void);
 /// Whether this thread's allocations are not being recorded (a census query runs on it).

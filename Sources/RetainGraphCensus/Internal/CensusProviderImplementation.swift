@@ -17,6 +17,33 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
 
   func mark() -> UInt64 { CensusTable.nextSequence }
 
+  func withDispatchSourceHandlers(
+    of source: UnsafeRawPointer, _ body: ([(block: UnsafeRawPointer, role: String)]) -> Void
+  ) {
+    // A source has at most three handlers (event, cancel, registration).
+    var blocks = [UnsafeRawPointer?](repeating: nil, count: 3)
+    var kinds = [Int32](repeating: 0, count: 3)
+    let count = blocks.withUnsafeMutableBufferPointer { blocks in
+      kinds.withUnsafeMutableBufferPointer { kinds in
+        guard let blocks = blocks.baseAddress, let kinds = kinds.baseAddress else { return 0 }
+        return rgc_source_handlers(source, blocks, kinds, 3)
+      }
+    }
+    var handlers: [(block: UnsafeRawPointer, role: String)] = []
+    for index in 0..<count {
+      guard let block = blocks[index] else { continue }
+      let role =
+        switch kinds[index] {
+        case RGC_BLOCK_SOURCE_CANCEL_HANDLER: "cancel handler"
+        case RGC_BLOCK_SOURCE_REGISTRATION_HANDLER: "registration handler"
+        default: "event handler"
+        }
+      handlers.append((block, role))
+    }
+    defer { for handler in handlers { rgc_release_handler(handler.block) } }
+    body(handlers)
+  }
+
   func liveCounts(allocatedIn windows: [Range<UInt64>]) -> [String: (count: Int, newest: AnyObject?)] {
     CensusTable.unrecorded { counts(allocatedIn: windows) }
   }

@@ -26,43 +26,67 @@ extension Advice {
     return "task (\(closureName(symbol)))"
   }
 
-  /// The fix for weakening the reference a `DispatchWorkItem`'s block holds (its closure's only
-  /// capture, or the closure's context): `[weak self]` in the block; nil for any other reference.
-  static func workItemFix(breaking edge: CompactEdge, loop: [Int32], in storage: GraphStorage) -> String? {
+  /// The fix for weakening the reference a block Dispatch keeps holds — a `DispatchWorkItem`'s
+  /// block, or a dispatch source's handler (its closure's only capture, or the closure's context):
+  /// `[weak self]` in the block; nil for any other reference.
+  static func dispatchBlockFix(breaking edge: CompactEdge, loop: [Int32], in storage: GraphStorage) -> String?
+  {
     let holder = Int(edge.from)
-    var item = holder
+    var keeper = holder
     var closure: String?
+    var property: String?
     if storage.nodeKinds[holder] == .closure {
       guard
         let stored = storage.edges.first(where: {
-          Int($0.to) == holder && $0.isStrong && storage.typeName(Int($0.from)) == workItemType
-            && storage.reference($0).property == workItemBlock
+          Int($0.to) == holder && $0.isStrong
+            && dispatchBlock(storage.typeName(Int($0.from)), storage.reference($0).property) != nil
         })
       else { return nil }
-      item = Int(stored.from)
+      keeper = Int(stored.from)
+      property = storage.reference(stored).property
       closure = closureName(storage.typeName(holder))
     } else {
-      guard storage.typeName(holder) == workItemType,
-        storage.reference(edge).kind == .singleCapture,
-        storage.reference(edge).property == workItemBlock
+      guard storage.reference(edge).kind == .singleCapture,
+        dispatchBlock(storage.typeName(holder), storage.reference(edge).property) != nil
       else { return nil }
+      property = storage.reference(edge).property
+    }
+    guard let (block, keeperName, cancel) = dispatchBlock(storage.typeName(keeper), property) else {
+      return nil
     }
     let storing =
-      loop.first { Int(storage.edges[Int($0)].to) == item }.map { storage.edges[Int($0)] }
-      ?? storage.edges.first { Int($0.to) == item && $0.isStrong }
+      loop.first { Int(storage.edges[Int($0)].to) == keeper }.map { storage.edges[Int($0)] }
+      ?? storage.edges.first { Int($0.to) == keeper && $0.isStrong }
     let place = storing.map {
-      "the DispatchWorkItem stored in \(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
+      "the \(keeperName) stored in \(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
     }
     let target = Int(edge.to)
     let captured =
       storing.map { Int($0.from) == target } == true || closure == nil
       ? "self" : String(storage.shortTypeName(target).prefix { $0 != "<" })
-    return "capture `[weak \(captured)]` in the block of \(place ?? "a DispatchWorkItem")"
-      + (closure.map { " (\($0))" } ?? "") + ", or cancel the work item when done"
+    return "capture `[weak \(captured)]` in the \(block) of \(place ?? "a \(keeperName)")"
+      + (closure.map { " (\($0))" } ?? "") + ", or cancel the \(cancel) when done"
+  }
+
+  /// What a block Dispatch keeps is called, its keeper's short name and what to cancel, for a
+  /// reference stored in `property` of an object of type `typeName`; nil when it is not such a block.
+  private static func dispatchBlock(_ typeName: String, _ property: String?) -> (
+    block: String, keeper: String, cancel: String
+  )? {
+    switch typeName {
+    case workItemType where property == workItemBlock: ("block", "DispatchWorkItem", "work item")
+    case sourceType where property.map(sourceHandlerPaths.contains) == true:
+      (property ?? "", "DispatchSource", "source")
+    default: nil
+    }
   }
 
   static let workItemType = "Dispatch.DispatchWorkItem"
   static let workItemBlock = "_block"
+  /// A dispatch source (its handlers are seen through the heap census) and the labels of the
+  /// references to its handlers' closures.
+  static let sourceType = "Dispatch.DispatchSource"
+  static let sourceHandlerPaths: Set<String> = ["event handler", "cancel handler", "registration handler"]
 
   /// The fix for weakening `edge` when it is held by a task (its closure's only capture, or a word
   /// of its suspended frame) or by the closure a task runs; nil for any other reference.

@@ -84,7 +84,7 @@ enum Advice {
       return .libraryReference(holding: holding, module: moduleName, target: targetName, wayOut: wayOut)
     }
     if let fix = taskFix(breaking: edge, loop: loop, in: storage)
-      ?? workItemFix(breaking: edge, loop: loop, in: storage)
+      ?? dispatchBlockFix(breaking: edge, loop: loop, in: storage)
     {
       return .sentence(fix)
     }

@@ -20,6 +20,12 @@ package protocol CensusProvider: AnyObject, Sendable {
   func holders(of object: AnyObject) -> CensusHolderSearch
   /// Runs `body` while no other census check runs (census checks of parallel tests take turns).
   func exclusively<R>(_ body: () throws -> R) rethrows -> R
+  /// Calls `body` with the handler blocks the census saw set on the dispatch source `source` (a
+  /// `dispatch_source_t`) and not since replaced (nor, for event and registration handlers,
+  /// cancelled), each with what it is (`event handler`, `cancel handler`, `registration
+  /// handler`), kept alive until `body` returns.
+  func withDispatchSourceHandlers(
+    of source: UnsafeRawPointer, _ body: ([(block: UnsafeRawPointer, role: String)]) -> Void)
 }
 
 /// What a census holder search found for a failure message.

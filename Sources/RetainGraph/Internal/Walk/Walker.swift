@@ -52,6 +52,8 @@ struct Walker {
   /// Task nodes found suspended: their frames are read once every node is known.
   var suspendedTasks: [Int] = []
   private var ignoredTypes: [ObjectIdentifier: Bool] = [:]
+  /// Dispatch sources' handlers, read while the heap census runs (nil otherwise).
+  var dispatchSources = DispatchSourceHandlers.forWalk()
 
   init(options: GraphOptions) {
     self.options = options
@@ -138,6 +140,7 @@ struct Walker {
       // An object's plan has fields only when its shape is `.object`.
       readFields(of: slot, base: base, prefix: .empty, fromObject: true)
     }
+    if dispatchSources != nil { addDispatchSourceHandlers(of: base) }
     drainPending()
   }
 
