@@ -275,17 +275,23 @@ struct FixPlan {
     // The back edges of the smallest spans met so far (a span ties go to the one met first), at
     // most `describedLimit`: those not described are only counted.
     var smallest: [(span: UInt8, slot: Int)] = []
-    for member in members {
-      let node = Int(member)
-      for slot in Int(strong.offsets[node])..<Int(strong.offsets[node + 1]) {
-        let edge = storage.edges[Int(strong.edgeIndex(at: slot))]
-        guard edge.isStrong else { continue }
-        if edge.to == member {
-          selfLoopCount += 1
-          if selfLoops.count < Self.describedLimit { selfLoops.append(strong.edgeIndex(at: slot)) }
-        } else if strong.backEdgeSpan[slot] > 0, componentOf[Int(edge.to)] == component {
-          backEdgeCount += 1
-          Self.keepSmallest((strong.backEdgeSpan[slot], slot), in: &smallest, limit: Self.describedLimit)
+    let edges = storage.edges
+    // Through the rows' buffers (every member's row is in range): no bounds check per reference.
+    strong.offsets.withUnsafeBufferPointer { offsets in
+      strong.backEdgeSpan.withUnsafeBufferPointer { spans in
+        for member in members {
+          let node = Int(member)
+          for slot in Int(offsets[node])..<Int(offsets[node + 1]) {
+            let edge = edges[Int(strong.edgeIndex(at: slot))]
+            guard edge.isStrong else { continue }
+            if edge.to == member {
+              selfLoopCount += 1
+              if selfLoops.count < Self.describedLimit { selfLoops.append(strong.edgeIndex(at: slot)) }
+            } else if spans[slot] > 0, componentOf[Int(edge.to)] == component {
+              backEdgeCount += 1
+              Self.keepSmallest((spans[slot], slot), in: &smallest, limit: Self.describedLimit)
+            }
+          }
         }
       }
     }

@@ -65,24 +65,34 @@ struct RootDistances: Sendable {
     guard root == 0, nodeCount > 0 else { return nil }
     var distance = [Int32](repeating: .max, count: nodeCount)
     var parentEdge = [Int32](repeating: -1, count: nodeCount)
-    distance[0] = 0
-    var previousFrom: Int32 = 0
-    var previousReached: Int32 = 0
-    for (index, edge) in storage.edges.enumerated() {
-      let from = Int(edge.from)
-      let to = Int(edge.to)
-      guard edge.from >= previousFrom, distance[from] != .max else { return nil }
-      previousFrom = edge.from
-      if distance[to] == .max {
-        // Reached in id order, or the ids are not the search's order.
-        guard edge.to > previousReached else { return nil }
-        previousReached = edge.to
-        distance[to] = distance[from] + 1
-        parentEdge[to] = Int32(index)
-      } else if distance[to] > distance[from] + 1 {
-        return nil
+    let edges = storage.edges
+    // Through the arrays' buffers (edge ends are below `nodeCount`): no bounds or uniqueness check
+    // per edge.
+    let inOrder = distance.withUnsafeMutableBufferPointer { distance in
+      parentEdge.withUnsafeMutableBufferPointer { parentEdge in
+        distance[0] = 0
+        var previousFrom: Int32 = 0
+        var previousReached: Int32 = 0
+        for index in 0..<edges.count {
+          let edge = edges[index]
+          let from = Int(edge.from)
+          let to = Int(edge.to)
+          guard edge.from >= previousFrom, distance[from] != .max else { return false }
+          previousFrom = edge.from
+          if distance[to] == .max {
+            // Reached in id order, or the ids are not the search's order.
+            guard edge.to > previousReached else { return false }
+            previousReached = edge.to
+            distance[to] = distance[from] + 1
+            parentEdge[to] = Int32(truncatingIfNeeded: index)
+          } else if distance[to] > distance[from] + 1 {
+            return false
+          }
+        }
+        return true
       }
     }
+    guard inOrder else { return nil }
     // In id order: every node unless some cannot be reached. With every node reached, the
     // distances are not kept: they are made again from the parents when asked for.
     guard distance.contains(.max) else {

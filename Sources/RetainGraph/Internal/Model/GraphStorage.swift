@@ -246,20 +246,19 @@ final class GraphStorage: Sendable {
   /// (position `p` is edge `p`, weak ones included), and only the offsets are made.
   func strongRows() -> StrongRows {
     var offsets = [Int32](repeating: 0, count: nodeCount + 1)
-    var previous: Int32 = 0
-    var inEdgeOrder = true
-    for edge in edges {
-      guard edge.from >= previous else {
-        inEdgeOrder = false
-        break
+    let inEdgeOrder = offsets.withUnsafeMutableBufferPointer { offsets in
+      // Through the buffer (holders are below `nodeCount`): no bounds or uniqueness check per edge.
+      var previous: Int32 = 0
+      for index in 0..<edges.count {
+        let from = edges[index].from
+        guard from >= previous else { return false }
+        previous = from
+        offsets[Int(from) + 1] += 1
       }
-      previous = edge.from
-      offsets[Int(edge.from) + 1] += 1
-    }
-    if inEdgeOrder {
       for node in 0..<nodeCount { offsets[node + 1] += offsets[node] }
-      return StrongRows(offsets: offsets, edgeIndices: nil)
+      return true
     }
+    if inEdgeOrder { return StrongRows(offsets: offsets, edgeIndices: nil) }
     let (strongOffsets, edgeIndices) = adjacency(strongOnly: true)
     return StrongRows(offsets: strongOffsets, edgeIndices: edgeIndices)
   }

@@ -76,6 +76,7 @@ final class IdentityTable {
   private static func hash(_ key: UInt) -> UInt { (key &>> 4) &* 0x9E37_79B9_7F4A_7C15 }
 
   /// The node whose address is `key`, where `addresses[id]` is node `id`'s address.
+  @inline(__always)
   func node(at key: UInt, addresses: ChunkedArray<UInt>) -> Int32? {
     let hash = Self.hash(key)
     let check = UInt64(truncatingIfNeeded: hash) & 0xFFFF_FFFF

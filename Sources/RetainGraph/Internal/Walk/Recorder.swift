@@ -150,7 +150,21 @@ struct Recorder {
   /// Appends an edge. A label and index too large to pack together (`items[70000]`) are kept as a
   /// pair beside the edges. Returns false when no label can name the edge (more than 2²⁸ distinct
   /// labels or wide pairs).
+  @inline(__always)
   mutating func appendEdge(
+    from holder: Int, to target: Int, labelID: Int32, index: Int32, ownership: Ownership
+  ) -> Bool {
+    // Most edges (a field's, with its interned label and no index) pack at once.
+    if index < 0, let edge = CompactEdge(from: holder, to: target, label: labelID, ownership: ownership) {
+      edges.append(edge)
+      return true
+    }
+    return appendIndexedEdge(from: holder, to: target, labelID: labelID, index: index, ownership: ownership)
+  }
+
+  /// ``appendEdge(from:to:labelID:index:ownership:)`` for an edge with an element index (or a
+  /// label too large to pack).
+  private mutating func appendIndexedEdge(
     from holder: Int, to target: Int, labelID: Int32, index: Int32, ownership: Ownership
   ) -> Bool {
     guard
