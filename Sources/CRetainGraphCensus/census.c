@@ -34,6 +34,8 @@ extern bool swift_isDeallocating(void *object);
 #define BATCH 64
 // A slot that was recorded and then forgotten; an unwritten slot is null.
 #define FORGOTTEN ((void *)1)
+// A directory entry whose chunk the sweep freed; a chunk not created yet is null.
+#define FREED_CHUNK ((Slot *)1)
 
 typedef struct {
   _Atomic(void *) object;
@@ -44,6 +46,7 @@ typedef struct {
 static _Atomic(AllocObject) real_alloc;
 static _Atomic int running;
 static _Atomic int start_count;
+// How many of the starts not yet stopped asked for backtraces (each stop gives back its start's).
 static _Atomic int backtraces;
 static _Atomic uint64_t next_index;
 static _Atomic uint64_t dropped;
@@ -54,7 +57,9 @@ static _Thread_local int paused;
 // Bumped by every mark (rgc_next_sequence): a thread's batch reserved before the current epoch is
 // given up at its next allocation, so an allocation that happens after a mark is numbered after it.
 static _Atomic uint64_t epoch;
-// This thread's reserved slots [batch_next, batch_end), reserved in epoch batch_epoch.
+// This thread's reserved slots [batch_next, batch_end), reserved in epoch batch_epoch; its batch
+// began at batch_first (the slots before batch_next were written by this thread).
+static _Thread_local uint64_t batch_first;
 static _Thread_local uint64_t batch_next;
 static _Thread_local uint64_t batch_end;
 static _Thread_local uint64_t batch_epoch;
@@ -89,20 +94,6 @@ static _Atomic(Slot *) *get_directory(void) {
   return (_Atomic(Slot *) *)fresh;
 }
 
-static Slot *get_chunk(_Atomic(Slot *) *table, uint64_t chunk, bool *created) {
-  Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
-  if (slots) return slots;
-  Slot *fresh = calloc(CHUNK_SLOTS, sizeof(Slot));
-  if (!fresh) return NULL;
-  Slot *expected = NULL;
-  if (!atomic_compare_exchange_strong(&table[chunk], &expected, fresh)) {
-    free(fresh);
-    return expected;
-  }
-  *created = true;
-  return fresh;
-}
-
 static bool try_lock(void) {
   int expected = 0;
   return atomic_compare_exchange_strong(&census_lock, &expected, 1);
@@ -113,6 +104,54 @@ void rgc_lock(void) {
 }
 
 void rgc_unlock(void) { atomic_store_explicit(&census_lock, 0, memory_order_release); }
+
+// Chunks the sweep freed, zeroed again and kept for the next chunks (under the lock): the table's
+// memory is reused while still in cache instead of fresh pages from malloc.
+#define SPARE_CHUNKS 4
+static Slot *spare_chunks[SPARE_CHUNKS];
+static int spare_count;
+
+// With the lock held: keeps a freed chunk for reuse, or frees it.
+static void retire_chunk(Slot *slots) {
+  if (spare_count < SPARE_CHUNKS) {
+    memset(slots, 0, CHUNK_SLOTS * sizeof(Slot));
+    spare_chunks[spare_count++] = slots;
+  } else {
+    free(slots);
+  }
+}
+
+// A zeroed chunk: a spare one if the lock is free (never wait on the allocation path), else new.
+static Slot *new_chunk(void) {
+  Slot *slots = NULL;
+  if (try_lock()) {
+    if (spare_count > 0) slots = spare_chunks[--spare_count];
+    rgc_unlock();
+  }
+  return slots ? slots : calloc(CHUNK_SLOTS, sizeof(Slot));
+}
+
+// The chunk's slots, or null when it was not created yet or was freed (readers under the lock).
+static Slot *chunk_slots(_Atomic(Slot *) *table, uint64_t chunk) {
+  Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+  return slots == FREED_CHUNK ? NULL : slots;
+}
+
+// The chunk of a slot this thread reserved and has not written: it exists, or is created now (a
+// chunk with an unwritten slot is never freed, so its entry is never FREED_CHUNK here).
+static Slot *get_chunk(_Atomic(Slot *) *table, uint64_t chunk, bool *created) {
+  Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+  if (slots) return slots;
+  Slot *fresh = new_chunk();
+  if (!fresh) return NULL;
+  Slot *expected = NULL;
+  if (!atomic_compare_exchange_strong(&table[chunk], &expected, fresh)) {
+    free(fresh);
+    return expected;
+  }
+  *created = true;
+  return fresh;
+}
 
 static void forget(Slot *slot, void *object) {
   atomic_store_explicit(&slot->object, FORGOTTEN, memory_order_relaxed);
@@ -157,9 +196,12 @@ static void sweep(void) {
   bool all_freed_so_far = true;
   for (uint64_t chunk = first_chunk; chunk < chunks; chunk++) {
     Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+    if (slots == FREED_CHUNK) continue;
     if (!slots) {
-      // Claimed but not created yet, or already freed.
-      if ((chunk + 1) << CHUNK_BITS > end) all_freed_so_far = false;
+      // Not created yet: a thread reserved slots in it (all of them, when the chunk is full) and
+      // has not written its first one yet (it may be descheduled between the two). It will be
+      // created and written, so first_chunk must not move past it.
+      all_freed_so_far = false;
       continue;
     }
     bool chunk_done = ((chunk + 1) << CHUNK_BITS) <= end;
@@ -176,8 +218,8 @@ static void sweep(void) {
     }
     if (all_forgotten) {
       // Every slot of a full chunk is written and forgotten: no writer can touch it again.
-      atomic_store_explicit(&table[chunk], NULL, memory_order_release);
-      free(slots);
+      atomic_store_explicit(&table[chunk], FREED_CHUNK, memory_order_release);
+      retire_chunk(slots);
       if (all_freed_so_far) first_chunk = chunk + 1;
     } else {
       all_freed_so_far = false;
@@ -206,9 +248,33 @@ static void give_up_batch(void) {
   }
 }
 
+// Forgets the dead among the slots [from, to) that this thread wrote (one batch, so one chunk),
+// giving their memory back to malloc while it is still warm, so that the next allocations reuse it:
+// without this, every allocation would touch fresh memory until the global sweep. It takes the
+// lock only if it is free (a query or a copy of the records may be reading these slots; never wait
+// on the allocation path); the chunk is looked up under the lock (a sweep may have freed it).
+static void sweep_own_batch(uint64_t from, uint64_t to) {
+  if (from >= to || !try_lock()) return;
+  _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
+  uint64_t chunk = from >> CHUNK_BITS;
+  Slot *slots = table && chunk < DIRECTORY_SIZE ? chunk_slots(table, chunk) : NULL;
+  if (slots) {
+    for (uint64_t index = from; index < to; index++) {
+      Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
+      void *object = atomic_load_explicit(&slot->object, memory_order_acquire);
+      if (object == NULL || object == FORGOTTEN || !swift_isDeallocating(object)) continue;
+      forget_dead(slot, object);
+    }
+  }
+  rgc_unlock();
+}
+
 static void give_up_batch_at_exit(void *unused) {
   (void)unused;
+  uint64_t from = batch_first;
+  uint64_t to = batch_next;
   give_up_batch();
+  sweep_own_batch(from, to);
 }
 
 static void make_batch_exit_key(void) { pthread_key_create(&batch_exit_key, give_up_batch_at_exit); }
@@ -218,7 +284,10 @@ static void make_batch_exit_key(void) { pthread_key_create(&batch_exit_key, give
 static uint64_t next_slot(void) {
   uint64_t current = atomic_load_explicit(&epoch, memory_order_acquire);
   if (__builtin_expect(batch_next == batch_end || batch_epoch != current, 0)) {
+    uint64_t used_from = batch_first;
+    uint64_t used_to = batch_next;
     give_up_batch();
+    sweep_own_batch(used_from, used_to);
     if (!batch_exit_registered) {
       // A thread that ends gives up its batch (a destructor runs only for a non-null value).
       pthread_once(&batch_exit_once, make_batch_exit_key);
@@ -226,6 +295,7 @@ static uint64_t next_slot(void) {
       batch_exit_registered = true;
     }
     batch_next = atomic_fetch_add_explicit(&next_index, BATCH, memory_order_acq_rel);
+    batch_first = batch_next;
     batch_end = batch_next + BATCH;
     batch_epoch = current;
   }
@@ -298,30 +368,36 @@ static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 
 static void install_fork_handlers(void) { pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork); }
 
+// Starts and stops change the counts and the running flag together under the table's lock: a start
+// racing with the last stop on another thread cannot find the census running and then see the stop
+// turn it off.
 void rgc_start(int with_backtraces) {
   pthread_once(&fork_handlers_once, install_fork_handlers);
-  if (with_backtraces) atomic_store(&backtraces, 1);
-  if (atomic_fetch_add(&start_count, 1) == 0) {
-    rgc_queued_register_fork_handlers();
-    real();
-    get_directory();
-    atomic_store(&running, 1);
-  }
+  rgc_queued_register_fork_handlers();
+  real();
+  get_directory();
+  rgc_lock();
+  if (with_backtraces) atomic_fetch_add(&backtraces, 1);
+  if (atomic_fetch_add(&start_count, 1) == 0) atomic_store(&running, 1);
+  rgc_unlock();
 }
 
-void rgc_stop(void) {
+void rgc_stop(int with_backtraces) {
+  rgc_lock();
   int previous = atomic_load(&start_count);
-  while (previous > 0 && !atomic_compare_exchange_weak(&start_count, &previous, previous - 1)) {
+  if (previous > 0) {
+    atomic_store(&start_count, previous - 1);
+    // The stop gives back what its start took: backtraces stay on only while a start that asked
+    // for them is not stopped.
+    if (with_backtraces && atomic_load(&backtraces) > 0) atomic_fetch_sub(&backtraces, 1);
   }
   if (previous == 1) {
     atomic_store(&running, 0);
-    atomic_store(&backtraces, 0);
     // Forget the dead now; the live stay recorded (for the next start) until a sweep finds them
     // dead or HeapCensus.reset() forgets them.
-    rgc_lock();
     sweep();
-    rgc_unlock();
   }
+  rgc_unlock();
 }
 
 int rgc_is_running(void) { return atomic_load_explicit(&running, memory_order_relaxed); }
@@ -350,7 +426,7 @@ size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t c
   uint64_t start_chunk = since >> CHUNK_BITS;
   if (start_chunk < first_chunk) start_chunk = first_chunk;
   for (uint64_t chunk = start_chunk; (chunk << CHUNK_BITS) < end && chunk < DIRECTORY_SIZE; chunk++) {
-    Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+    Slot *slots = chunk_slots(table, chunk);
     if (!slots) continue;
     for (uint64_t index = 0; index < CHUNK_SLOTS; index++) {
       uint64_t sequence = (chunk << CHUNK_BITS) | index;
@@ -378,7 +454,7 @@ void rgc_forget_all(void) {
   if (!table) return;
   uint64_t end = atomic_load_explicit(&next_index, memory_order_acquire);
   for (uint64_t chunk = first_chunk; (chunk << CHUNK_BITS) < end && chunk < DIRECTORY_SIZE; chunk++) {
-    Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
+    Slot *slots = chunk_slots(table, chunk);
     if (!slots) continue;
     for (uint64_t index = 0; index < CHUNK_SLOTS; index++) {
       void *object = atomic_load_explicit(&slots[index].object, memory_order_acquire);

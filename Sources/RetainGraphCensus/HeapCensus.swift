@@ -44,7 +44,7 @@ public enum HeapCensus {
   /// - Parameter recordingBacktraces: also record each allocation's call stack, for
   ///   ``allocationBacktrace(of:)`` (costs a `backtrace()` call and a small allocation each).
   public static func start(recordingBacktraces: Bool = false) {
-    CensusRegistration.countProcessWideStart(1)
+    CensusRegistration.countProcessWideStart(recordingBacktraces: recordingBacktraces)
     startScoped(recordingBacktraces: recordingBacktraces)
   }
 
@@ -59,9 +59,12 @@ public enum HeapCensus {
   /// records of dead objects. Objects alive then stay recorded (a later start sees them); their
   /// memory (not their contents) is kept after they die until the census next sweeps, or
   /// ``reset()``. A stopped census costs one flag check per allocation.
+  ///
+  /// A stop ends the latest start not yet stopped: call stacks stay recorded while a start that
+  /// asked for them (or a scope, ``run(recordingBacktraces:_:)``) is not stopped.
   public static func stop() {
-    CensusRegistration.countProcessWideStart(-1)
-    rgc_stop()
+    let recordingBacktraces = CensusRegistration.countProcessWideStop() ?? false
+    rgc_stop(recordingBacktraces ? 1 : 0)
   }
 
   /// Forgets every recorded object (live or not), returning the memory the census kept.
@@ -81,7 +84,7 @@ public enum HeapCensus {
   /// - Throws: what `body` throws.
   public static func run<R>(recordingBacktraces: Bool = false, _ body: () throws -> R) rethrows -> R {
     startScoped(recordingBacktraces: recordingBacktraces)
-    defer { rgc_stop() }
+    defer { rgc_stop(recordingBacktraces ? 1 : 0) }
     return try CensusRegistration.$isInScope.withValue(true) { try body() }
   }
 
@@ -97,7 +100,7 @@ public enum HeapCensus {
     _ body: () async throws -> R
   ) async rethrows -> R {
     startScoped(recordingBacktraces: recordingBacktraces)
-    defer { rgc_stop() }
+    defer { rgc_stop(recordingBacktraces ? 1 : 0) }
     return try await CensusRegistration.$isInScope.withValue(true) { try await body() }
   }
 

@@ -43,7 +43,7 @@ public struct HeapCensusTrait: TestTrait, SuiteTrait, TestScoping {
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
     HeapCensus.startScoped(recordingBacktraces: recordingBacktraces)
-    defer { rgc_stop() }
+    defer { rgc_stop(recordingBacktraces ? 1 : 0) }
     try await CensusRegistration.$isInScope.withValue(true) { try await function() }
   }
 }

@@ -3,6 +3,7 @@ import RetainGraph
 import RetainGraphCensus
 import RetainGraphTestSupport
 import RetainGraphTesting
+import Synchronization
 import Testing
 
 /// Every census test takes its turn: the census is process-wide, and the one test that checks the
@@ -54,6 +55,58 @@ import Testing
     }
     #expect(!HeapCensus.isRunning)
     withExtendedLifetime(unseen) {}
+  }
+
+  /// Call stacks are recorded while a start that asked for them is not stopped (each stop gives
+  /// back what its start took), not until the census itself stops: a scope with backtraces inside
+  /// one without, the same with `start` and `stop`, and a scope without inside a start with.
+  @Test func backtracesEndWithTheStartThatAskedForThem() {
+    #expect(!HeapCensus.isRunning)
+    HeapCensus.run {
+      HeapCensus.run(recordingBacktraces: true) {
+        let traced = makeTracedWidget()
+        #expect(HeapCensus.allocationBacktrace(of: traced) != nil)
+      }
+      let untraced = makeTracedWidget()
+      #expect(HeapCensus.isRunning)
+      #expect(HeapCensus.allocationBacktrace(of: untraced) == nil)
+    }
+    HeapCensus.start()
+    HeapCensus.start(recordingBacktraces: true)
+    let traced = makeTracedWidget()
+    HeapCensus.stop()
+    let untraced = makeTracedWidget()
+    #expect(HeapCensus.isRunning)
+    #expect(HeapCensus.allocationBacktrace(of: traced) != nil)
+    #expect(HeapCensus.allocationBacktrace(of: untraced) == nil)
+    HeapCensus.start(recordingBacktraces: true)
+    HeapCensus.run {}
+    let stillTraced = makeTracedWidget()
+    #expect(HeapCensus.allocationBacktrace(of: stillTraced) != nil)
+    HeapCensus.stop()
+    HeapCensus.stop()
+    #expect(!HeapCensus.isRunning)
+    withExtendedLifetime((traced, untraced, stillTraced)) {}
+  }
+
+  /// Scopes started and stopped on two threads at once: each finds the census running for its
+  /// whole scope (a start racing with the other thread's last stop used to see it turned off).
+  @Test func scopesOnTwoThreadsEachRunTheCensus() {
+    let rounds = 20_000
+    let stopped = Atomic<Int>(0)
+    let finished = DispatchGroup()
+    for _ in 0..<2 {
+      finished.enter()
+      Thread {
+        for _ in 0..<rounds {
+          HeapCensus.run { if !HeapCensus.isRunning { stopped.add(1, ordering: .relaxed) } }
+        }
+        finished.leave()
+      }.start()
+    }
+    finished.wait()
+    #expect(stopped.load(ordering: .relaxed) == 0)
+    #expect(!HeapCensus.isRunning)
   }
 
   @Suite(.heapCensus) struct Counting {

@@ -21,8 +21,9 @@ typedef struct {
 
 /// Turns recording on (`backtraces`: also the allocating call stack). Nests with `rgc_stop`.
 void rgc_start(int backtraces);
-/// Turns recording off once every `rgc_start` has its `rgc_stop`.
-void rgc_stop(void);
+/// Turns recording off once every `rgc_start` has its `rgc_stop`; `backtraces` is what the matching
+/// start asked for (call stacks are recorded while a start that asked for them is not stopped).
+void rgc_stop(int backtraces);
 /// Whether allocations are being recorded.
 int rgc_is_running(void);
 /// Whether this process's `swift_allocObject` is the census's (the C target is linked first).

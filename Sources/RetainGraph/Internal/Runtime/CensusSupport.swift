@@ -55,20 +55,27 @@ package enum CensusRegistration {
   /// because a parallel test did (its failure texts would then depend on that test's timing).
   @TaskLocal package static var isInScope = false
 
-  /// How many `HeapCensus.start()` calls made outside a scope are not yet stopped: such a start is
-  /// for the whole process.
-  private static let processWideStarts = ForkSafeMutex<Int>(0)
+  /// The `HeapCensus.start()` calls made outside a scope and not yet stopped, oldest first, each
+  /// with whether it asked for backtraces: such a start is for the whole process.
+  private static let processWideStarts = ForkSafeMutex<[Bool]>([])
 
-  /// Counts a start (+1) or stop (−1) made outside a scope.
-  package static func countProcessWideStart(_ delta: Int) {
-    processWideStarts.withLock { $0 = max(0, $0 + delta) }
+  /// Counts a start made outside a scope.
+  /// - Parameter recordingBacktraces: whether it asked for allocation backtraces.
+  package static func countProcessWideStart(recordingBacktraces: Bool) {
+    processWideStarts.withLock { $0.append(recordingBacktraces) }
+  }
+
+  /// Counts a stop made outside a scope: it stops the latest start not yet stopped.
+  /// - Returns: whether that start asked for backtraces; nil when every start was stopped.
+  package static func countProcessWideStop() -> Bool? {
+    processWideStarts.withLock { $0.popLast() }
   }
 
   /// The running census, or nil when none is linked and started for this test: by a scope around
   /// it, or by `HeapCensus.start()` for the whole process.
   package static var running: (any CensusProvider)? {
     guard let provider = slot.withLock({ $0 }), provider.isRunning,
-      isInScope || processWideStarts.withLock({ $0 > 0 })
+      isInScope || processWideStarts.withLock({ !$0.isEmpty })
     else { return nil }
     return provider
   }
