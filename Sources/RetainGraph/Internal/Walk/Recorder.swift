@@ -53,7 +53,8 @@ struct Recorder {
   private var slots: [ObjectIdentifier: TypeSlot] = [:]
   /// The type last looked up and its slot: a list's or a tree's objects are mostly of one type.
   private var lastKey: ObjectIdentifier?
-  private var lastSlot: TypeSlot?
+  /// Unretained: `slots` keeps every slot for the whole walk.
+  private var lastSlot: Unmanaged<TypeSlot>?
 
   /// A type's plan, with the graph's index for its name and its fields' interned labels. A class,
   /// so that looking one up (twice per object) costs one retain, not one per stored reference. The
@@ -188,7 +189,9 @@ struct Recorder {
 
   /// The graph's index for the name of `type` (what a new node needs of its slot).
   mutating func typeIndex(for type: any Any.Type) -> Int32 {
-    if ObjectIdentifier(type) == lastKey, let lastSlot { return lastSlot.typeIndex }
+    if ObjectIdentifier(type) == lastKey, let lastSlot {
+      return lastSlot._withUnsafeGuaranteedRef { $0.typeIndex }
+    }
     return slot(for: type).typeIndex
   }
 
@@ -196,17 +199,25 @@ struct Recorder {
   @inline(__always)
   mutating func slot(for type: any Any.Type) -> TypeSlot {
     let key = ObjectIdentifier(type)
-    if key == lastKey, let lastSlot { return lastSlot }
+    if key == lastKey, let lastSlot { return lastSlot.takeUnretainedValue() }
+    return lookUpSlot(for: type).takeUnretainedValue()
+  }
+
+  /// ``slot(for:)`` unretained, for a caller that uses the slot only while the recorder lives (it
+  /// keeps every slot for the whole walk): no reference counting per object.
+  @inline(__always)
+  mutating func unretainedSlot(for type: any Any.Type) -> Unmanaged<TypeSlot> {
+    if ObjectIdentifier(type) == lastKey, let lastSlot { return lastSlot }
     return lookUpSlot(for: type)
   }
 
   /// The slot of a type other than the last one looked up.
-  private mutating func lookUpSlot(for type: any Any.Type) -> TypeSlot {
+  private mutating func lookUpSlot(for type: any Any.Type) -> Unmanaged<TypeSlot> {
     let key = ObjectIdentifier(type)
     if let slot = slots[key] {
       lastKey = key
-      lastSlot = slot
-      return slot
+      lastSlot = Unmanaged.passUnretained(slot)
+      return Unmanaged.passUnretained(slot)
     }
     let plan = TypePlans.plan(for: type)
     let typeIndex = Int32(typeNames.count)
@@ -224,8 +235,8 @@ struct Recorder {
       plan: plan, typeIndex: typeIndex, fieldLabels: fieldLabels, elementLabels: elementLabels)
     slots[key] = slot
     lastKey = key
-    lastSlot = slot
-    return slot
+    lastSlot = Unmanaged.passUnretained(slot)
+    return Unmanaged.passUnretained(slot)
   }
 
   // MARK: - The end

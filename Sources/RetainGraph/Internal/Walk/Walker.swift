@@ -127,21 +127,23 @@ struct Walker {
       drainPending()
       return
     }
-    let slot = recorder.slot(for: HeapLayout.dynamicType(ofObject: base))
-    if let maxDepth = options.maxDepth, recorder.depth(of: id) >= maxDepth {
-      if case .object(let fields) = slot.plan.shape, !fields.isEmpty { isTruncated = true }
-      if slot.plan.isCustom { isTruncated = true }
-      return
+    // The slot is used unretained: the recorder keeps it for the whole walk.
+    recorder.unretainedSlot(for: HeapLayout.dynamicType(ofObject: base))._withUnsafeGuaranteedRef { slot in
+      if let maxDepth = options.maxDepth, recorder.depth(of: id) >= maxDepth {
+        if case .object(let fields) = slot.plan.shape, !fields.isEmpty { isTruncated = true }
+        if slot.plan.isCustom { isTruncated = true }
+        return
+      }
+      if let note = slot.plan.note { self.note(note) }
+      if slot.plan.isCustom, let custom = object.takeUnretainedValue() as? any GraphReflectable {
+        walkCustom(custom, prefix: .empty)
+      } else if !slot.plan.fieldKinds.isEmpty {
+        // An object's plan has fields only when its shape is `.object`.
+        readFields(of: slot, base: base, prefix: .empty, fromObject: true)
+      }
+      if dispatchSources != nil { addDispatchSourceHandlers(of: base) }
+      drainPending()
     }
-    if let note = slot.plan.note { self.note(note) }
-    if slot.plan.isCustom, let custom = object.takeUnretainedValue() as? any GraphReflectable {
-      walkCustom(custom, prefix: .empty)
-    } else if !slot.plan.fieldKinds.isEmpty {
-      // An object's plan has fields only when its shape is `.object`.
-      readFields(of: slot, base: base, prefix: .empty, fromObject: true)
-    }
-    if dispatchSources != nil { addDispatchSourceHandlers(of: base) }
-    drainPending()
   }
 
   private mutating func drainPending() {
