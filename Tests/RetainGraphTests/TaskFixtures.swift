@@ -55,6 +55,30 @@ final class TaskPoller: @unchecked Sendable {
   }
 }
 
+/// The twin of the poller: `[weak self]` re-checked for each tick through a temporary
+/// (`self?.ticks`), nothing strong across the sleep.
+final class WeakPoller: @unchecked Sendable {
+  var task: Task<Void, Never>?
+  var ticks = 1
+  func start() {
+    task = Task { [weak self] in
+      while !Task.isCancelled {
+        guard let value = self?.ticks else { return }
+        _ = value
+        try? await Task.sleep(for: .seconds(3600))
+      }
+    }
+  }
+
+  static func make() async -> (AnyObject, StopTask) {
+    let poller = WeakPoller()
+    poller.start()
+    guard let task = poller.task else { preconditionFailure("start() stores the task") }
+    await waitUntilSettled(task)
+    return (poller, { task.cancel() })
+  }
+}
+
 /// The same loop in a detached task.
 final class DetachedPoller: @unchecked Sendable {
   var task: Task<Void, Never>?

@@ -24,6 +24,9 @@ final class ImageSymbols: @unchecked Sendable {
   private let symbolType: UInt8
   /// The lowest loaded virtual address (page-aligned): offsets given to ``name(at:)`` count from it.
   private(set) var loadBase: UInt = 0
+  /// The functions imported through the global offset table, by slot (offset from the base): the
+  /// dynamic relocations `R_X86_64_JUMP_SLOT` (a PLT stub's slot) and `R_X86_64_GLOB_DAT`.
+  private var imports: [UInt: UnsafePointer<CChar>] = [:]
 
   init(path: String, symbolType: UInt8 = 2) {
     self.symbolType = symbolType
@@ -104,10 +107,65 @@ final class ImageSymbols: @unchecked Sendable {
         entries.append((value - loadBase, symbolSize, name))
       }
     }
+    readImports(
+      file, sections: sections, sectionSize: sectionSize, sectionCount: sectionCount, length: length)
     entries.sort { $0.start < $1.start }
     starts = entries.map(\.start)
     sizes = entries.map(\.size)
     names = entries.map(\.name)
+  }
+
+  /// Reads the dynamic relocations that fill the global offset table's slots with imported
+  /// functions (SHT_RELA sections linked to the dynamic symbol table, x86_64 only).
+  private func readImports(
+    _ file: UnsafeRawPointer, sections: Int, sectionSize: Int, sectionCount: Int, length: Int
+  ) {
+    #if arch(x86_64)
+      guard symbolType == 2 else { return }
+      func inBounds(_ offset: Int, _ size: Int) -> Bool {
+        offset >= 0 && size >= 0 && offset + size <= length
+      }
+      func header(_ index: Int) -> Int? {
+        let header = sections + index * sectionSize
+        return index < sectionCount && inBounds(header, 64) ? header : nil
+      }
+      for index in 0..<sectionCount {
+        // SHT_RELA whose linked symbol table is SHT_DYNSYM, whose linked strings are SHT_STRTAB.
+        guard let section = header(index),
+          file.loadUnaligned(fromByteOffset: section + 4, as: UInt32.self) == 4,
+          let symbols = header(Int(file.loadUnaligned(fromByteOffset: section + 0x28, as: UInt32.self))),
+          file.loadUnaligned(fromByteOffset: symbols + 4, as: UInt32.self) == 11,
+          let strings = header(Int(file.loadUnaligned(fromByteOffset: symbols + 0x28, as: UInt32.self)))
+        else { continue }
+        let offset = Int(file.loadUnaligned(fromByteOffset: section + 0x18, as: UInt64.self))
+        let size = Int(file.loadUnaligned(fromByteOffset: section + 0x20, as: UInt64.self))
+        let symbolsOffset = Int(file.loadUnaligned(fromByteOffset: symbols + 0x18, as: UInt64.self))
+        let symbolsSize = Int(file.loadUnaligned(fromByteOffset: symbols + 0x20, as: UInt64.self))
+        let stringsOffset = Int(file.loadUnaligned(fromByteOffset: strings + 0x18, as: UInt64.self))
+        let stringsSize = Int(file.loadUnaligned(fromByteOffset: strings + 0x20, as: UInt64.self))
+        guard inBounds(offset, size), inBounds(symbolsOffset, symbolsSize),
+          inBounds(stringsOffset, stringsSize)
+        else { continue }
+        for entry in stride(from: offset, to: offset + size - 23, by: 24) {
+          let slot = UInt(file.loadUnaligned(fromByteOffset: entry, as: UInt64.self))
+          let info = file.loadUnaligned(fromByteOffset: entry + 8, as: UInt64.self)
+          let type = info & 0xFFFF_FFFF
+          let symbol = Int(info >> 32) * 24
+          guard type == 6 || type == 7, symbol > 0, symbol + 24 <= symbolsSize, slot >= loadBase else {
+            continue
+          }
+          let name = Int(file.loadUnaligned(fromByteOffset: symbolsOffset + symbol, as: UInt32.self))
+          guard name > 0, name < stringsSize else { continue }
+          imports[slot - loadBase] = (file + stringsOffset + name).assumingMemoryBound(to: CChar.self)
+        }
+      }
+    #endif
+  }
+
+  /// The name of the function imported through the global offset table slot at `offset` (from the
+  /// base), nil when no dynamic relocation fills that slot.
+  func importedFunction(atSlot offset: UInt) -> String? {
+    imports[offset].map { String(cString: $0) }
   }
 
   /// The demangling cache variables' offsets by the readable name of their type, made on first use

@@ -68,17 +68,35 @@ enum SymbolNames {
       return nil
     }
     let path = String(cString: fileName)
-    let image = dataImages.withLock { cache in
-      if let known = cache[path] { return known }
-      let loaded = ImageSymbols(path: path, symbolType: 1)
-      cache[path] = loaded
-      return loaded
-    }
+    let image = dataImage(path)
     let offset = UInt(bitPattern: address) &- UInt(bitPattern: fileBase)
     guard let extent = image.extent(at: offset), extent.start == offset, extent.size >= 8,
       let name = image.name(at: offset), name.hasPrefix("$s"), name.hasSuffix("Tu")
     else { return nil }
     return address + Int(address.load(as: Int32.self))
+  }
+
+  /// The data symbols of the image at `path` (read once and cached).
+  private static func dataImage(_ path: String) -> ImageSymbols {
+    dataImages.withLock { cache in
+      if let known = cache[path] { return known }
+      let loaded = ImageSymbols(path: path, symbolType: 1)
+      cache[path] = loaded
+      return loaded
+    }
+  }
+
+  /// The address of the data symbol (`STT_OBJECT`, local or global) named `name` exactly, e.g. an
+  /// async function pointer `$s…Tu`, in the image that contains `address`; nil when it has none.
+  static func dataSymbol(named name: String, inImageContaining address: UnsafeRawPointer) -> UnsafeRawPointer?
+  {
+    guard let info = lookUp(address), let fileName = info.fileName, let fileBase = info.fileBase else {
+      return nil
+    }
+    let image = dataImage(String(cString: fileName))
+    let found = name.withCString { wanted in image.entries { strcmp($0, wanted) == 0 } }
+    guard let start = found.first?.start else { return nil }
+    return UnsafeRawPointer(fileBase) + Int(start)
   }
 
   /// The address of the local symbol `name` (a demangling cache variable `$s…MD`, a metadata

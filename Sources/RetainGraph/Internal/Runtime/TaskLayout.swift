@@ -225,8 +225,14 @@ enum TaskLayout {
   /// without debug information.
   static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> {
     var dead: Set<UInt> = []
-    for frame in frames(ofTask: task) {
+    for (index, frame) in frames(ofTask: task).enumerated() {
       for offset in SymbolNames.deadFrameOffsets(resumingAt: frame.resume) {
+        dead.insert(frame.context + UInt(offset))
+      }
+      // What the resume function's machine code says (FrameLiveness, README "Frame liveness").
+      for offset in FrameLiveness.deadOffsets(
+        context: frame.context, resume: frame.resume, innermost: index == 0)
+      {
         dead.insert(frame.context + UInt(offset))
       }
     }
