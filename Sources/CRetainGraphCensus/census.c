@@ -22,8 +22,8 @@ extern void swift_unownedRetain(void *object);
 extern void swift_unownedRelease(void *object);
 extern void swift_nonatomic_unownedRetain(void *object);
 extern void swift_nonatomic_unownedRelease(void *object);
-extern size_t swift_unownedRetainCount(void *object);
 extern bool swift_isDeallocating(void *object);
+extern void swift_slowDealloc(void *memory, size_t size, size_t alignMask);
 
 #define CHUNK_BITS 14
 #define CHUNK_SLOTS ((uint64_t)1 << CHUNK_BITS)
@@ -63,6 +63,9 @@ static _Thread_local uint64_t batch_first;
 static _Thread_local uint64_t batch_next;
 static _Thread_local uint64_t batch_end;
 static _Thread_local uint64_t batch_epoch;
+// The chunk of this thread's batch, once its first slot was written (null before): a chunk with
+// unwritten slots of a batch is never freed.
+static _Thread_local Slot *batch_slots;
 static _Thread_local bool batch_exit_registered;
 static pthread_key_t batch_exit_key;
 static pthread_once_t batch_exit_once = PTHREAD_ONCE_INIT;
@@ -166,9 +169,22 @@ static void forget(Slot *slot, void *object) {
 // its deinit is over (the unowned count the strong references held was given back when its memory
 // was released to us) and no other unowned reference exists (the census's own copies of records
 // hold one too). Then its count can be given back without an atomic operation.
+// The inline counts are read directly (RefCount.h, 64-bit: bit 0 pure-Swift dealloc, bits 1–31 the
+// unowned count, bit 32 deiniting, bits 33–62 the strong extra count, bit 63 a side table).
+static uint64_t count_bits(void *object) {
+  return atomic_load_explicit((_Atomic uint64_t *)((char *)object + sizeof(void *)), memory_order_acquire);
+}
+
 static bool only_the_census_holds(void *object) {
-  uint64_t bits = atomic_load_explicit((_Atomic uint64_t *)((char *)object + sizeof(void *)), memory_order_acquire);
-  return (bits >> 63) == 0 && swift_unownedRetainCount(object) == 1;
+  uint64_t bits = count_bits(object);
+  return (bits >> 63) == 0 && ((bits >> 1) & 0x7fffffff) == 1;
+}
+
+// swift_isDeallocating without the call when the counts are inline.
+static bool is_deallocating(void *object) {
+  uint64_t bits = count_bits(object);
+  if ((bits >> 63) == 0) return (bits >> 32) & 1;
+  return swift_isDeallocating(object);
 }
 
 // With the lock held: forgets a record whose object is deallocating (the sweep's case).
@@ -179,7 +195,10 @@ static void forget_dead(Slot *slot, void *object) {
     slot->frames = NULL;
   }
   if (only_the_census_holds(object)) {
-    swift_nonatomic_unownedRelease(object);
+    // Giving back the last count frees the memory (swift_nonatomic_unownedRelease would decrement
+    // it to zero first, then call swift_slowDealloc, which is free() on Linux whatever the size
+    // and alignment): nothing else can read the counts, so the decrement is skipped.
+    swift_slowDealloc(object, slot->size, ~(size_t)0);
   } else {
     swift_unownedRelease(object);
   }
@@ -210,7 +229,7 @@ static void sweep(void) {
       Slot *slot = &slots[index];
       void *object = atomic_load_explicit(&slot->object, memory_order_acquire);
       if (object == FORGOTTEN) continue;
-      if (object == NULL || !swift_isDeallocating(object)) {
+      if (object == NULL || !is_deallocating(object)) {
         all_forgotten = false;
         continue;
       }
@@ -235,6 +254,7 @@ static void give_up_batch(void) {
   uint64_t from = batch_next;
   uint64_t to = batch_end;
   batch_next = batch_end = 0;
+  batch_slots = NULL;
   if (from >= to) return;
   uint64_t chunk = from >> CHUNK_BITS;
   _Atomic(Slot *) *table = get_directory();
@@ -262,7 +282,7 @@ static void sweep_own_batch(uint64_t from, uint64_t to) {
     for (uint64_t index = from; index < to; index++) {
       Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
       void *object = atomic_load_explicit(&slot->object, memory_order_acquire);
-      if (object == NULL || object == FORGOTTEN || !swift_isDeallocating(object)) continue;
+      if (object == NULL || object == FORGOTTEN || !is_deallocating(object)) continue;
       forget_dead(slot, object);
     }
   }
@@ -302,36 +322,69 @@ static uint64_t next_slot(void) {
   return batch_next++;
 }
 
-static void record(void *object, size_t size) {
-  uint64_t index = next_slot();
-  uint64_t chunk = index >> CHUNK_BITS;
-  _Atomic(Slot *) *table = get_directory();
-  bool created = false;
-  Slot *slots = (table && chunk < DIRECTORY_SIZE) ? get_chunk(table, chunk, &created) : NULL;
-  if (!slots) {
-    atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+// The allocating call stack as a malloc'd [count, frame...], or null (out of line: its buffer
+// stays off the common path's stack frame).
+static __attribute__((noinline)) void **record_backtrace(void) {
+  void *frames[MAX_FRAMES + 1];
+  int count = backtrace(frames + 1, MAX_FRAMES);
+  void **copy = malloc(sizeof(void *) * (size_t)(count + 1));
+  if (copy) {
+    memcpy(copy + 1, frames + 1, sizeof(void *) * (size_t)count);
+    copy[0] = (void *)(uintptr_t)count;
+  }
+  return copy;
+}
+
+// The counts of an object swift_allocObject just made: no strong extra count, an unowned count of
+// 1, the pure-Swift dealloc bit (RefCount.h's RefCountBits(0, 1)).
+#define FRESH_COUNTS ((uint64_t)3)
+// Whether adding 2 to fresh counts is what swift_nonatomic_unownedRetain does: checked on the
+// first object recorded (0 unknown, 1 yes, -1 no: the runtime is always called).
+static _Atomic int inline_retain_checked;
+
+// Takes the census's unowned count on an object not yet returned by swift_allocObject (no other
+// thread can touch its counts, so without an atomic operation): a plain add to fresh inline counts,
+// once the runtime's own call was seen to do exactly that.
+static void take_unowned_count(void *object) {
+  uint64_t *counts = (uint64_t *)((char *)object + sizeof(void *));
+  int checked = atomic_load_explicit(&inline_retain_checked, memory_order_relaxed);
+  if (__builtin_expect(checked == 1, 1) && *counts == FRESH_COUNTS) {
+    *counts = FRESH_COUNTS + 2;
     return;
   }
+  uint64_t before = *counts;
+  swift_nonatomic_unownedRetain(object);
+  if (checked == 0 && before == FRESH_COUNTS) {
+    atomic_store_explicit(&inline_retain_checked, *counts == FRESH_COUNTS + 2 ? 1 : -1, memory_order_relaxed);
+  }
+}
+
+static void record(void *object, size_t size) {
+  uint64_t index = next_slot();
+  Slot *slots = batch_slots;
+  bool created = false;
+  if (__builtin_expect(slots == NULL, 0)) {
+    uint64_t chunk = index >> CHUNK_BITS;
+    _Atomic(Slot *) *table = get_directory();
+    slots = (table && chunk < DIRECTORY_SIZE) ? get_chunk(table, chunk, &created) : NULL;
+    if (!slots) {
+      atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+      return;
+    }
+    batch_slots = slots;
+  }
+  // Chunks are zeroed when made or kept for reuse, and each slot is written once: frames is null.
   Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
   slot->size = size;
-  slot->frames = NULL;
-  if (atomic_load_explicit(&backtraces, memory_order_relaxed)) {
-    void *frames[MAX_FRAMES + 1];
-    int count = backtrace(frames + 1, MAX_FRAMES);
-    void **copy = malloc(sizeof(void *) * (size_t)(count + 1));
-    if (copy) {
-      memcpy(copy + 1, frames + 1, sizeof(void *) * (size_t)count);
-      copy[0] = (void *)(uintptr_t)count;
-      slot->frames = copy;
-    }
+  if (__builtin_expect(atomic_load_explicit(&backtraces, memory_order_relaxed) != 0, 0)) {
+    slot->frames = record_backtrace();
   }
-  // The object is not published yet (swift_allocObject has not returned it): no other thread can
-  // touch its counts, so the count is taken without an atomic operation.
-  swift_nonatomic_unownedRetain(object);
+  take_unowned_count(object);
   atomic_store_explicit(&slot->object, object, memory_order_release);
-  if (created) {
+  if (__builtin_expect(created, 0)) {
     // The table grew: sweep when it has doubled since the last sweep (amortised O(1) per
     // allocation), unless a query or another sweep holds the lock (never wait here).
+    uint64_t chunk = index >> CHUNK_BITS;
     uint64_t in_use = chunk + 1 - atomic_load_explicit(&first_chunk, memory_order_relaxed);
     if (in_use >= 2 * atomic_load_explicit(&chunks_after_sweep, memory_order_relaxed) && try_lock()) {
       sweep();

@@ -65,7 +65,7 @@ struct CycleFinder {
       // The members, sorted in place: each component becomes its cycle's members (no copy).
       var members: [Int32] = []
       swap(&members, &components[index])
-      members.sort()
+      Self.sortAscending(&members)
       if members.count <= FixPlan.greedyLimit, localIndex.isEmpty {
         localIndex = [Int32](repeating: -1, count: nodeCount)
       }
@@ -75,6 +75,15 @@ struct CycleFinder {
           reachedBy: &reachedBy, planner: planner, localIndex: &localIndex))
     }
     return result.sorted { $0.members[0] < $1.members[0] }
+  }
+
+  /// Sorts `members` (distinct ids) ascending. A component Tarjan's search closed along one path
+  /// (a list's) comes in descending order: it is reversed, not sorted.
+  private static func sortAscending(_ members: inout [Int32]) {
+    let descending = members.withUnsafeBufferPointer { members in
+      members.indices.dropFirst().allSatisfy { members[$0 - 1] > members[$0] }
+    }
+    if descending { members.reverse() } else { members.sort() }
   }
 
   /// Describes one component, its `members` sorted. `localIndex` has an entry per node when the

@@ -100,6 +100,7 @@ final class IdentityTable {
     count += 1
   }
 
+  @inline(__always)
   private func place(_ key: UInt, _ node: Int32) {
     let hash = Self.hash(key)
     var index = Int(truncatingIfNeeded: hash &>> UInt(shift))

@@ -142,7 +142,7 @@ struct Walker {
         readFields(of: slot, base: base, prefix: .empty, fromObject: true)
       }
       if dispatchSources != nil { addDispatchSourceHandlers(of: base) }
-      drainPending()
+      if !pending.isEmpty { drainPending() }
     }
   }
 
