@@ -123,6 +123,11 @@ struct MachineCodeDecoderTests {
       [.vector(0), memory(.rdi, 8)]
     ),
     (
+      "movlps [r14+0x30], xmm0 (0F 13)", [0x41, 0x0F, 0x13, 0x46, 0x30], 5, .move(extending: false),
+      [memory(.r14, 0x30), .vector(0)]
+    ),
+    ("movhps xmm1, [rdi] (0F 16)", [0x0F, 0x16, 0x0F], 3, .readModifyWrite, [.vector(1), memory(.rdi, 0)]),
+    (
       "pshufb xmm0, xmm1 (66 0F 38 00)", [0x66, 0x0F, 0x38, 0x00, 0xC1], 5, .readModifyWrite,
       [.vector(0), .vector(1)]
     ),

@@ -324,9 +324,10 @@ private struct Reader {
       case .resume(let function, let entry):
         guard state.followed < Self.maximumFollowed else { return .open }
         state.followed += 1
-        // The frame's words that hold its own address (or the resume parent's): what decides which
-        // words later code reaches.
-        let frame = state.frame.filter { $0.value.isFrameDerived || $0.value == .resumeParent }
+        // The frame's words that hold what decides where later code goes and which words it reaches
+        // (the frame's address, code addresses, the resume parent); other contexts' addresses read
+        // as any other value would.
+        let frame = state.frame.filter { ![.opaque, .newContext, .calleeContext].contains($0.value) }
         if let earlier = state.entries[function.start] {
           // Back at a function entered before with the same frame: what follows was read from
           // there, so this turn of the loop adds nothing.

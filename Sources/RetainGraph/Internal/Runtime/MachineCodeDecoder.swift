@@ -403,6 +403,15 @@ enum MachineCode {
         let merging = size < 16 && modRM.mod == 3
         let operation: Operation = merging ? .readModifyWrite : .move(extending: false)
         return done(operation, opcode == 0x10 ? [register, modRM.rm] : [modRM.rm, register])
+      case 0x12, 0x13, 0x16, 0x17:
+        // movlps/movlpd, movhps/movhpd (66): 8 bytes between memory and half an XMM register; 12
+        // and 16 load (merging into the register; register forms movhlps/movlhps), 13 and 17 store.
+        guard repeatPrefix == 0, let modRM = modRM(width: 8, vector: true) else { return nil }
+        if opcode & 1 == 1 {
+          guard modRM.mod != 3 else { return nil }
+          return done(.move(extending: false), [modRM.rm, .vector(modRM.reg)])
+        }
+        return done(.readModifyWrite, [.vector(modRM.reg), modRM.rm])
       case 0x28, 0x29, 0x6F, 0x7F:
         // movaps/movapd; movdqa (66), movdqu (F3); without a prefix 6F/7F are MMX: not decoded.
         if opcode >= 0x6F && !operandSize16 && repeatPrefix != 0xF3 { return nil }
