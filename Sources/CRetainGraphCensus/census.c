@@ -51,6 +51,9 @@ static _Atomic int backtraces;
 static _Atomic uint64_t next_index;
 static _Atomic uint64_t dropped;
 static _Atomic(_Atomic(Slot *) *) directory;
+// Per chunk, how many of its slots were forgotten (each slot is forgotten once): the sweep frees a
+// full chunk whose count is CHUNK_SLOTS without reading its slots. Made with the directory.
+static _Atomic(_Atomic(uint32_t) *) forgotten_counts;
 static _Atomic int census_lock;
 // Set while this thread runs a census query: the query's own allocations are not recorded.
 static _Thread_local int paused;
@@ -86,6 +89,15 @@ static AllocObject real(void) {
 static _Atomic(Slot *) *get_directory(void) {
   _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
   if (table) return table;
+  if (!atomic_load_explicit(&forgotten_counts, memory_order_acquire)) {
+    void *counts = mmap(NULL, DIRECTORY_SIZE * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (counts == MAP_FAILED) return NULL;
+    _Atomic(uint32_t) *none = NULL;
+    if (!atomic_compare_exchange_strong(&forgotten_counts, &none, (_Atomic(uint32_t) *)counts)) {
+      munmap(counts, DIRECTORY_SIZE * sizeof(uint32_t));
+    }
+  }
   void *fresh = mmap(NULL, DIRECTORY_SIZE * sizeof(void *), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (fresh == MAP_FAILED) return NULL;
@@ -154,6 +166,13 @@ static Slot *get_chunk(_Atomic(Slot *) *table, uint64_t chunk, bool *created) {
   }
   *created = true;
   return fresh;
+}
+
+// Counts `count` more forgotten slots in `chunk` (the directory exists: a slot was reserved).
+static void count_forgotten(uint64_t chunk, uint32_t count) {
+  if (count == 0) return;
+  _Atomic(uint32_t) *counts = atomic_load_explicit(&forgotten_counts, memory_order_acquire);
+  atomic_fetch_add_explicit(&counts[chunk], count, memory_order_release);
 }
 
 static void forget(Slot *slot, void *object) {
@@ -225,15 +244,23 @@ static void sweep(void) {
     }
     bool chunk_done = ((chunk + 1) << CHUNK_BITS) <= end;
     bool all_forgotten = chunk_done;
-    for (uint64_t index = 0; index < CHUNK_SLOTS; index++) {
-      Slot *slot = &slots[index];
-      void *object = atomic_load_explicit(&slot->object, memory_order_acquire);
-      if (object == FORGOTTEN) continue;
-      if (object == NULL || !is_deallocating(object)) {
-        all_forgotten = false;
-        continue;
+    _Atomic(uint32_t) *counts = atomic_load_explicit(&forgotten_counts, memory_order_acquire);
+    if (!chunk_done || atomic_load_explicit(&counts[chunk], memory_order_acquire) < CHUNK_SLOTS) {
+      uint32_t forgotten = 0;
+      // Slots past the table's end were not reserved yet: unwritten.
+      uint64_t limit = chunk_done ? CHUNK_SLOTS : end - (chunk << CHUNK_BITS);
+      for (uint64_t index = 0; index < limit; index++) {
+        Slot *slot = &slots[index];
+        void *object = atomic_load_explicit(&slot->object, memory_order_acquire);
+        if (object == FORGOTTEN) continue;
+        if (object == NULL || !is_deallocating(object)) {
+          all_forgotten = false;
+          continue;
+        }
+        forget_dead(slot, object);
+        forgotten++;
       }
-      forget_dead(slot, object);
+      count_forgotten(chunk, forgotten);
     }
     if (all_forgotten) {
       // Every slot of a full chunk is written and forgotten: no writer can touch it again.
@@ -266,6 +293,7 @@ static void give_up_batch(void) {
   for (uint64_t index = from; index < to; index++) {
     atomic_store_explicit(&slots[index & (CHUNK_SLOTS - 1)].object, FORGOTTEN, memory_order_release);
   }
+  count_forgotten(chunk, (uint32_t)(to - from));
 }
 
 // Forgets the dead among the slots [from, to) that this thread wrote (one batch, so one chunk),
@@ -273,17 +301,46 @@ static void give_up_batch(void) {
 // without this, every allocation would touch fresh memory until the global sweep. It takes the
 // lock only if it is free (a query or a copy of the records may be reading these slots; never wait
 // on the allocation path); the chunk is looked up under the lock (a sweep may have freed it).
+// Up to SURVIVORS slots that were alive when this thread last swept its batch: looked at once more
+// at its next sweep (an object often outlives its batch by a few allocations), so that a chunk's
+// slots are usually all forgotten by their own threads and the table's sweep frees it unread.
+#define SURVIVORS 8
+static _Thread_local uint64_t survivors[SURVIVORS];
+static _Thread_local int survivor_count;
+
+// With the lock held: forgets the slot's object if it is dead; whether it did.
+static bool forget_if_dead(Slot *slot) {
+  void *object = atomic_load_explicit(&slot->object, memory_order_acquire);
+  if (object == NULL || object == FORGOTTEN || !is_deallocating(object)) return false;
+  forget_dead(slot, object);
+  return true;
+}
+
 static void sweep_own_batch(uint64_t from, uint64_t to) {
-  if (from >= to || !try_lock()) return;
+  if ((from >= to && survivor_count == 0) || !try_lock()) return;
   _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
-  uint64_t chunk = from >> CHUNK_BITS;
-  Slot *slots = table && chunk < DIRECTORY_SIZE ? chunk_slots(table, chunk) : NULL;
-  if (slots) {
-    for (uint64_t index = from; index < to; index++) {
-      Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
-      void *object = atomic_load_explicit(&slot->object, memory_order_acquire);
-      if (object == NULL || object == FORGOTTEN || !is_deallocating(object)) continue;
-      forget_dead(slot, object);
+  int earlier = survivor_count;
+  survivor_count = 0;
+  if (table) {
+    // The survivors' chunks may have been freed since (a sweep forgot them): looked up again.
+    for (int survivor = 0; survivor < earlier; survivor++) {
+      uint64_t index = survivors[survivor];
+      Slot *slots = chunk_slots(table, index >> CHUNK_BITS);
+      if (slots && forget_if_dead(&slots[index & (CHUNK_SLOTS - 1)])) count_forgotten(index >> CHUNK_BITS, 1);
+    }
+    uint64_t chunk = from >> CHUNK_BITS;
+    Slot *slots = from < to && chunk < DIRECTORY_SIZE ? chunk_slots(table, chunk) : NULL;
+    if (slots) {
+      uint32_t forgotten = 0;
+      for (uint64_t index = from; index < to; index++) {
+        Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
+        if (forget_if_dead(slot)) {
+          forgotten++;
+        } else if (survivor_count < SURVIVORS && atomic_load_explicit(&slot->object, memory_order_relaxed) != FORGOTTEN) {
+          survivors[survivor_count++] = index;
+        }
+      }
+      count_forgotten(chunk, forgotten);
     }
   }
   rgc_unlock();
@@ -359,7 +416,8 @@ static void take_unowned_count(void *object) {
   }
 }
 
-static void record(void *object, size_t size) {
+// Every case of recording (a new batch, a new chunk, backtraces, counts that are not fresh).
+static __attribute__((noinline)) void record_slow(void *object, size_t size) {
   uint64_t index = next_slot();
   Slot *slots = batch_slots;
   bool created = false;
@@ -391,6 +449,28 @@ static void record(void *object, size_t size) {
       rgc_unlock();
     }
   }
+}
+
+// The common case inline: a slot left in this thread's batch of the current epoch, whose chunk it
+// already has, no backtraces, fresh counts.
+static inline __attribute__((always_inline)) void record(void *object, size_t size) {
+  Slot *slots = batch_slots;
+  uint64_t index = batch_next;
+  uint64_t *counts = (uint64_t *)((char *)object + sizeof(void *));
+  if (__builtin_expect(slots != NULL && index != batch_end &&
+                           batch_epoch == atomic_load_explicit(&epoch, memory_order_acquire) &&
+                           atomic_load_explicit(&backtraces, memory_order_relaxed) == 0 &&
+                           atomic_load_explicit(&inline_retain_checked, memory_order_relaxed) == 1 &&
+                           *counts == FRESH_COUNTS,
+                       1)) {
+    batch_next = index + 1;
+    Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
+    slot->size = size;
+    *counts = FRESH_COUNTS + 2;
+    atomic_store_explicit(&slot->object, object, memory_order_release);
+    return;
+  }
+  record_slow(object, size);
 }
 
 void *swift_allocObject(const void *metadata, size_t size, size_t alignMask) {
@@ -509,11 +589,14 @@ void rgc_forget_all(void) {
   for (uint64_t chunk = first_chunk; (chunk << CHUNK_BITS) < end && chunk < DIRECTORY_SIZE; chunk++) {
     Slot *slots = chunk_slots(table, chunk);
     if (!slots) continue;
+    uint32_t forgotten = 0;
     for (uint64_t index = 0; index < CHUNK_SLOTS; index++) {
       void *object = atomic_load_explicit(&slots[index].object, memory_order_acquire);
       if (object == NULL || object == FORGOTTEN) continue;
       forget(&slots[index], object);
+      forgotten++;
     }
+    count_forgotten(chunk, forgotten);
   }
   sweep();
 }

@@ -26,9 +26,11 @@ final class BenchEntry {
 
 precondition(HeapCensus.isAvailable, "the census's swift_allocObject is not the one this program calls")
 let options = CommandLine.arguments.dropFirst()
-let allocations = 10_000_000
+// `--count=N`: allocations per run (10 million unless said; fewer for callgrind).
+let allocations =
+  options.first { $0.hasPrefix("--count=") }.flatMap { Int($0.dropFirst("--count=".count)) } ?? 10_000_000
 // `--only-stopped` / `--only-running`: one allocation loop and nothing else, for `perf stat` and
-// `perf record` (its counts cover 5 runs of 10 million allocations).
+// `perf record` (its counts cover 5 runs of `allocations`).
 let singleModes = [("--only-stopped", false), ("--only-running", true)]
 for (option, running) in singleModes where options.contains(option) {
   if running { HeapCensus.start() }
