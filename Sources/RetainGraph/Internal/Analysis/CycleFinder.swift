@@ -81,7 +81,9 @@ struct CycleFinder {
   /// (a list's) comes in descending order: it is reversed, not sorted.
   private static func sortAscending(_ members: inout [Int32]) {
     let descending = members.withUnsafeBufferPointer { members in
-      members.indices.dropFirst().allSatisfy { members[$0 - 1] > members[$0] }
+      var position = 1
+      while position < members.count, members[position - 1] > members[position] { position += 1 }
+      return position >= members.count
     }
     if descending { members.reverse() } else { members.sort() }
   }
