@@ -56,11 +56,13 @@ enum FrameLiveness {
   }
 
   /// The offsets of the frame at `context`, resumed by `resume`, that hold no owned reference (see
-  /// the type's summary). `innermost`: the frame is the task's resume context, which an await-resume
-  /// function does not own (its first word is the frame it owns, read as the next frame). Empty
-  /// when nothing can be ruled out.
+  /// the type's summary). `innermost`: the frame is the task's resume context, resumed with itself,
+  /// which only a suspension-resume function owns (an await-resume function resumed there gets a
+  /// callee's context, whose first word is its frame, read as the next frame); every other frame is
+  /// resumed by an await-resume function with its callee's context. Empty when nothing can be
+  /// ruled out.
   static func deadOffsets(context: UInt, resume: UnsafeRawPointer, innermost: Bool) -> Set<Int> {
-    guard let entry = entry(of: resume), !(innermost && entry == .calleeContext),
+    guard let entry = entry(of: resume), entry == (innermost ? .ownContext : .calleeContext),
       let analysis = analysis(resumingAt: resume), !analysis.dead.isEmpty,
       let frame = UnsafeRawPointer(bitPattern: context)
     else { return [] }
