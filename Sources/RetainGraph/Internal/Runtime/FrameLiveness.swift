@@ -558,15 +558,19 @@ private struct Reader {
     } else {
       let arguments: [MachineCode.Register] = [.rdi, .rsi, .rdx, .rcx, .r8, .r9, .rax, .r12, .r13]
       for register in arguments where state[register].isFrameDerived {
-        // An unoptimised frame gives every variable and temporary a slot of its own, and its code
-        // computes each slot's address (measured: at the start of each partial function), so a
-        // pointer into one lets the callee reach what lies there only: up to the next slot whose
-        // address the path computed or that the debug information names for a variable (or the
-        // end of the frame). Anything else stops.
-        guard case .frame(let offset) = state[register], offset >= 0, let variables else { return false }
-        let end = min(
-          variables.first { $0 > offset } ?? contextSize,
-          state.slots.filter { $0 > offset }.min() ?? contextSize)
+        // A pointer to F + k lets the callee reach what lies there, never what lies below k: the
+        // words from k to the end of the frame count as read. An unoptimised frame gives every
+        // variable and temporary a slot of its own, and its code computes each slot's address
+        // (measured: at the start of each partial function), so there the callee reaches only up to
+        // the next slot whose address the path computed or that the debug information names for a
+        // variable. Anything else (an address derived from F in a way not followed) stops.
+        guard case .frame(let offset) = state[register], offset >= 0 else { return false }
+        var end = contextSize
+        if let variables {
+          end = min(
+            variables.first { $0 > offset } ?? contextSize,
+            state.slots.filter { $0 > offset }.min() ?? contextSize)
+        }
         markRead(offset, width: end - offset, &state)
         var word = offset
         while word < end {
