@@ -296,11 +296,6 @@ static void give_up_batch(void) {
   count_forgotten(chunk, (uint32_t)(to - from));
 }
 
-// Forgets the dead among the slots [from, to) that this thread wrote (one batch, so one chunk),
-// giving their memory back to malloc while it is still warm, so that the next allocations reuse it:
-// without this, every allocation would touch fresh memory until the global sweep. It takes the
-// lock only if it is free (a query or a copy of the records may be reading these slots; never wait
-// on the allocation path); the chunk is looked up under the lock (a sweep may have freed it).
 // Up to SURVIVORS slots that were alive when this thread last swept its batch: looked at once more
 // at its next sweep (an object often outlives its batch by a few allocations), so that a chunk's
 // slots are usually all forgotten by their own threads and the table's sweep frees it unread.
@@ -316,6 +311,12 @@ static bool forget_if_dead(Slot *slot) {
   return true;
 }
 
+// Forgets the dead among the slots [from, to) that this thread wrote (one batch, so one chunk),
+// giving their memory back to malloc while it is still warm, so that the next allocations reuse it:
+// without this, every allocation would touch fresh memory until the global sweep; and looks again
+// at the survivors of its previous sweep. It takes the lock only if it is free (a query or a copy
+// of the records may be reading these slots; never wait on the allocation path); chunks are looked
+// up under the lock (a sweep may have freed them).
 static void sweep_own_batch(uint64_t from, uint64_t to) {
   if ((from >= to && survivor_count == 0) || !try_lock()) return;
   _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
