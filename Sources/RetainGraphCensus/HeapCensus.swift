@@ -22,9 +22,10 @@ public import RetainGraph
 ///
 /// Starting and stopping nest: the census records while more ``start(recordingBacktraces:)`` calls
 /// than ``stop()`` calls were made, so tests running in parallel can each start and stop it. The
-/// allocation path takes no lock: recording is a store into a table, from slots each thread
-/// reserves 64 at a time (one atomic increment), and an unowned count taken before the object is
-/// returned (so without an atomic operation).
+/// allocation path never waits for a lock: recording is a store into a table, from slots each
+/// thread reserves 64 at a time (one atomic increment), and an unowned count taken before the
+/// object is returned (so without an atomic operation); when a thread starts its next 64, it gives
+/// back the memory of those of its last 64 that died, if no query holds the table at that moment.
 public enum HeapCensus {
   /// Whether allocations are being recorded.
   public static var isRunning: Bool { CensusTable.isRunning }
