@@ -12,6 +12,8 @@ internal import Foundation
 enum FrameLiveness {
   /// What one resume function's code says of its frame.
   struct Analysis: Sendable {
+    /// How the resume function receives its frame.
+    var entry: Entry
     /// The frame offsets (multiples of 8) that hold no owned reference at the resume point.
     var dead: Set<Int>
     /// The frame offsets whose words, written before the resume point, the code loads: each frame
@@ -62,8 +64,9 @@ enum FrameLiveness {
   /// resumed by an await-resume function with its callee's context. Empty when nothing can be
   /// ruled out.
   static func deadOffsets(context: UInt, resume: UnsafeRawPointer, innermost: Bool) -> Set<Int> {
-    guard let entry = entry(of: resume), entry == (innermost ? .ownContext : .calleeContext),
-      let analysis = analysis(resumingAt: resume), !analysis.dead.isEmpty,
+    // The cached analysis first: a walk asks this for every frame of every suspended task.
+    guard let analysis = analysis(resumingAt: resume),
+      analysis.entry == (innermost ? .ownContext : .calleeContext), !analysis.dead.isEmpty,
       let frame = UnsafeRawPointer(bitPattern: context)
     else { return [] }
     let extent = context..<(context + UInt(analysis.contextSize))
@@ -119,6 +122,7 @@ enum FrameLiveness {
         contextSize: contextSize, variables: SymbolNames.frameOffsets(ofFunctionResumingAt: resume))
       reader.run(from: PathState(entry: entry, function: extent))
       var analysis = reader.result
+      analysis.entry = entry
       analysis.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
       return analysis
     }
@@ -267,7 +271,7 @@ private struct Reader {
 
   var result: FrameLiveness.Analysis {
     FrameLiveness.Analysis(
-      dead: (dead ?? []).filter { $0 >= 16 && $0 + 8 <= contextSize }, loaded: loaded,
+      entry: .ownContext, dead: (dead ?? []).filter { $0 >= 16 && $0 + 8 <= contextSize }, loaded: loaded,
       contextSize: contextSize,
       instructions: instructions, paths: paths, functions: functions.count, seconds: 0)
   }
