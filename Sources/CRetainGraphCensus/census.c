@@ -474,6 +474,15 @@ static inline __attribute__((always_inline)) void record(void *object, size_t si
   record_slow(object, size);
 }
 
+// Running: the runtime's allocation, then the record (out of line, so that the stopped path keeps
+// no frame of its own).
+static __attribute__((noinline)) void *allocate_and_record(AllocObject function, const void *metadata, size_t size,
+                                                           size_t alignMask) {
+  void *object = function(metadata, size, alignMask);
+  if (object && !paused) record(object, size);
+  return object;
+}
+
 void *swift_allocObject(const void *metadata, size_t size, size_t alignMask) {
   AllocObject function = atomic_load_explicit(&real_alloc, memory_order_relaxed);
   if (__builtin_expect(function == NULL, 0)) function = real();
@@ -481,9 +490,7 @@ void *swift_allocObject(const void *metadata, size_t size, size_t alignMask) {
   if (__builtin_expect(!atomic_load_explicit(&running, memory_order_relaxed), 1)) {
     return function(metadata, size, alignMask);
   }
-  void *object = function(metadata, size, alignMask);
-  if (object && !paused) record(object, size);
-  return object;
+  return allocate_and_record(function, metadata, size, alignMask);
 }
 
 void rgc_pause_this_thread(void) { paused++; }
