@@ -76,6 +76,18 @@ enum FrameLiveness {
     return analysis.dead
   }
 
+  /// The frame offsets the reader finds dead in `size` bytes of machine code at `code`, read as a
+  /// whole resume function of a frame of `contextSize` bytes (no symbol is needed; calls and jumps
+  /// out of it reach no named function). For tests of the reader on hand-assembled code.
+  static func deadOffsets(
+    ofCode code: UnsafeRawPointer, size: Int, entry: Entry, contextSize: Int, variables: Set<Int>? = nil
+  ) -> Set<Int> {
+    var reader = Reader(contextSize: contextSize, variables: variables)
+    let start = UInt(bitPattern: code)
+    reader.run(from: PathState(entry: entry, function: FunctionExtent(start: start, end: start + UInt(size))))
+    return reader.result.dead
+  }
+
   /// How the partial function at `resume` receives its frame, from its mangled name; nil when it is
   /// not an async partial function.
   static func entry(of resume: UnsafeRawPointer) -> Entry? {
@@ -142,6 +154,11 @@ struct FunctionExtent: Equatable {
     }
     start = UInt(bitPattern: address)
     end = start + extent.size
+  }
+
+  init(start: UInt, end: UInt) {
+    self.start = start
+    self.end = end
   }
 
   func contains(_ address: UInt) -> Bool { address >= start && address < end }
