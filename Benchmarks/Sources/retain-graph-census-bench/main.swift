@@ -56,7 +56,8 @@ HeapCensus.start()
 
 let sizes = options.compactMap { Int($0) }
 if let size = sizes.first(where: { $0 < 1 }) {
-  FileHandle.standardError.write(Data("retain-graph-census-bench: a size must be at least 1 (got \(size))\n".utf8))
+  FileHandle.standardError.write(
+    Data("retain-graph-census-bench: a size must be at least 1 (got \(size))\n".utf8))
   exit(2)
 }
 for size in sizes.isEmpty ? [100_000, 1_000_000] : sizes {
