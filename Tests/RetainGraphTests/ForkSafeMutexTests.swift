@@ -30,7 +30,7 @@ import Testing
   }
 
   /// Runs `holder` on a thread and, 50 ms later, a forked walk on another; both must end within
-  /// 60 seconds (a deadlock never ends).
+  /// 90 seconds (a deadlock never ends).
   private func expectForkCompletes(_ holder: @escaping @Sendable () -> Void) async throws {
     let done = DispatchGroup()
     done.enter()
@@ -42,10 +42,13 @@ import Testing
     done.enter()
     let forkResult = ForkResult()
     Thread {
-      forkResult.set(Result { try ObjectGraph(snapshotting: [1, 2, 3] as [Int]).nodeCount })
+      // A generous timeout: on a loaded machine forking this large test process and the child's
+      // first page faults can take seconds; a deadlock never ends however long it is given.
+      forkResult.set(
+        Result { try ObjectGraph(snapshotting: [1, 2, 3] as [Int], timeout: .seconds(50)).nodeCount })
       done.leave()
     }.start()
-    let waited = await onThread { done.wait(timeout: .now() + 60) }
+    let waited = await onThread { done.wait(timeout: .now() + 90) }
     #expect(waited == .success, "the forked walk and the thread holding a lock deadlocked")
     if waited == .success { #expect(try forkResult.get().get() >= 1) }
   }

@@ -143,8 +143,11 @@ struct ForkedWalkTests {
           await onThread {
             for _ in 0..<25 {
               do throws(ForkedWalkError) {
+                // A generous timeout: 100 forks of this large test process beside the other
+                // tests can take seconds each on a loaded machine (what is checked is the pipes).
                 let graph = try ObjectGraph(
-                  snapshotting: box.value, childFault: nil, trace: { collected.add($0) })
+                  snapshotting: box.value, timeout: .seconds(60), childFault: nil,
+                  trace: { collected.add($0) })
                 if graph.nodeCount != 21 { collected.fail("\(graph.nodeCount) nodes") }
                 collected.succeeded()
               } catch {
