@@ -151,7 +151,10 @@ import Testing
         done.signal()
       }.start()
       done.wait()
-      #expect(distinct < 1_000, "10,000 objects allocated and dropped one by one took \(distinct) addresses")
+      // Without the per-batch sweep every object takes a new address (10,000). A batch whose sweep
+      // finds the lock held (another thread's sweep, a query of a parallel test) keeps its 64 for
+      // later: the bound leaves room for most batches to find it held.
+      #expect(distinct < 5_000, "10,000 objects allocated and dropped one by one took \(distinct) addresses")
     }
 
     /// The sweep gives back its count on a dead object once, whoever else still refers to it: a
