@@ -72,11 +72,37 @@ public struct Cycle: Sendable, Hashable {
 /// are equal when they name equal edges (in any graphs).
 struct EdgeIndices: Sendable, Hashable {
   private let storage: GraphStorage?
-  let indices: [Int32]
+  private let listed: [Int32]
+  /// For a path from the root: the root search's parent edge of each node (one array shared by
+  /// every cycle of the graph) and the path's last node; the path is made when read.
+  private let parentEdges: [Int32]?
+  private let end: Int32
 
   init(_ indices: [Int32], in storage: GraphStorage) {
-    self.indices = indices
+    listed = indices
     self.storage = indices.isEmpty ? nil : storage
+    parentEdges = nil
+    end = -1
+  }
+
+  /// The path from the root to `node` along `parentEdges` (-1 for the root and for nodes the
+  /// root does not reach: their path is empty).
+  init(pathTo node: Int32, parentEdges: [Int32], in storage: GraphStorage) {
+    listed = []
+    self.storage = parentEdges[Int(node)] >= 0 ? storage : nil
+    self.parentEdges = parentEdges
+    end = node
+  }
+
+  var indices: [Int32] {
+    guard let parentEdges, let storage else { return listed }
+    var path: [Int32] = []
+    var current = Int(end)
+    while parentEdges[current] >= 0 {
+      path.append(parentEdges[current])
+      current = Int(storage.edges[Int(parentEdges[current])].from)
+    }
+    return path.reversed()
   }
 
   var edges: [Edge] { storage.map { storage in indices.map { storage.edge(Int($0)) } } ?? [] }
@@ -84,8 +110,9 @@ struct EdgeIndices: Sendable, Hashable {
   var first: Edge? { indices.first.flatMap { index in storage?.edge(Int(index)) } }
 
   static func == (lhs: EdgeIndices, rhs: EdgeIndices) -> Bool {
-    guard lhs.indices.count == rhs.indices.count else { return false }
-    if lhs.storage === rhs.storage { return lhs.indices == rhs.indices }
+    let (left, right) = (lhs.indices, rhs.indices)
+    guard left.count == right.count else { return false }
+    if lhs.storage === rhs.storage { return left == right }
     return lhs.edges == rhs.edges
   }
 

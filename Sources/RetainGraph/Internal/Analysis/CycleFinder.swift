@@ -6,8 +6,11 @@ struct FoundCycle {
   var members: [Int32]
   /// The shortest loop through the member nearest the root.
   var loop: [Int32]
-  /// The path from the root to the loop's first member.
-  var pathFromRoot: [Int32]
+  /// The loop's first member: the path from the root to it is read from `rootParentEdges` when
+  /// asked for (a graph of many cycles far from its root keeps one tree, not a path per cycle).
+  var entry: Int32
+  /// The root search's parent edge of each node (shared by every cycle of the graph).
+  var rootParentEdges: [Int32]
   /// The plan's breaks, the most idiomatic first.
   var breaks: [FixPlan.Planned]
   /// How many references the whole plan weakens.
@@ -133,7 +136,6 @@ struct CycleFinder {
     for node in queue { reachedBy[Int(node)] = -1 }
     queue = []
 
-    let fromRoot = search.pathEdges(to: entry, in: storage) ?? []
 
     if members.count <= FixPlan.greedyLimit {
       for (position, member) in members.enumerated() { localIndex[Int(member)] = Int32(position) }
@@ -142,7 +144,7 @@ struct CycleFinder {
       members: members, component: index, componentOf: componentOf, localIndex: localIndex, strong: strong,
       reachedBy: &reachedBy)
     return FoundCycle(
-      members: members, loop: loop, pathFromRoot: fromRoot, breaks: plan.breaks,
+      members: members, loop: loop, entry: Int32(entry), rootParentEdges: search.parentEdge, breaks: plan.breaks,
       referencesToWeaken: plan.total, libraryLoopMembers: plan.libraryLoopMembers)
   }
 }

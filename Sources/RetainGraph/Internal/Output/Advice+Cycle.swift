@@ -51,7 +51,7 @@ extension Advice {
     return Cycle(
       members: found.members.map { Int($0) },
       path: EdgeIndices(found.loop, in: storage),
-      pathFromRoot: EdgeIndices(found.pathFromRoot, in: storage),
+      pathFromRoot: EdgeIndices(pathTo: found.entry, parentEdges: found.rootParentEdges, in: storage),
       fixPlan: fixPlan, referencesToWeaken: found.referencesToWeaken,
       libraryLoopMembers: found.libraryLoopMembers.map { Int($0) })
   }
