@@ -136,7 +136,6 @@ struct CycleFinder {
     for node in queue { reachedBy[Int(node)] = -1 }
     queue = []
 
-
     if members.count <= FixPlan.greedyLimit {
       for (position, member) in members.enumerated() { localIndex[Int(member)] = Int32(position) }
     }
@@ -144,7 +143,8 @@ struct CycleFinder {
       members: members, component: index, componentOf: componentOf, localIndex: localIndex, strong: strong,
       reachedBy: &reachedBy)
     return FoundCycle(
-      members: members, loop: loop, entry: Int32(entry), rootParentEdges: search.parentEdge, breaks: plan.breaks,
+      members: members, loop: loop, entry: Int32(entry), rootParentEdges: search.parentEdge,
+      breaks: plan.breaks,
       referencesToWeaken: plan.total, libraryLoopMembers: plan.libraryLoopMembers)
   }
 }
