@@ -378,12 +378,14 @@ void dispatch_source_cancel(void *source) {
 
 size_t rgc_source_handlers(const void *source, const void **handlers, int32_t *kinds, size_t capacity) {
   if (!source || atomic_load_explicit(&tracked_blocks, memory_order_acquire) == 0) return 0;
-  BlockCopy copy = (BlockCopy)resolve(&real_block_copy, "_Block_copy");
   size_t found = 0;
   pthread_mutex_lock(&queued_lock);
   for (uint64_t index = 0; index < block_capacity && found < capacity; index++) {
     BlockEntry *entry = &blocks[index];
     if (!entry->block || entry->block == DELETED || entry->source != source) continue;
+    // Resolved already (a recorded block went through _Block_copy): no dlsym here, which a forked
+    // child must not do.
+    BlockCopy copy = (BlockCopy)resolve(&real_block_copy, "_Block_copy");
     // A recorded block is alive while its entry exists (its last release removes the entry under
     // this lock first): copying a heap block only adds a reference, given back by _Block_release.
     handlers[found] = copy(entry->block);

@@ -249,6 +249,7 @@ public enum HeapCensus {
     // An injected fault is expected: its runtime message (a trap's "Fatal error") is not output.
     let silence = childFault == nil ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC)
     defer { if silence >= 0 { close(silence) } }
+    CensusRuntime.prepareForFork()
     let bytes = try ForkedChild.run(timeout: timeout, standardError: silence >= 0 ? silence : nil) {
       attempt in
       if let childFault, let bytes = childFault.perform(attempt: attempt) { return bytes }

@@ -100,6 +100,10 @@ package enum CensusRegistration {
 
 /// Runtime reads the census needs, kept with the package's other raw reads.
 package enum CensusRuntime {
+  /// Makes, before a fork, what a walk in the forked child would otherwise make with the runtime's
+  /// locks held by nobody in the child (the dispatch source class and its handle's offset).
+  package static func prepareForFork() { _ = DispatchSourceHandlers.source }
+
   /// The first `count` words at `address`, which the caller keeps readable (a recorded object or
   /// block whose memory the census holds).
   package static func words(at address: UnsafeRawPointer, count: Int) -> [UInt] {

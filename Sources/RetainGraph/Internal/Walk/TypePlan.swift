@@ -131,6 +131,8 @@ enum TypePlans {
     // Reading a task needs the concurrency runtime's debug symbols (dlsym, which takes the dynamic
     // loader's lock): looked up now, so that a forked child never does.
     _ = TaskLayout.runtime
+    // Finding a dispatch source's handle reads its field metadata (the runtime's locks): done now.
+    _ = DispatchSourceHandlers.source
     var pending: [any Any.Type] = [root]
     var seen: Set<ObjectIdentifier> = [ObjectIdentifier(root)]
     while let type = pending.popLast(), seen.count <= limit {

@@ -1,3 +1,5 @@
+internal import Dispatch
+
 /// Dispatch sources' handlers, seen through the heap census: a `DispatchSource` keeps its handler
 /// blocks in libdispatch's C storage, which the walk cannot read, but the census records each
 /// handler block set on a source while it runs (README.md in Internal/Runtime, "Dispatch
@@ -9,6 +11,15 @@ struct DispatchSourceHandlers {
   /// the class is not a dispatch source.
   private var handleOffsets: [ObjectIdentifier: Int?] = [:]
 
+  /// `Dispatch.DispatchSource` and the offset of its `__wrapped` (read from its field metadata),
+  /// made once per process before any forked walk (`TypePlans.prepare`): a forked child must not
+  /// take the runtime's locks, so the walk compares classes by identity and never names a type
+  /// or reads field metadata to find a source.
+  static let source: (type: ObjectIdentifier, handleOffset: Int?) = (
+    ObjectIdentifier(DispatchSource.self),
+    FieldLayout.storedFields(of: DispatchSource.self)?.first { $0.name == "__wrapped" }?.offset
+  )
+
   /// The reader for a walk, when the census is running (nil otherwise: nothing is looked up).
   static func forWalk() -> DispatchSourceHandlers? {
     CensusRegistration.running.map { DispatchSourceHandlers(census: $0) }
@@ -17,15 +28,15 @@ struct DispatchSourceHandlers {
   private init(census: any CensusProvider) { self.census = census }
 
   /// The offset of the source handle in instances of `type` when it is `Dispatch.DispatchSource`
-  /// (or a subclass), else nil.
+  /// (or a subclass), else nil. Reads only class metadata (the superclass chain).
   mutating func handleOffset(of type: any Any.Type) -> Int? {
     let key = ObjectIdentifier(type)
     if let known = handleOffsets[key] { return known }
     var offset: Int?
     var current: AnyClass? = type as? AnyClass
     while let candidate = current {
-      if TypeNames.qualified(candidate) == Advice.sourceType {
-        offset = FieldLayout.storedFields(of: type)?.first { $0.name == "__wrapped" }?.offset
+      if ObjectIdentifier(candidate) == Self.source.type {
+        offset = Self.source.handleOffset
         break
       }
       current = _getSuperclass(candidate)
