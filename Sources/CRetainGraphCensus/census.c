@@ -505,9 +505,18 @@ static void lock_for_fork(void) { rgc_lock(); }
 
 static void unlock_after_fork(void) { rgc_unlock(); }
 
+// The child (one thread: the one that forked) records nothing: what it allocates is not the
+// parent's, and recording could call backtrace(), whose unwinder and dl_iterate_phdr take locks
+// another thread of the parent may have held at the fork (the census's busy tests record
+// backtraces on three threads while other tests fork).
+static void unlock_in_child(void) {
+  rgc_unlock();
+  paused++;
+}
+
 static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 
-static void install_fork_handlers(void) { pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork); }
+static void install_fork_handlers(void) { pthread_atfork(lock_for_fork, unlock_after_fork, unlock_in_child); }
 
 // Starts and stops change the counts and the running flag together under the table's lock: a start
 // racing with the last stop on another thread cannot find the census running and then see the stop
