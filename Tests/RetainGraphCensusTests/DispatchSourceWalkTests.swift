@@ -28,15 +28,6 @@ final class SourceHandlerOwner: @unchecked Sendable {
   func fire() { fired += 1 }
 }
 
-/// Waits (up to 10 s) for `condition`, yielding.
-private func eventually(_ condition: () -> Bool) async -> Bool {
-  for _ in 0..<1_000 {
-    if condition() { return true }
-    try? await Task.sleep(for: .milliseconds(10))
-  }
-  return condition()
-}
-
 // MARK: - Tests
 
 /// A dispatch source keeps its handlers in libdispatch's C storage; while the census runs, the walk

@@ -96,8 +96,9 @@ final class TimerSourceOwner: @unchecked Sendable {
   func fire() { fired += 1 }
 }
 
-/// Waits (up to 10 s) for `condition`, yielding.
-private func eventually(_ condition: () -> Bool) async -> Bool {
+/// Waits (up to 10 s) for `condition`, yielding (shared by the census's queued-work and
+/// dispatch-source tests).
+func eventually(_ condition: () -> Bool) async -> Bool {
   for _ in 0..<1_000 {
     if condition() { return true }
     try? await Task.sleep(for: .milliseconds(10))

@@ -102,7 +102,7 @@ package enum CensusRegistration {
 package enum CensusRuntime {
   /// Makes, before a fork, what a walk in the forked child would otherwise make with the runtime's
   /// locks held by nobody in the child (the dispatch source class and its handle's offset).
-  package static func prepareForFork() { _ = DispatchSourceHandlers.source }
+  package static func prepareForFork() { _ = DispatchSourceLayout.source }
 
   /// The first `count` words at `address`, which the caller keeps readable (a recorded object or
   /// block whose memory the census holds).

@@ -132,7 +132,7 @@ enum TypePlans {
     // loader's lock): looked up now, so that a forked child never does.
     _ = TaskLayout.runtime
     // Finding a dispatch source's handle reads its field metadata (the runtime's locks): done now.
-    _ = DispatchSourceHandlers.source
+    _ = DispatchSourceLayout.source
     var pending: [any Any.Type] = [root]
     var seen: Set<ObjectIdentifier> = [ObjectIdentifier(root)]
     while let type = pending.popLast(), seen.count <= limit {

@@ -1,5 +1,3 @@
-internal import Dispatch
-
 /// Dispatch sources' handlers, seen through the heap census: a `DispatchSource` keeps its handler
 /// blocks in libdispatch's C storage, which the walk cannot read, but the census records each
 /// handler block set on a source while it runs (README.md in Internal/Runtime, "Dispatch
@@ -7,18 +5,8 @@ internal import Dispatch
 struct DispatchSourceHandlers {
   /// The running census the handlers are asked from.
   let census: any CensusProvider
-  /// Per class: the offset of its `dispatch_source_t` (`DispatchSource.__wrapped`), or nil when
-  /// the class is not a dispatch source.
-  private var handleOffsets: [ObjectIdentifier: Int?] = [:]
-
-  /// `Dispatch.DispatchSource` and the offset of its `__wrapped` (read from its field metadata),
-  /// made once per process before any forked walk (`TypePlans.prepare`): a forked child must not
-  /// take the runtime's locks, so the walk compares classes by identity and never names a type
-  /// or reads field metadata to find a source.
-  static let source: (type: ObjectIdentifier, handleOffset: Int?) = (
-    ObjectIdentifier(DispatchSource.self),
-    FieldLayout.storedFields(of: DispatchSource.self)?.first { $0.name == "__wrapped" }?.offset
-  )
+  /// Per class: whether it is a dispatch source.
+  private var isSource: [ObjectIdentifier: Bool] = [:]
 
   /// The reader for a walk, when the census is running (nil otherwise: nothing is looked up).
   static func forWalk() -> DispatchSourceHandlers? {
@@ -27,22 +15,13 @@ struct DispatchSourceHandlers {
 
   private init(census: any CensusProvider) { self.census = census }
 
-  /// The offset of the source handle in instances of `type` when it is `Dispatch.DispatchSource`
-  /// (or a subclass), else nil. Reads only class metadata (the superclass chain).
-  mutating func handleOffset(of type: any Any.Type) -> Int? {
+  /// Whether instances of `type` are dispatch sources (cached per type).
+  mutating func isSource(_ type: any Any.Type) -> Bool {
     let key = ObjectIdentifier(type)
-    if let known = handleOffsets[key] { return known }
-    var offset: Int?
-    var current: AnyClass? = type as? AnyClass
-    while let candidate = current {
-      if ObjectIdentifier(candidate) == Self.source.type {
-        offset = Self.source.handleOffset
-        break
-      }
-      current = _getSuperclass(candidate)
-    }
-    handleOffsets[key] = offset
-    return offset
+    if let known = isSource[key] { return known }
+    let found = DispatchSourceLayout.isSource(type)
+    isSource[key] = found
+    return found
   }
 }
 
@@ -52,8 +31,8 @@ extension Walker {
   /// source keeps until the handler is replaced or the source cancelled.
   mutating func addDispatchSourceHandlers(of base: UnsafeRawPointer) {
     guard options.includeClosures,
-      let offset = dispatchSources?.handleOffset(of: HeapLayout.dynamicType(ofObject: base)),
-      let handle = base.load(fromByteOffset: offset, as: UnsafeRawPointer?.self),
+      dispatchSources?.isSource(HeapLayout.dynamicType(ofObject: base)) == true,
+      let handle = DispatchSourceLayout.handle(ofSourceAt: base),
       let census = dispatchSources?.census
     else { return }
     census.withDispatchSourceHandlers(of: handle) { handlers in
