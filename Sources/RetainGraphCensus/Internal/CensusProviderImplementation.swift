@@ -32,13 +32,7 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
     var handlers: [(block: UnsafeRawPointer, role: String)] = []
     for index in 0..<count {
       guard let block = blocks[index] else { continue }
-      let role =
-        switch kinds[index] {
-        case RGC_BLOCK_SOURCE_CANCEL_HANDLER: "cancel handler"
-        case RGC_BLOCK_SOURCE_REGISTRATION_HANDLER: "registration handler"
-        default: "event handler"
-        }
-      handlers.append((block, role))
+      handlers.append((block, QueuedHolders.sourceHandlerRole(kinds[index]) ?? "event handler"))
     }
     defer { for handler in handlers { rgc_release_handler(handler.block) } }
     body(handlers)

@@ -16,6 +16,17 @@ struct QueuedHolder {
 
 /// Snapshots the census's task and block records (queued.c) as holders.
 enum QueuedHolders {
+  /// Which handler of a dispatch source a block is, for its `RGC_BLOCK_…` kind: `event handler`,
+  /// `cancel handler`, `registration handler`; nil for any other kind.
+  static func sourceHandlerRole(_ kind: Int32) -> String? {
+    switch kind {
+    case RGC_BLOCK_SOURCE_EVENT_HANDLER: "event handler"
+    case RGC_BLOCK_SOURCE_CANCEL_HANDLER: "cancel handler"
+    case RGC_BLOCK_SOURCE_REGISTRATION_HANDLER: "registration handler"
+    default: nil
+    }
+  }
+
   /// A thick function's two words, to make a function value the walk can read from a known
   /// function and a retained context.
   /// The live tasks and Swift blocks the census recorded, each with the closure it holds.
@@ -114,14 +125,7 @@ enum QueuedHolders {
     var kind: Int32
     var isWorkItem: Bool { kind == RGC_BLOCK_WORK_ITEM }
     /// A dispatch source's handler: which one.
-    var sourceHandler: String? {
-      switch kind {
-      case RGC_BLOCK_SOURCE_EVENT_HANDLER: "event handler"
-      case RGC_BLOCK_SOURCE_CANCEL_HANDLER: "cancel handler"
-      case RGC_BLOCK_SOURCE_REGISTRATION_HANDLER: "registration handler"
-      default: nil
-      }
-    }
+    var sourceHandler: String? { QueuedHolders.sourceHandlerRole(kind) }
     /// Whether Dispatch keeps it: queued, a work item's, or a source's handler.
     var isKept: Bool { queue != nil || kind != 0 }
   }
