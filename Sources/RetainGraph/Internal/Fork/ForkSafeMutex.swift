@@ -47,9 +47,29 @@ private enum ForkSafeLocks {
   }()
   nonisolated(unsafe) static var locks: [UnsafeMutablePointer<pthread_mutex_t>] = []
 
+  /// The same locks for the forked child's handler, in a plain buffer: the child must not make
+  /// type metadata (iterating an array the first time does, in a debug build), which takes the
+  /// runtime's locks that another thread of the parent may have held at the fork (seen: a child
+  /// blocked in `swift_getTypeByMangledName` under `resetChildAfterFork`, on the conformance
+  /// cache's lock).
+  nonisolated(unsafe) static var childLocks = UnsafeMutablePointer<UnsafeMutablePointer<pthread_mutex_t>>
+    .allocate(capacity: 16)
+  nonisolated(unsafe) static var childLockCount = 0
+  nonisolated(unsafe) static var childLockCapacity = 16
+
   static func register(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
     pthread_mutex_lock(registryLock)
     locks.append(lock)
+    if childLockCount == childLockCapacity {
+      let grown = UnsafeMutablePointer<UnsafeMutablePointer<pthread_mutex_t>>.allocate(
+        capacity: childLockCapacity * 2)
+      grown.moveInitialize(from: childLocks, count: childLockCount)
+      childLocks.deallocate()
+      childLocks = grown
+      childLockCapacity *= 2
+    }
+    (childLocks + childLockCount).initialize(to: lock)
+    childLockCount += 1
     pthread_mutex_unlock(registryLock)
   }
 
@@ -87,7 +107,14 @@ private func resumeParentAfterFork() {
 }
 
 private func resetChildAfterFork() {
-  // The child's only thread is the one that forked, which held every lock: make them anew.
-  for lock in ForkSafeLocks.locks { pthread_mutex_init(lock, nil) }
+  // The child's only thread is the one that forked, which held every lock: make them anew. A
+  // plain loop over a plain buffer (see `ForkSafeLocks.childLocks`): no metadata is made here.
+  let locks = ForkSafeLocks.childLocks
+  let count = ForkSafeLocks.childLockCount
+  var index = 0
+  while index < count {
+    pthread_mutex_init(locks[index], nil)
+    index &+= 1
+  }
   pthread_mutex_init(ForkSafeLocks.registryLock, nil)
 }
