@@ -115,7 +115,8 @@ struct JSONReader {
   /// when one record needs more): its text is never in memory whole (a text in UTF-16 or UTF-32
   /// is, to be converted).
   static func read(
-    descriptor: Int32, windowSize: Int = 1 << 20, maxWindow: Int = JSONScanner.defaultMaxWindow
+    descriptor: Int32, windowSize: Int = 1 << 20, maxWindow: Int = JSONScanner.defaultMaxWindow,
+    maxConvertedText: Int = JSONReader.maxConvertedText
   ) throws(GraphDecodingError) -> Parts {
     let source = { (buffer: UnsafeMutableRawBufferPointer) -> Int in
       while true {
