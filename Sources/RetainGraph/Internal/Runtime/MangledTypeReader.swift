@@ -26,6 +26,13 @@ enum MangledTypeReader {
   /// of a generic type: `s8SendableRzl…` for `<A: Sendable>`, `Ri_zl…` for `~Copyable`, an empty
   /// `l`) is read for the substitutions and words its names add, and dropped.
   static func parse(_ text: [UInt8]) -> MangledType? {
+    guard let types = parseList(text), types.count == 1 else { return nil }
+    return types[0]
+  }
+
+  /// The types the mangling `text` spells one after the other (a key path witness's name spells
+  /// its subscript's argument types so), or nil as for `parse`.
+  static func parseList(_ text: [UInt8]) -> [MangledType]? {
     var parser = Parser(text: text)
     return parser.run()
   }
@@ -43,13 +50,18 @@ enum MangledTypeReader {
 
     init(text: [UInt8]) { self.text = text }
 
-    mutating func run() -> MangledType? {
+    mutating func run() -> [MangledType]? {
       guard text.count < 4_096 else { return nil }
       while position < text.count {
         guard step() else { return nil }
       }
-      guard stack.count == 1, case .type(let type) = stack[0] else { return nil }
-      return type
+      var types: [MangledType] = []
+      for entry in stack {
+        guard case .type(let type) = entry else { return nil }
+        if case .module = type { return nil }
+        types.append(type)
+      }
+      return types.isEmpty ? nil : types
     }
 
     func peek() -> UInt8? { position < text.count ? text[position] : nil }

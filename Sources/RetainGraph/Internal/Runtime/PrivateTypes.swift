@@ -14,16 +14,24 @@ extension Metadata {
     mangled: [UInt8], in owner: any Any.Type, nearby address: UnsafeRawPointer
   ) -> (any Any.Type)? {
     guard let parsed = MangledTypeReader.parse(mangled) else { return nil }
+    return unlistedType(parsed, in: owner, nearby: address)
+  }
+
+  /// The type `parsed` (see ``unlistedType(mangled:in:nearby:)``), resolved in the generic
+  /// context of `owner` when given.
+  static func unlistedType(
+    _ parsed: MangledType, in owner: (any Any.Type)?, nearby address: UnsafeRawPointer
+  ) -> (any Any.Type)? {
     var resolver = UnlistedTypeResolver(owner: owner, nearby: address)
     return resolver.metadata(of: parsed, depth: 0).map(type(at:))
   }
 }
 
 private struct UnlistedTypeResolver {
-  let owner: any Any.Type
+  let owner: (any Any.Type)?
   let nearby: UnsafeRawPointer
 
-  init(owner: any Any.Type, nearby: UnsafeRawPointer) {
+  init(owner: (any Any.Type)?, nearby: UnsafeRawPointer) {
     self.owner = owner
     self.nearby = nearby
   }

@@ -45,12 +45,16 @@ final class TypePlan: @unchecked Sendable {
   /// either; the walk reads them only while it holds the plan.
   let fields: [FieldPlan]
   let fieldKinds: UnsafeBufferPointer<FieldKind>
+  /// A key path class: its objects hold subscript arguments after their fields
+  /// (`KeyPathLayout`).
+  let isKeyPath: Bool
 
-  init(shape: Shape, isCustom: Bool, typeName: String, note: String? = nil) {
+  init(shape: Shape, isCustom: Bool, typeName: String, note: String? = nil, isKeyPath: Bool = false) {
     self.shape = shape
     self.isCustom = isCustom
     self.typeName = typeName
     self.note = note
+    self.isKeyPath = isKeyPath
     switch shape {
     case .object(let fields), .fields(let fields): self.fields = fields
     default: fields = []
@@ -205,6 +209,12 @@ enum TypePlans {
         note =
           "\(name): the elements a ManagedBuffer stores after its header are not walked (conform it to "
           + "GraphReflectable to show them)"
+      }
+      if KeyPathLayout.isKeyPathClass(type) {
+        return TypePlan(
+          shape: .object(fields: fieldPlans(fields, inProgress: &inProgress)), isCustom: isCustom,
+          typeName: name,
+          note: note, isKeyPath: true)
       }
       return make(.object(fields: fieldPlans(fields, inProgress: &inProgress)), note: note)
     }
