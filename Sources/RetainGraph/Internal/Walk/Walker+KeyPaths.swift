@@ -5,7 +5,7 @@ extension Walker {
   mutating func readKeyPathArguments(of object: UnsafeRawPointer, typeName: String) {
     let contents = KeyPathLayout.contents(ofKeyPath: object)
     for reason in contents.unread {
-      note("\(typeName): \(reason); what they hold is not shown")
+      note(.unreadValue, type: typeName, "\(typeName): \(reason); what they hold is not shown")
     }
     pending.append(
       contentsOf: contents.arguments.enumerated().reversed().map { index, argument in
