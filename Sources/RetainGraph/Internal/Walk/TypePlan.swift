@@ -39,18 +39,28 @@ final class TypePlan: @unchecked Sendable {
   /// What the walk cannot see in values of this type, as a sentence naming the type: recorded once
   /// per walk when such a value is met.
   let note: String?
+  /// The kind of ``note``.
+  let noteKind: GraphNote.Kind
   /// The fields of an `.object` or `.fields` shape (empty for the others), and what the fast paths
   /// need of each, in the same order: read per field with no reference counting. The kinds are
   /// memory of the plan's own (freed with it), so that passing them costs no reference counting
   /// either; the walk reads them only while it holds the plan.
   let fields: [FieldPlan]
   let fieldKinds: UnsafeBufferPointer<FieldKind>
+  /// A key path class: its objects hold subscript arguments after their fields
+  /// (`KeyPathLayout`).
+  let isKeyPath: Bool
 
-  init(shape: Shape, isCustom: Bool, typeName: String, note: String? = nil) {
+  init(
+    shape: Shape, isCustom: Bool, typeName: String, note: String? = nil,
+    noteKind: GraphNote.Kind = .unreadValue, isKeyPath: Bool = false
+  ) {
     self.shape = shape
     self.isCustom = isCustom
     self.typeName = typeName
     self.note = note
+    self.noteKind = noteKind
+    self.isKeyPath = isKeyPath
     switch shape {
     case .object(let fields), .fields(let fields): self.fields = fields
     default: fields = []
@@ -187,8 +197,8 @@ enum TypePlans {
   private static func compute(_ type: any Any.Type, inProgress: inout Set<ObjectIdentifier>) -> TypePlan {
     let name = TypeNames.qualified(type)
     let isCustom = type is any GraphReflectable.Type
-    func make(_ shape: TypePlan.Shape, note: String? = nil) -> TypePlan {
-      TypePlan(shape: shape, isCustom: isCustom, typeName: name, note: note)
+    func make(_ shape: TypePlan.Shape, note: String? = nil, kind: GraphNote.Kind = .unreadValue) -> TypePlan {
+      TypePlan(shape: shape, isCustom: isCustom, typeName: name, note: note, noteKind: kind)
     }
     let kind = Metadata.kind(of: type)
     if kind == .class {
@@ -201,12 +211,14 @@ enum TypePlans {
       }
       let fields = FieldLayout.storedFields(of: type) ?? []
       var note: String?
-      if let element = Metadata.managedBufferElement(of: type), !Metadata.isPOD(element) {
+      if !isCustom, let element = Metadata.managedBufferElement(of: type), !Metadata.isPOD(element) {
         note =
           "\(name): the elements a ManagedBuffer stores after its header are not walked (conform it to "
           + "GraphReflectable to show them)"
       }
-      return make(.object(fields: fieldPlans(fields, inProgress: &inProgress)), note: note)
+      return TypePlan(
+        shape: .object(fields: fieldPlans(fields, inProgress: &inProgress)), isCustom: isCustom,
+        typeName: name, note: note, noteKind: .unreadElements, isKeyPath: KeyPathLayout.isKeyPathClass(type))
     }
     if isCustom { return make(.mirror) }
     switch kind {
