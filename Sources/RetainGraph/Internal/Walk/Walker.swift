@@ -145,6 +145,7 @@ struct Walker {
         // An object's plan has fields only when its shape is `.object`.
         readFields(of: slot, base: base, prefix: .empty, fromObject: true)
       }
+      if slot.plan.isKeyPath { readKeyPathArguments(of: base, typeName: slot.plan.typeName) }
       if dispatchSources != nil { addDispatchSourceHandlers(of: base) }
       if !pending.isEmpty { drainPending() }
     }
