@@ -210,8 +210,13 @@ extension ForkedChild {
         self.status = status
       }
 
+      /// `duration` in whole milliseconds for `poll`, rounded up, from 1 to `Int32.max`: a timeout
+      /// far past any real one (`.seconds(Int64.max / 2)`, a user's "no limit") is the longest wait,
+      /// not an overflow.
       static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
+        if seconds >= Int64(Int32.max) / 1000 { return Int32.max }
+        if seconds < 0 { return 1 }
         let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: max(total, 1))
       }
