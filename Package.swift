@@ -54,9 +54,12 @@ let package = Package(
           name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
       ]
     ),
-    // Test-only: starts a snapshot whose child hangs, for the test that kills it (ForkedChildLifetimeTests).
+    // Test-only: starts a snapshot whose child hangs, for the test that kills it; runs searches beside a
+    // task on the cooperative pool (ForkedChildLifetimeTests).
     .executableTarget(
-      name: "retain-graph-fork-probe", dependencies: ["RetainGraph"], path: "Tests/ForkProbe"),
+      name: "retain-graph-fork-probe",
+      dependencies: ["RetainGraph", "RetainGraphCensus", "CRetainGraphCensus"],
+      path: "Tests/ForkProbe"),
     // Golden-file assertions shared by the test targets (not a product).
     .target(name: "RetainGraphTestSupport", path: "Tests/RetainGraphTestSupport"),
     // Test-only: a twin of GRDB's transaction-observation layout (GRDB itself needs SQLite).

@@ -8,6 +8,12 @@ import RetainGraph
 
 final class ProbeRoot {}
 
+// `pool async` / `pool blocking`: see PoolProgress.swift.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pool" {
+  await runPoolProgress(async: CommandLine.arguments[2] == "async")
+  exit(0)
+}
+
 let root = ProbeRoot()
 _ = try? ObjectGraph(
   snapshotting: root, timeout: .seconds(120), childFault: .hang(.seconds(120)),

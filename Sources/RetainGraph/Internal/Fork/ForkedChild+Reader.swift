@@ -16,6 +16,8 @@ extension ForkedChild {
       let attempt: Int
       /// Whether a stalled child is killed and reported as ``Outcome/stalled`` (not on the last try).
       let watchesForStalls: Bool
+      /// Set when the waiting task is cancelled: the child is killed.
+      let cancellation: CancellationFlag?
       /// Since when the child has slept with no progress, and its CPU time then.
       var stall: (since: ContinuousClock.Instant, cpuTicks: UInt64)?
       /// Set when the child was found stalled.
@@ -67,6 +69,7 @@ extension ForkedChild {
 
       mutating func readUntilCompleteOrExited() throws(ForkedWalkError) {
         while !isComplete {
+          if cancellation?.isSet == true { throw ForkedChild.cancelled }
           let left = deadline - .now
           guard left > .zero else { throw .timedOut(after: timeout, tries: attempt) }
           var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -152,6 +155,10 @@ extension ForkedChild {
       mutating func reap() throws(ForkedWalkError) {
         var pause: UInt32 = 20
         while try !reapIfExited() {
+          if cancellation?.isSet == true {
+            killAndReap()
+            throw ForkedChild.cancelled
+          }
           guard deadline - .now > .zero else {
             killAndReap()
             throw .timedOut(after: timeout, tries: attempt)

@@ -54,6 +54,8 @@ package enum ForkedChild {
   ///   - standardError: a descriptor the child writes its standard error to (a test that makes the
   ///     child trap keeps the runtime's message out of the test output); nil keeps this process's.
   ///   - trace: called in the parent once each child runs (for tests that check for leftovers).
+  ///   - cancellation: when set (the waiting task was cancelled), the child is killed and the call
+  ///     throws ``cancelled``.
   ///   - body: runs in the child, which has one thread: it must not wait for other threads, and
   ///     anything holding a lock at the fork (another thread's `Mutex`, the runtime's metadata
   ///     locks) stays locked there. A crash in it ends only the child. Its argument is the try,
@@ -65,16 +67,18 @@ package enum ForkedChild {
     timeout: Duration,
     standardError: Int32? = nil,
     trace: ((Trace) -> Void)? = nil,
+    cancellation: CancellationFlag? = nil,
     body: (_ attempt: Int) -> [UInt8]
   ) throws(ForkedWalkError) -> [UInt8] {
     #if canImport(Glibc) || canImport(Darwin)
       let deadline = ContinuousClock.now + timeout
       var attempt = 1
       while true {
+        if cancellation?.isSet == true { throw cancelled }
         let isLast = attempt == tries
         switch try runOnce(
           attempt: attempt, deadline: deadline, timeout: timeout, replaceIfStalled: !isLast,
-          standardError: standardError, trace: trace, body: body)
+          standardError: standardError, trace: trace, cancellation: cancellation, body: body)
         {
         case .bytes(let bytes):
           return bytes
@@ -90,15 +94,23 @@ package enum ForkedChild {
     #endif
   }
 
-  /// ``run(timeout:standardError:trace:body:)`` for a body that does not need its try number.
+  /// ``run(timeout:standardError:trace:cancellation:body:)`` for a body that does not need its try
+  /// number.
   package static func run(
     timeout: Duration,
     standardError: Int32? = nil,
     trace: ((Trace) -> Void)? = nil,
+    cancellation: CancellationFlag? = nil,
     body: () -> [UInt8]
   ) throws(ForkedWalkError) -> [UInt8] {
-    try run(timeout: timeout, standardError: standardError, trace: trace) { _ in body() }
+    try run(timeout: timeout, standardError: standardError, trace: trace, cancellation: cancellation) { _ in
+      body()
+    }
   }
+
+  /// What a call throws when its waiting task was cancelled (the child was killed): the `async`
+  /// callers turn it into a `CancellationError`; a synchronous call is never cancelled.
+  package static let cancelled = ForkedWalkError.systemCallFailed("cancelled", errno: ECANCELED)
 
   /// How one child ended, when it was not an error to throw at once.
   enum Outcome {
@@ -119,6 +131,7 @@ package enum ForkedChild {
       replaceIfStalled: Bool,
       standardError: Int32?,
       trace: ((Trace) -> Void)?,
+      cancellation: CancellationFlag?,
       body: (_ attempt: Int) -> [UInt8]
     ) throws(ForkedWalkError) -> Outcome {
       let (readEnd, writeEnd) = try makePipe()
@@ -138,7 +151,7 @@ package enum ForkedChild {
       trace?(Trace(pid: pid, pipeInode: inode(of: readEnd), attempt: attempt))
       var reader = Reader(
         pid: pid, fd: readEnd, deadline: deadline, timeout: timeout, attempt: attempt,
-        watchesForStalls: replaceIfStalled)
+        watchesForStalls: replaceIfStalled, cancellation: cancellation)
       return try reader.receive()
     }
 
