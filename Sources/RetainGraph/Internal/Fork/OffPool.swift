@@ -33,14 +33,29 @@ package enum OffPool {
   /// - Returns: what `work` returned.
   package static func run<T: Sendable>(_ work: @escaping @Sendable (CancellationFlag) -> T) async -> T {
     let flag = CancellationFlag()
+    let pending = Pending(work)
     return await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-        let thread = Thread { continuation.resume(returning: work(flag)) }
+        let thread = Thread { continuation.resume(returning: pending.run(flag)) }
         thread.name = "RetainGraph off-pool work"
         thread.start()
       }
     } onCancel: {
       flag.set()
+    }
+  }
+
+  /// The work, dropped before its result is handed back: what it captured (the caller's objects)
+  /// must not outlive the call while the thread winds down.
+  private final class Pending<T>: @unchecked Sendable {
+    private var work: (@Sendable (CancellationFlag) -> T)?
+
+    init(_ work: @escaping @Sendable (CancellationFlag) -> T) { self.work = work }
+
+    func run(_ flag: CancellationFlag) -> T {
+      guard let work else { preconditionFailure("off-pool work run twice") }
+      self.work = nil
+      return work(flag)
     }
   }
 }
