@@ -230,7 +230,7 @@ struct Walker {
     }
     let slot = recorder.slot(for: T.self)
     let plan = slot.plan
-    if !options.ignoredTypeIDs.isEmpty, isIgnored(T.self) { return }
+    if options.ignoresTypes, isIgnored(T.self) { return }
     if plan.isCustom, Metadata.kind(of: T.self) != .class {
       if let custom = value as? any GraphReflectable { walkCustomValue(custom, label: label, nesting: 0) }
       return
@@ -334,7 +334,10 @@ struct Walker {
     var result = false
     var candidate: (any Any.Type)? = type
     while let checked = candidate {
-      if options.ignoredTypeIDs.contains(TypeID(checked)) {
+      if options.ignoredTypeIDs.contains(TypeID(checked))
+        || (!options.ignoredNamePatterns.isEmpty
+          && options.ignoredNamePatterns.contains { $0.matches(qualifiedName: TypeNames.qualified(checked)) })
+      {
         result = true
         break
       }
