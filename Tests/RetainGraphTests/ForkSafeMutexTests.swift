@@ -34,7 +34,9 @@ import Testing
   /// Runs `holder` on a thread and a forked walk on another; both must end within 90 seconds (a
   /// deadlock never ends). `holder` takes `busy` and calls the function it is given, which returns
   /// once the fork's handler found `busy` held and waits for it: the two always overlap (no
-  /// ordering by sleeps, which a loaded machine does not keep). It returns after 30 s at most.
+  /// ordering by sleeps, which a loaded machine does not keep). It returns after 85 s at most: the
+  /// fork may start late on a loaded machine (30 s were not enough once in a whole-suite run), but
+  /// never without the overlap.
   private func expectForkCompletes(
     beside busy: ForkSafeMutex<Int>, _ holder: @escaping @Sendable (_ forkWaits: () -> Void) -> Void
   ) async throws {
@@ -53,7 +55,7 @@ import Testing
     Thread {
       holder {
         holding.signal()
-        sawOverlap.set(.success(overlapped.wait(timeout: .now() + 30) == .success ? 1 : 0))
+        sawOverlap.set(.success(overlapped.wait(timeout: .now() + 85) == .success ? 1 : 0))
       }
       done.leave()
     }.start()
