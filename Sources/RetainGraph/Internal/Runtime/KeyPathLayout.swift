@@ -128,6 +128,16 @@ enum KeyPathLayout {
     return contents
   }
 
+  /// The aligned words of `argument`'s value (its size from its type's value witnesses, the
+  /// words of the key path object that holds it).
+  static func words(of argument: Argument) -> [UInt] {
+    let size = Metadata.size(of: argument.type)
+    guard UInt(bitPattern: argument.address) % 8 == 0 else { return [] }
+    return stride(from: 0, to: size - 7, by: 8).map {
+      argument.address.load(fromByteOffset: $0, as: UInt.self)
+    }
+  }
+
   struct Unread: Error {
     var text: String
   }
