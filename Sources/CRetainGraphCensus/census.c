@@ -116,9 +116,14 @@ static _Atomic(Slot *) *get_directory(void) {
   return (_Atomic(Slot *) *)fresh;
 }
 
+// Whether this thread holds the lock (an allocation it makes meanwhile must not wait for it).
+static _Thread_local bool holds_lock;
+
 static bool try_lock(void) {
   int expected = 0;
-  return atomic_compare_exchange_strong(&census_lock, &expected, 1);
+  bool taken = atomic_compare_exchange_strong(&census_lock, &expected, 1);
+  if (taken) holds_lock = true;
+  return taken;
 }
 
 // Set while a forking thread holds the lock (from its fork handler until the fork is done): an
@@ -143,7 +148,10 @@ void rgc_lock(void) {
   }
 }
 
-void rgc_unlock(void) { atomic_store_explicit(&census_lock, 0, memory_order_release); }
+void rgc_unlock(void) {
+  holds_lock = false;
+  atomic_store_explicit(&census_lock, 0, memory_order_release);
+}
 
 // Chunks the sweep freed, zeroed again and kept for the next chunks (under the lock): the table's
 // memory is reused while still in cache instead of fresh pages from malloc.
@@ -460,6 +468,7 @@ static bool grown(uint64_t factor, uint64_t minimum) {
 // locks this thread holds) makes it give up instead.
 static __attribute__((noinline)) void sweep_if_grown(void) {
   if (!grown(2, 1)) return;
+  if (holds_lock) return;  // an allocation made while this thread holds the lock
   if (!try_lock()) {
     if (!grown(BEHIND_FACTOR, BEHIND_MINIMUM)) return;
     while (!try_lock()) {

@@ -20,18 +20,27 @@ extension CensusTests {
   /// The census's `async` forms (issue 29, item 6): the searches wait off the cooperative pool, and
   /// the rootless growth check takes a scenario that awaits.
   @Suite(.heapCensus) struct AsyncForms {
+    /// In a census turn of its own: a rootless check of a parallel test keeps the newest instance of
+    /// every type allocated in its runs (this presenter too) until its own turn ends.
     @Test func asyncSearchesNameTheHolderTheRuntimeKeeps() async throws {
-      asyncCensusHolders = [CensusPresenter()]
-      weak let probe = asyncCensusHolders[0]
-      let inProcess = await HeapCensus.searchRetainers(of: try #require(probe))
-      let isolated = try await HeapCensus.searchRetainers(isolating: try #require(probe))
-      #expect(inProcess.holderPath == "asyncCensusHolders[0]")
-      #expect(isolated.holderPath == "asyncCensusHolders[0]")
-      asyncCensusHolders = []
-      #expect(probe == nil)
+      try await CensusCheckTurns.shared.exclusively {
+        asyncCensusHolders = [CensusPresenter()]
+        weak let probe = asyncCensusHolders[0]
+        let inProcess = await HeapCensus.searchRetainers(of: try #require(probe))
+        let isolated = try await HeapCensus.searchRetainers(isolating: try #require(probe))
+        #expect(inProcess.holderPath == "asyncCensusHolders[0]")
+        #expect(isolated.holderPath == "asyncCensusHolders[0]")
+        asyncCensusHolders = []
+        #expect(probe == nil)
+      }
     }
 
     @Test func anAwaitingScenarioThatLeaksIsCaught() async throws {
+      try await CensusCheckTurns.shared.exclusively { try await leakingScenarioIsCaught() }
+    }
+
+    /// In a census turn (see above): the check below shares it.
+    private func leakingScenarioIsCaught() async throws {
       defer { asyncCensusLog.items.removeAll() }
       let failure = try #require(
         await verifyNoGrowth(iterations: 5) {

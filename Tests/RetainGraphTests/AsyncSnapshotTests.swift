@@ -35,8 +35,9 @@ struct AsyncSnapshotTests {
         of: root, timeout: .seconds(120), childFault: .hang(.seconds(60)),
         trace: { trace in children.withLock { $0.append(trace.pid) } })
     }
-    // The last try's child is not replaced when it stalls: wait for it, then cancel.
-    let deadline = ContinuousClock.now + .seconds(60)
+    // The last try's child is not replaced when it stalls: wait for it, then cancel. The task may
+    // start late in a loaded parallel run (the pool is shared with every test): a generous bound.
+    let deadline = ContinuousClock.now + .seconds(600)
     while children.withLock({ $0.count }) < ForkedChild.tries, ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(20))
     }

@@ -49,13 +49,19 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
         counts[metadata, default: (0, record.object)].count += 1
         counts[metadata]?.newest = record.object
       }
-      for (metadata, entry) in counts where CensusRuntime.isClass(metadata: metadata) {
+      for (metadata, entry) in counts
+      where CensusRuntime.isClass(metadata: metadata) || CensusRuntime.isClosureContext(metadata: metadata) {
         newest[metadata] = CensusRuntime.object(at: entry.newest)
       }
     }
     var result: [String: (count: Int, newest: AnyObject?)] = [:]
     for (metadata, entry) in counts {
-      let name = CensusRuntime.typeName(metadata: metadata)
+      // Each closure's contexts have metadata of their own: counted apart, so that a growing
+      // closure is told from the others (its function is named once it fails).
+      let name =
+        CensusRuntime.isClosureContext(metadata: metadata)
+        ? "\(Self.closureContextPrefix)\(UInt(bitPattern: metadata)))"
+        : CensusRuntime.typeName(metadata: metadata)
       result[name, default: (0, nil)].count += entry.count
       if let object = newest[metadata] { result[name]?.newest = object }
     }
@@ -65,6 +71,9 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   func liveObjects<T>(of type: T.Type) -> [AnyObject] {
     HeapCensus.liveObjects(of: type).map { $0 as AnyObject }
   }
+
+  /// How ``liveCounts(allocatedIn:)`` names closure contexts: this, their metadata's address, `)`.
+  static let closureContextPrefix = CensusRegistration.closureContextPrefix
 
   /// What the forked holder search does instead of searching: tests reach its failure paths with it.
   private let searchFault = Mutex<ObjectGraph.ForkedChildFault?>(nil)
@@ -140,6 +149,7 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   /// A failure message's holder search, from the retainer report.
   private static func search(from report: RetainerReport) -> CensusHolderSearch {
     var search = CensusHolderSearch(holderPath: report.holderPath)
+    search.targetName = report.typeName
     if let frames = report.allocationBacktrace, let first = frames.first {
       search.allocation = "allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))"
     }

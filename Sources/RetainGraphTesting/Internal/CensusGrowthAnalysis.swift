@@ -43,6 +43,8 @@ struct CensusGrowthAnalysis {
   struct Finding {
     var lines: [String]
     var newest: AnyObject?
+    /// Whether its instances are one closure's contexts: its line names the closure's function.
+    var isClosureContext = false
   }
 
   /// The types that grew in every judged run or left their allowance.
@@ -53,7 +55,13 @@ struct CensusGrowthAnalysis {
     for type in Set(generations.flatMap(\.keys)).sorted() {
       let counts = generations.map { $0[type] ?? 0 }
       let list = counts.map(String.init).joined(separator: ", ")
-      let short = type.hasPrefix("(") ? type : CensusRuntime.shortName(type)
+      // Who holds the newest instance now.
+      if newest == nil { newest = census.liveCounts(allocatedIn: windows) }
+      let instance = newest?[type]?.newest
+      // A closure's contexts are named by the closure's function once its holder search finds it.
+      let isClosureContext = type.hasPrefix(CensusRegistration.closureContextPrefix)
+      let short =
+        isClosureContext ? "(closure context)" : type.hasPrefix("(") ? type : CensusRuntime.shortName(type)
       let line: String
       if let index = allowanceOf[type] {
         let allowance = allowances[index]
@@ -66,11 +74,20 @@ struct CensusGrowthAnalysis {
       } else {
         continue
       }
-      // Who holds the newest instance now.
-      if newest == nil { newest = census.liveCounts(allocatedIn: windows) }
-      findings.append(Finding(lines: [line], newest: newest?[type]?.newest))
+      findings.append(Finding(lines: [line], newest: instance, isClosureContext: isClosureContext))
     }
     return findings
+  }
+
+  /// `closure #1 in App.Feed.reload()` → `closure #1 in Feed.reload()`: the module (the first
+  /// component of the function's qualified name) left out.
+  static func withoutModule(_ name: String) -> String {
+    let start = name.ranges(of: " in ").last?.upperBound ?? name.startIndex
+    let qualified = name[start...]
+    guard let dot = qualified.firstIndex(of: "."),
+      !qualified[..<dot].contains(where: { "(<[ ".contains($0) })
+    else { return name }
+    return String(name[..<start] + qualified[qualified.index(after: dot)...])
   }
 
   /// The failure, given the holder search of each finding's newest instance (nil when it has none).
@@ -78,7 +95,16 @@ struct CensusGrowthAnalysis {
     guard !findings.isEmpty else { return nil }
     var lines: [String] = []
     for (finding, search) in zip(findings, holders) {
-      lines += finding.lines
+      var findingLines = finding.lines
+      let unnamed = "  (closure context)"
+      if finding.isClosureContext, let name = search?.targetName, let first = findingLines.first,
+        first.hasPrefix(unnamed)
+      {
+        findingLines[0] =
+          "  (closure context of \(Self.withoutModule(name)))"
+          + first.dropFirst(unnamed.count)
+      }
+      lines += findingLines
       guard let search else { continue }
       if let path = search.holderPath {
         lines.append("    the newest instance is retained by \(path)")
