@@ -102,7 +102,10 @@ for file in $files; do
 done
 # The failure printed the command that draws its graph; it must work from here (the snippet's
 # package, whose traits leave the command line out).
-command=$(grep -m 1 -E "^ *swift run --package-path .* retain-graph render " "$work/test.log" | sed -E 's/^ +//')
+# It is the command line on the PATH, the checkout's built one, or `swift run` of the checkout
+# (GraphAttachment.commandLine): make test builds the checkout's first, so CI sees the second.
+command=$(grep -m 1 -E "^ *(swift run --package-path .* retain-graph|'?[^ ]*retain-graph'?) render .*--format svg" \
+  "$work/test.log" | sed -E 's/^ +//')
 if [ -z "$command" ]; then
   cat "$work/test.log" >&2
   echo "error: the failing check did not print the command that draws its graph" >&2
