@@ -58,6 +58,9 @@ let package = Package(
     .target(name: "RetainGraphTestSupport", path: "Tests/RetainGraphTestSupport"),
     // Test-only: a twin of GRDB's transaction-observation layout (GRDB itself needs SQLite).
     .target(name: "GRDBTwin", path: "Tests/GRDBTwin"),
+    // Test-only: twins of a Hummingbird 2 router's and the MCP SDK's handler wrapping (each wraps the
+    // closure you pass in a generic closure of its own).
+    .target(name: "RouterTwin", path: "Tests/RouterTwin"),
     .testTarget(
       name: "RetainGraphTests",
       dependencies: [
@@ -65,6 +68,7 @@ let package = Package(
         "RetainGraphTestSupport",
         "Samples",
         "GRDBTwin",
+        "RouterTwin",
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "PropertyBased", package: "swift-property-based"),
