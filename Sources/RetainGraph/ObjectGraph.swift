@@ -19,8 +19,19 @@ public struct ObjectGraph: Sendable {
   /// `unowned` references to objects that were already deinitialised.
   public let danglingReferences: [DanglingReference]
   /// Things the walk could not see into (an unrecognised closure context, an unreadable field),
-  /// each a sentence naming where.
-  public let notes: [String]
+  /// each a sentence naming where, once each: the descriptions of ``walkNotes`` but the truncation
+  /// ones (``isTruncated`` says those).
+  public var notes: [String] {
+    var seen: Set<String> = []
+    return walkNotes.filter { $0.kind != .truncated && seen.insert($0.description).inserted }.map(
+      \.description)
+  }
+  /// What the walk did not see, as values: each note's kind, the node it is about and the type not
+  /// read, with its sentence; a cut by a limit is a ``GraphNote/Kind-swift.struct/truncated`` note.
+  /// See ``isComplete`` for which of them make a verdict incomplete.
+  public let walkNotes: [GraphNote]
+  /// The modules whose code is not yours, as the graph was made with.
+  let libraries: Libraries
 
   /// Nodes and edges in compact form; ``nodes`` and ``edges`` are made from it on first use.
   let storage: GraphStorage
@@ -65,6 +76,50 @@ public struct ObjectGraph: Sendable {
     notes: [String] = [],
     libraryModules: Set<String> = GraphOptions.defaultLibraryModules
   ) throws(GraphDecodingError) {
+    let storage = try Self.validatedStorage(
+      nodes: nodes, edges: edges, root: root, danglingReferences: danglingReferences)
+    self.init(
+      storage: storage, root: root, isTruncated: isTruncated, danglingReferences: danglingReferences,
+      notes: notes.map { GraphNote(kind: .unknown, description: $0) }, libraryModules: libraryModules)
+  }
+
+  /// Creates a graph from its parts, with its notes as values, and computes its cycles.
+  /// - Parameters:
+  ///   - nodes: the nodes, node `i` at index `i`.
+  ///   - edges: the references between them.
+  ///   - root: the id of the node the graph was walked from.
+  ///   - isTruncated: whether a limit stopped the walk.
+  ///   - danglingReferences: `unowned` references to objects already deinitialized.
+  ///   - walkNotes: what the walk did not see (see ``walkNotes``).
+  ///   - libraryModules: modules whose code is not yours, for the fix plans (see
+  ///     ``GraphOptions/libraryModules``).
+  /// - Throws: ``GraphDecodingError`` when an edge or a note names an unknown node, an id is out of
+  ///   place, or the root is missing.
+  public init(
+    nodes: [Node],
+    edges: [Edge],
+    root: Node.ID = 0,
+    isTruncated: Bool = false,
+    danglingReferences: [DanglingReference] = [],
+    walkNotes: [GraphNote],
+    libraryModules: Set<String> = GraphOptions.defaultLibraryModules
+  ) throws(GraphDecodingError) {
+    let storage = try Self.validatedStorage(
+      nodes: nodes, edges: edges, root: root, danglingReferences: danglingReferences)
+    for (index, note) in walkNotes.enumerated() {
+      if let node = note.node, !nodes.indices.contains(node) {
+        throw GraphDecodingError("noteDetails[\(index)].node: \(node) is not the id of a node")
+      }
+    }
+    self.init(
+      storage: storage, root: root, isTruncated: isTruncated || walkNotes.contains { $0.kind == .truncated },
+      danglingReferences: danglingReferences, notes: walkNotes, libraryModules: libraryModules)
+  }
+
+  /// The compact storage of `nodes` and `edges`, once their ids are checked.
+  private static func validatedStorage(
+    nodes: [Node], edges: [Edge], root: Node.ID, danglingReferences: [DanglingReference]
+  ) throws(GraphDecodingError) -> GraphStorage {
     for (index, node) in nodes.enumerated() where node.id != index {
       throw GraphDecodingError(
         "nodes[\(index)]: id \(node.id) is out of place; ids must be 0..<\(nodes.count) in order")
@@ -83,9 +138,7 @@ public struct ObjectGraph: Sendable {
     guard let storage = GraphStorage(nodes: nodes, edges: edges) else {
       throw GraphDecodingError("edges: more than \(1 << 29) distinct labels")
     }
-    self.init(
-      storage: storage, root: root, isTruncated: isTruncated, danglingReferences: danglingReferences,
-      notes: notes, libraryModules: libraryModules)
+    return storage
   }
 
   init(
@@ -93,7 +146,7 @@ public struct ObjectGraph: Sendable {
     root: Node.ID,
     isTruncated: Bool,
     danglingReferences: [DanglingReference],
-    notes: [String],
+    notes: [GraphNote],
     libraryModules: Set<String> = GraphOptions.defaultLibraryModules,
     objectAddresses: ChunkedArray<UInt> = ChunkedArray()
   ) {
@@ -102,7 +155,8 @@ public struct ObjectGraph: Sendable {
     self.objectAddresses = ObjectAddresses(objectAddresses)
     self.isTruncated = isTruncated
     self.danglingReferences = danglingReferences
-    self.notes = notes
+    self.walkNotes = notes
+    self.libraries = Libraries(modules: libraryModules)
     // The analysis finds the cycles and their plans; the advice is written from them afterwards.
     let finder = CycleFinder(storage: storage, root: root, libraryModules: libraryModules)
     self.cycles = Advice.cycles(finder.cycles(), isLibrary: finder.isLibrary, in: storage)

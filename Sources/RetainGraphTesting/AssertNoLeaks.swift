@@ -108,7 +108,7 @@ private func noLeaksFailure<Root>(
   timeout: Duration, options: GraphOptions, _ make: () throws -> Root
 ) rethrows -> LeakFailure? {
   let probed = try probeGraph(make, options: options)
-  let wait = waitForRelease(probed.probes.map(\.probe), timeout: timeout, options: options)
+  let wait = waitForRelease(probed.awaitedProbes, timeout: timeout, options: options)
   return survivorsFailure(probed, wait: wait)
 }
 
@@ -117,18 +117,38 @@ private func noLeaksFailure<Root>(
   _ make: nonisolated(nonsending) () async throws -> Root
 ) async rethrows -> LeakFailure? {
   let probed = try await probeGraph(isolation: isolation, make, options: options)
-  let wait = await waitForRelease(probed.probes.map(\.probe), timeout: timeout, options: options)
+  let wait = await waitForRelease(probed.awaitedProbes, timeout: timeout, options: options)
   return survivorsFailure(probed, wait: wait)
 }
 
+/// The failure for what survived its root: objects of yours, and library objects that a cycle keeps
+/// or that keep an object of yours alive (a library's object that survives only because a holder
+/// outside the graph shares it, such as an `AsyncStream`'s storage held by its producer, is shared,
+/// not leaked). A walk a limit cut fails as incomplete even when nothing survived: what lay past
+/// the cut was never probed.
 private func survivorsFailure(_ probed: ProbedGraph, wait: ReleaseWait) -> LeakFailure? {
-  if wait == .released { return nil }
-  let survivors = probed.survivors.map(\.id)
-  guard !survivors.isEmpty else { return nil }
-  let rootName = probed.graph.nodes[probed.graph.root].shortTypeName
+  let graph = probed.graph
+  let rootName = graph.nodes[graph.root].shortTypeName
+  let alive = wait == .released ? [] : probed.survivors.map(\.id)
+  let report = SurvivorReport(graph: graph, survivors: alive, holders: probed.censusHolders)
+  let (leaked, shared) = report.leakedAndShared()
+  let graphs = [("retain-graph-\(rootName)", graph)]
+  guard !leaked.isEmpty else {
+    guard graph.isTruncated, let incomplete = graph.incompleteness(graph.notes(about: []), mayMiss: "a leak")
+    else { return nil }
+    return LeakFailure(
+      message: (incomplete.lines + [
+        incomplete.howToSee, "", "In what it saw: every object probed was released",
+      ])
+      .joined(separator: "\n"),
+      graphs: graphs)
+  }
+  var finished = report
+  finished.survivors = leaked
+  finished.shared = shared
   return LeakFailure(
-    message: SurvivorReport(graph: probed.graph, survivors: survivors, holders: probed.censusHolders).text(
-      headline: "\(Explanation.count(survivors.count, "object")) reachable from \(rootName) "
-        + "\(wait.stillAlive(survivors.count == 1 ? "is" : "are", after: "\(rootName) was released")):"),
-    graphs: [("retain-graph-\(rootName)", probed.graph)])
+    message: finished.text(
+      headline: "\(Explanation.count(leaked.count, "object")) reachable from \(rootName) "
+        + "\(wait.stillAlive(leaked.count == 1 ? "is" : "are", after: "\(rootName) was released")):"),
+    graphs: graphs)
 }

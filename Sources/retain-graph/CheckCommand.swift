@@ -7,10 +7,13 @@
   struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "check",
-      abstract: "Print a snapshot's leak trace; exit 1 when it has a retain cycle.",
+      abstract: "Print a snapshot's leak trace; exit 1 when it has a retain cycle, 3 when it is incomplete.",
       discussion: """
-        Exit status: 0 when the snapshot has no strong retain cycle, 1 when it has one, 2 when the file \
-        is missing or is not a valid snapshot, or the report cannot be written. Meant for CI.
+        Exit status: 0 when the snapshot has no strong retain cycle and its walk saw everything, 1 when \
+        it has a retain cycle, 2 when the file is missing or is not a valid snapshot, or the report \
+        cannot be written, 3 when it has no retain cycle in what its walk saw but the walk was \
+        incomplete (a limit cut it, or a part of your objects was not read: the notes say what and \
+        how to see it). Notes in a library's own storage do not make it incomplete. Meant for CI.
 
         A long trace is shortened to its first and last references and a count (--max-hops, \
         default \(ReportOptions.defaultMaxHops)); at most \(ReportOptions.defaultMaxCycles) cycles are \
@@ -28,8 +31,13 @@
 
     func run() throws {
       let graph = try readSnapshot(at: snapshot)
-      try StandardStreams.printOutput(report.text(of: graph))
+      var text = report.text(of: graph)
+      if let incomplete = graph.incompleteness(graph.walkNotes, mayMiss: "a retain cycle") {
+        text += "\n\n" + incomplete.howToSee
+      }
+      try StandardStreams.printOutput(text)
       if !graph.cycles.isEmpty { throw ExitCode(1) }
+      if !graph.isComplete { throw ExitCode(3) }
     }
   }
 #endif

@@ -45,6 +45,28 @@ import Testing
     assertGolden(page.text(svg: Self.placeholderSVG), named: "coordinator-parent", pathExtension: "html")
   }
 
+  /// A graph whose walk did not read a part of the user's object and a library's closure context:
+  /// the page says what was not seen (the library's short) and how to see it.
+  @Test func notedPageMatchesItsGolden() throws {
+    let graph = try ObjectGraph(
+      nodes: [
+        Node(id: 0, typeName: "App.Slots", kind: .object),
+        Node(id: 1, typeName: "closure #1 in Logging.Logger.init(label:)", kind: .closure),
+      ],
+      edges: [Edge(from: 0, to: 1, label: "log", ownership: .strong)],
+      walkNotes: [
+        GraphNote(
+          kind: .unreadElements, node: 0, typeName: "App.Slots",
+          description: "App.Slots: the elements a ManagedBuffer stores after its header are not walked"),
+        GraphNote(
+          kind: .unrecognisedClosure, node: 1, typeName: "closure #1 in Logging.Logger.init(label:)",
+          description: "closure #1 in Logging.Logger.init(label:): closure context layout not recognised"),
+      ])
+    let page = try HTMLPage(graph: graph, style: DOTStyle(), marks: [], limits: ReportLimits())
+    assertGolden(page.text(svg: Self.placeholderSVG), named: "noted", pathExtension: "html")
+    assertGolden(graph.dot(), named: "noted", pathExtension: "dot")
+  }
+
   /// The page with Graphviz's real drawing: the SVG inline (without its XML declaration), every
   /// node's `<title>n<id></title>` there for the script, nothing that loads from elsewhere.
   @Test func pageInlinesGraphvizsSVG() throws {

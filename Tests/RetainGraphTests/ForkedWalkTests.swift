@@ -383,7 +383,7 @@ struct ForkedWalkTests {
   @Test func malformedMessagesNameWhatAndWhere() throws {
     var bytes = GraphTransfer.encode(try Self.smallGraph())
     bytes[4] = 9
-    #expect(throws: ForkedWalkError.malformedData("version 9 is not 2 (at byte 4 of \(bytes.count))")) {
+    #expect(throws: ForkedWalkError.malformedData("version 9 is not 3 (at byte 4 of \(bytes.count))")) {
       try GraphTransfer.decode(bytes)
     }
     #expect(
@@ -411,7 +411,12 @@ struct ForkedWalkTests {
       ],
       isTruncated: true,
       danglingReferences: [DanglingReference(holder: 1, label: "owner")],
-      notes: ["App.Model: closure context layout not recognised"])
+      walkNotes: [
+        GraphNote(
+          kind: .unrecognisedClosure, node: 2, typeName: "closure #1 in App.Model.init()",
+          description: "App.Model: closure context layout not recognised"),
+        GraphNote(kind: .truncated, node: 1, typeName: "App.Model", description: "the walk stopped"),
+      ])
   }
 }
 
@@ -428,6 +433,7 @@ func expectSameGraph(
   #expect(
     actual.danglingReferences == expected.danglingReferences, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.notes == expected.notes, "\(context)", sourceLocation: sourceLocation)
+  #expect(actual.walkNotes == expected.walkNotes, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.cycles == expected.cycles, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.report() == expected.report(), "\(context)", sourceLocation: sourceLocation)
 }

@@ -101,10 +101,17 @@ package struct HTMLPage {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  /// The report within the limits, or the summary when there is nothing to report.
+  /// The report within the limits, or the summary when there is nothing to report (with the notes
+  /// in a library's own storage), and how to see what the walk did not.
   private func reportText() -> String {
     let report = graph.report(limits: limits)
-    return report.isEmpty ? graph.summary() : report
+    var text = report.isEmpty ? graph.summary() : report
+    let library = graph.libraryNoteLines(graph.walkNotes)
+    if report.isEmpty && !library.isEmpty { text += "\n\n" + library.joined(separator: "\n") }
+    if let incomplete = graph.incompleteness(graph.walkNotes, mayMiss: "a retain cycle") {
+      text += "\n\n" + incomplete.howToSee
+    }
+    return text
   }
 
   /// A button that selects `node`: shows the path to it and, when it is drawn, highlights it.

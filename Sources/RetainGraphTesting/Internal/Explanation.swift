@@ -14,7 +14,10 @@ enum Explanation {
       return ("Why: a retain cycle keeps \(name) alive.\n\(report)", graph)
     }
     var text =
-      "Why: no retain cycle keeps \(name) alive, so it is retained from outside its graph: \(outsideHolders)."
+      graph.isComplete
+      ? "Why: no retain cycle keeps \(name) alive, so it is retained from outside its graph: \(outsideHolders)."
+      : "Why: no retain cycle the walk saw keeps \(name) alive: it is retained from outside its graph "
+        + "(\(outsideHolders)), or through what the walk did not read (below)."
     if let census = CensusRegistration.running {
       let search = census.holders(of: object)
       if let holder = search.holderPath {

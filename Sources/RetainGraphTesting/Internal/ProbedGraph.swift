@@ -7,6 +7,14 @@ struct ProbedGraph {
 
   var survivors: [(id: Node.ID, probe: WeakProbe)] { probes.filter { $0.probe.isAlive } }
 
+  /// The probes a wait for the release waits on: the objects of yours (a library's object that a
+  /// holder outside the graph shares never goes, and is not waited for), or every probe when the
+  /// graph has none of yours.
+  var awaitedProbes: [WeakProbe] {
+    let own = probes.filter { !graph.isLibraryNode($0.id) }.map(\.probe)
+    return own.isEmpty ? probes.map(\.probe) : own
+  }
+
   /// With the heap census running: who retains a surviving node's object
   /// (`Registry.shared.presenters[0]`), or why the census could not tell; nil without the census.
   func censusHolders(_ id: Node.ID) -> CensusHolderSearch? {

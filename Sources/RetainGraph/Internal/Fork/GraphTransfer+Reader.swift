@@ -201,7 +201,22 @@ extension GraphTransfer {
         let holder = try index("dangling[\(reference)].holder", below: nodeCount)
         dangling.append(DanglingReference(holder: holder, label: try string("dangling[\(reference)].label")))
       }
-      let notes = try strings("notes")
+      let noteCount = try count("notes", minimumSize: 16)
+      var notes: [GraphNote] = []
+      for note in 0..<noteCount {
+        let kind = try string("notes[\(note)].kind")
+        let type = try string("notes[\(note)].type")
+        let description = try string("notes[\(note)].description")
+        let nodeStart = offset
+        let node = try u32("notes[\(note)].node")
+        guard node == GraphTransfer.noIndex || Int(node) < nodeCount else {
+          throw malformed("notes[\(note)].node: \(node) is not below \(nodeCount)", at: nodeStart)
+        }
+        notes.append(
+          GraphNote(
+            kind: GraphNote.Kind(rawValue: kind), node: node == GraphTransfer.noIndex ? nil : Int(node),
+            typeName: type, description: description))
+      }
       try expect(GraphTransfer.endMarker, "the end marker DONE")
       guard left == 0 else { throw malformed("\(left) bytes follow the end marker") }
 

@@ -14,7 +14,8 @@
 /// u32 edge count, then per edge: u32 from, u32 to, u32 (label << 2 | ownership), u32 element index
 ///   (0xFFFF_FFFF for none)
 /// u32 count, then dangling references (u32 holder, string label)
-/// u32 count, then notes                 "DONE"
+/// u32 count, then notes, each: strings kind, type, description, then u32 node (0xFFFF_FFFF for none)
+/// "DONE"
 /// ```
 /// The reader checks every count against the bytes left before allocating, every index against
 /// its table and every string for valid UTF-8: a malformed stream is a ``ForkedWalkError``, never
@@ -22,7 +23,7 @@
 package enum GraphTransfer {
   static let magic: [UInt8] = Array("RGTX".utf8)
   static let endMarker: [UInt8] = Array("DONE".utf8)
-  static let version: UInt32 = 2
+  static let version: UInt32 = 3
   static let noIndex: UInt32 = 0xFFFF_FFFF
 
   /// The graph in transfer form.
@@ -33,7 +34,10 @@ package enum GraphTransfer {
       magic.count + 4 + 4 + 1 + size(of: storage.typeNames)
       + storage.labels.reduce(4) { $0 + $1.transferSize }
       + 4 + storage.nodeCount * 13 + 4 + storage.edges.count * 16
-      + graph.danglingReferences.reduce(4) { $0 + 8 + $1.label.utf8.count } + size(of: graph.notes)
+      + graph.danglingReferences.reduce(4) { $0 + 8 + $1.label.utf8.count }
+      + graph.walkNotes.reduce(4) {
+        $0 + 16 + $1.kind.rawValue.utf8.count + $1.typeName.utf8.count + $1.description.utf8.count
+      }
       + endMarker.count
     // Written in place: the child of a million-object walk sends tens of megabytes.
     return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
@@ -63,7 +67,13 @@ package enum GraphTransfer {
         writer.append(UInt32(dangling.holder))
         writer.append(string: dangling.label)
       }
-      writer.append(strings: graph.notes)
+      writer.append(UInt32(graph.walkNotes.count))
+      for note in graph.walkNotes {
+        writer.append(string: note.kind.rawValue)
+        writer.append(string: note.typeName)
+        writer.append(string: note.description)
+        writer.append(note.node.map { UInt32($0) } ?? noIndex)
+      }
       writer.append(endMarker)
       precondition(writer.offset == size, "transfer size miscounted")
       initialized = size

@@ -101,6 +101,7 @@ struct DOTWriter {
       lines.append("  \"n\(id)\" -> \"more\(id)\" [style=dashed, color=\"#999999\"];")
     }
 
+    lines += noteStatements()
     if style.showsDanglingReferences {
       for (index, dangling) in graph.danglingReferences.enumerated() where shown[dangling.holder] {
         lines.append(
@@ -141,10 +142,38 @@ struct DOTWriter {
     case 1: title = "\(root): 1 retain cycle"
     default: title = "\(root): \(graph.cycles.count) retain cycles"
     }
-    if graph.isTruncated { title += " (partial graph: a limit stopped the walk)" }
+    if graph.isTruncated {
+      title += " (partial graph: a limit stopped the walk)"
+    } else if !graph.isComplete {
+      title += " (incomplete: parts not read, see the note)"
+    }
     let hidden = shown.count - shown.filter { $0 }.count
     if hidden > 0 { title += "\n\(hidden) of \(shown.count) nodes not drawn" }
     return title
+  }
+
+  /// A note box with what the walk did not see (each note of yours, once each, and one short line
+  /// per library), tied with a dotted line to the first drawn node it is about.
+  private func noteStatements() -> [String] {
+    var seen: Set<String> = []
+    let own = graph.walkNotes.filter {
+      !graph.isLibraryNote($0) && seen.insert($0.description).inserted
+    }
+    let library = graph.libraryNoteLines(graph.walkNotes).map { String($0.dropFirst("note: ".count)) }
+    guard !own.isEmpty || !library.isEmpty else { return [] }
+    let shownNotes = own.prefix(5).map { "not seen: " + $0.description }
+    let more = own.count > 5 ? ["+\(own.count - 5) more notes"] : []
+    let text = (shownNotes + more + library).map { DOTText.wrapped($0) }.joined(separator: "\n")
+    var lines = [
+      "  \"notes\" [label=\(DOTText.quoted(text)), shape=note, style=filled, fillcolor=\"#fff8e1\", "
+        + "color=\"#b58900\", fontcolor=\"#5c4400\"];"
+    ]
+    for note in own {
+      if let node = note.node, node < shown.count, shown[node] {
+        lines.append("  \"n\(node)\" -> \"notes\" [style=dotted, color=\"#b58900\", arrowhead=none];")
+      }
+    }
+    return lines
   }
 
   /// A node's label: its short (or qualified) type name, a closure by the name the fix lines and

@@ -73,9 +73,10 @@ extension JSONDocument {
     for (index, dangling) in danglingReferences.enumerated() where !(0..<count).contains(dangling.holder) {
       throw GraphDecodingError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
     }
+    let notes = try noteValues(notes: noteTexts, nodeCount: count)
     let storage = try storage(nodes: nodeRecords, slots: slots, edges: edgeRecords, version: version)
     return JSONReader.Parts(
-      root: root, truncated: truncated, storage: storage, dangling: danglingReferences, notes: noteTexts)
+      root: root, truncated: truncated, storage: storage, dangling: danglingReferences, notes: notes)
   }
 
   /// The graph's storage, as `GraphStorage(nodes:edges:)` makes it: type names interned in id order,

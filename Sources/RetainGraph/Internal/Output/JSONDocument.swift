@@ -53,6 +53,7 @@ struct JSONDocument {
   var edges = JSONField<EdgeRecords>.missing
   var dangling = JSONField<DanglingRecords>.missing
   var notes = JSONField<NoteRecords>.missing
+  var noteDetails = JSONField<NoteDetailRecords>.missing
 
   struct NodeRecords {
     var count = 0
@@ -120,13 +121,17 @@ struct JSONDocument {
           records.error = "notes[\(index)]: expected a string, found \(describe(at: offset, in: scanner))"
         }
       }
+    } else if key.equals("noteDetails") {
+      noteDetails = try array(&scanner, optional: true) { records, scanner, index throws(JSONSyntaxError) in
+        try readNoteDetail(index, into: &records, &scanner)
+      }
     } else {
       try scanner.skipValue()
     }
   }
 
   /// A top-level field of another type described now: its text may be gone when it is validated.
-  private func settled<Value>(_ field: JSONField<Value>, _ scanner: JSONScanner) -> JSONField<Value> {
+  func settled<Value>(_ field: JSONField<Value>, _ scanner: JSONScanner) -> JSONField<Value> {
     guard case .wrongType(let offset) = field else { return field }
     return .described(describe(at: offset, in: scanner))
   }

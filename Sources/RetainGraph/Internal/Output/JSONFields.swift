@@ -9,6 +9,7 @@ extension JSONDocument.NodeRecords: JSONRecords {}
 extension JSONDocument.EdgeRecords: JSONRecords {}
 extension JSONDocument.DanglingRecords: JSONRecords {}
 extension JSONDocument.NoteRecords: JSONRecords {}
+extension JSONDocument.NoteDetailRecords: JSONRecords {}
 
 extension JSONField {
   func map<Other>(_ transform: (Value) -> Other) -> JSONField<Other> {

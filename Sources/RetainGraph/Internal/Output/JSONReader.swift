@@ -31,14 +31,14 @@ enum JSONFormat {
 /// the graph's compact storage, and validates it by hand, so that every problem is reported with its
 /// place. Problems are found in the order a reader of a parsed tree would find them, whatever the
 /// order of the keys in the text: the syntax anywhere first, then `format`, `version`, `root`,
-/// `truncated`, `nodes`, `edges`, `dangling`, `notes`, then where ids lead.
+/// `truncated`, `nodes`, `edges`, `dangling`, `notes`, then where ids lead, then `noteDetails`.
 struct JSONReader {
   struct Parts {
     var root: Int
     var truncated: Bool
     var storage: GraphStorage
     var dangling: [DanglingReference]
-    var notes: [String]
+    var notes: [GraphNote]
   }
 
   let data: Data

@@ -50,6 +50,21 @@ extension JSONWriter {
       json.endObject()
     }
     json.endArray()
+    // The notes as values, when they say more than the sentences in `notes`.
+    if graph.walkNotes.contains(where: { $0.kind != .unknown || $0.node != nil || !$0.typeName.isEmpty }) {
+      json.key("noteDetails")
+      json.beginArray()
+      for note in graph.walkNotes {
+        json.element()
+        json.beginObject()
+        json.member("description", note.description)
+        json.member("kind", note.kind.rawValue)
+        if let node = note.node { json.member("node", node) }
+        json.member("type", note.typeName)
+        json.endObject()
+      }
+      json.endArray()
+    }
     if !graph.notes.isEmpty {
       json.key("notes")
       json.beginArray()

@@ -5,12 +5,16 @@ struct ReportWriter {
   let limits: ReportLimits
 
   func text() -> String {
-    guard !graph.cycles.isEmpty || !graph.danglingReferences.isEmpty || graph.isTruncated else { return "" }
+    let isComplete = graph.isComplete
+    guard !graph.cycles.isEmpty || !graph.danglingReferences.isEmpty || !isComplete else { return "" }
     var lines: [String] = []
     if graph.isTruncated {
       lines.append(
         "warning: a limit stopped the walk at \(graph.nodeCount) node\(graph.nodeCount == 1 ? "" : "s"); this graph is partial and may miss cycles"
       )
+    } else if !isComplete {
+      lines.append(
+        "warning: the walk could not read part of your objects (notes below); this graph may miss cycles")
     }
     lines.append(summary())
     for (index, cycle) in graph.cycles.enumerated().prefix(limits.maxCycles ?? graph.cycles.count) {
@@ -48,11 +52,22 @@ struct ReportWriter {
             + "object that was already deinitialized; reading it will crash")
       }
     }
-    if !graph.notes.isEmpty {
+    let notes = noteLines()
+    if !notes.isEmpty {
       lines.append("")
-      lines += graph.notes.map { "note: \($0)" }
+      lines += notes
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// `note: …` for each note of the user's objects, once each, then one short line per library
+  /// for the notes in its own storage.
+  private func noteLines() -> [String] {
+    var seen: Set<String> = []
+    let own = graph.walkNotes.filter {
+      $0.kind != .truncated && !graph.isLibraryNote($0) && seen.insert($0.description).inserted
+    }
+    return own.map { "note: \($0.description)" } + graph.libraryNoteLines(graph.walkNotes)
   }
 
   /// How many edits a cycle's plan is: one per break, and one per reference not described (a

@@ -22,7 +22,7 @@ struct WalkResult {
   var storage: GraphStorage
   var isTruncated: Bool
   var danglingReferences: [DanglingReference]
-  var notes: [String]
+  var notes: [GraphNote]
   /// `objects[id]` is node `id`'s object (nil for a value root and for closure contexts); empty
   /// unless the walk kept them.
   var objects: [AnyObject?]

@@ -39,6 +39,8 @@ final class TypePlan: @unchecked Sendable {
   /// What the walk cannot see in values of this type, as a sentence naming the type: recorded once
   /// per walk when such a value is met.
   let note: String?
+  /// The kind of ``note``.
+  let noteKind: GraphNote.Kind
   /// The fields of an `.object` or `.fields` shape (empty for the others), and what the fast paths
   /// need of each, in the same order: read per field with no reference counting. The kinds are
   /// memory of the plan's own (freed with it), so that passing them costs no reference counting
@@ -46,11 +48,15 @@ final class TypePlan: @unchecked Sendable {
   let fields: [FieldPlan]
   let fieldKinds: UnsafeBufferPointer<FieldKind>
 
-  init(shape: Shape, isCustom: Bool, typeName: String, note: String? = nil) {
+  init(
+    shape: Shape, isCustom: Bool, typeName: String, note: String? = nil,
+    noteKind: GraphNote.Kind = .unreadValue
+  ) {
     self.shape = shape
     self.isCustom = isCustom
     self.typeName = typeName
     self.note = note
+    self.noteKind = noteKind
     switch shape {
     case .object(let fields), .fields(let fields): self.fields = fields
     default: fields = []
@@ -187,8 +193,8 @@ enum TypePlans {
   private static func compute(_ type: any Any.Type, inProgress: inout Set<ObjectIdentifier>) -> TypePlan {
     let name = TypeNames.qualified(type)
     let isCustom = type is any GraphReflectable.Type
-    func make(_ shape: TypePlan.Shape, note: String? = nil) -> TypePlan {
-      TypePlan(shape: shape, isCustom: isCustom, typeName: name, note: note)
+    func make(_ shape: TypePlan.Shape, note: String? = nil, kind: GraphNote.Kind = .unreadValue) -> TypePlan {
+      TypePlan(shape: shape, isCustom: isCustom, typeName: name, note: note, noteKind: kind)
     }
     let kind = Metadata.kind(of: type)
     if kind == .class {
@@ -201,12 +207,13 @@ enum TypePlans {
       }
       let fields = FieldLayout.storedFields(of: type) ?? []
       var note: String?
-      if let element = Metadata.managedBufferElement(of: type), !Metadata.isPOD(element) {
+      if !isCustom, let element = Metadata.managedBufferElement(of: type), !Metadata.isPOD(element) {
         note =
           "\(name): the elements a ManagedBuffer stores after its header are not walked (conform it to "
           + "GraphReflectable to show them)"
       }
-      return make(.object(fields: fieldPlans(fields, inProgress: &inProgress)), note: note)
+      return make(
+        .object(fields: fieldPlans(fields, inProgress: &inProgress)), note: note, kind: .unreadElements)
     }
     if isCustom { return make(.mirror) }
     switch kind {

@@ -35,7 +35,8 @@ extension Walker {
   /// Follows the captures of the closure context at `context` (the current node).
   mutating func expandClosure(context: UnsafeRawPointer) {
     guard let captures = ClosureLayout.captures(ofContext: context) else {
-      notes.append(
+      note(
+        .unrecognisedClosure, type: recorder.typeName(of: current),
         "\(recorder.typeName(of: current)): closure context layout not recognised; its captures are not shown"
       )
       return

@@ -39,6 +39,7 @@ extension Walker {
       for handler in handlers {
         guard let function = BlockLayout.swiftClosure(ofBlock: handler.block) else {
           note(
+            .unreadBlock, type: recorder.typeName(of: current),
             "\(recorder.typeName(of: current)): a \(handler.role) block not made from a Swift closure was not read; what it holds is not shown"
           )
           continue

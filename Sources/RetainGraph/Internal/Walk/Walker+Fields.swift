@@ -87,6 +87,7 @@ extension Walker {
           guard let function = BlockLayout.swiftClosure(ofBlock: block) else {
             record(
               .note(
+                .unreadBlock, type: recorder.typeName(of: current),
                 "\(recorder.typeName(of: current)).\(label().text): a block not made from a Swift closure was not read; what it holds is not shown"
               ))
             continue
@@ -99,11 +100,13 @@ extension Walker {
         case .unreadable:
           record(
             .note(
+              .unreadField, type: recorder.typeName(of: current),
               "\(recorder.typeName(of: current)).\(label().text): a non-strong reference whose storage is not recognised was not read"
             ))
         case .hidden(let typeName):
           record(
             .note(
+              .hiddenType, type: typeName,
               "\(recorder.typeName(of: current)).\(label().text): a value of type \(typeName), which the runtime hides from reflection, was not read; what it holds is not shown"
             ))
         }
@@ -154,6 +157,7 @@ extension Walker {
       return .unsafeAddress(raw, label: makeLabel())
     case .unreadable:
       return .note(
+        .unreadField, type: recorder.typeName(of: current),
         "\(recorder.typeName(of: current)).\(makeLabel().text): the runtime cannot read this \(ownership.rawValue) reference here"
       )
     }

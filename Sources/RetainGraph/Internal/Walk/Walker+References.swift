@@ -89,7 +89,7 @@ extension Walker {
   /// when the node limit is reached.
   mutating func addNode(for referent: consuming Referent, closureName: String? = nil) -> Int? {
     guard recorder.nodeCount < options.maxNodes else {
-      isTruncated = true
+      noteTruncation(byDepth: false)
       referent.discard()
       return nil
     }
@@ -105,7 +105,7 @@ extension Walker {
   /// Appends an edge from the current node.
   mutating func appendEdge(to target: Int, labelID: Int32, index: Int32, ownership: Ownership) {
     if !recorder.appendEdge(from: current, to: target, labelID: labelID, index: index, ownership: ownership) {
-      isTruncated = true  // more distinct labels than an edge can name: not reachable in practice
+      noteTruncation(byDepth: false)  // more distinct labels than an edge can name: not reachable in practice
     }
   }
 

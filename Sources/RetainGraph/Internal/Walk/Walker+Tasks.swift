@@ -9,9 +9,12 @@ extension Walker {
       addReference(
         .borrowed(Unmanaged.fromOpaque(object)), labelID: nil, label: { label }, ownership: .strong)
     } else if let reason = TaskLayout.unavailableReason {
-      note("\(recorder.typeName(of: current)).\(label.text): a task, not read: \(reason)")
+      note(
+        .unreadTask, type: "task",
+        "\(recorder.typeName(of: current)).\(label.text): a task, not read: \(reason)")
     } else {
       note(
+        .unreadValue, type: "Builtin.NativeObject",
         "\(recorder.typeName(of: current)).\(label.text): a native reference to a runtime object that is neither a task nor a class instance was not read"
       )
     }
@@ -24,7 +27,7 @@ extension Walker {
       return
     }
     guard recorder.nodeCount < options.maxNodes else {
-      isTruncated = true
+      noteTruncation(byDepth: false)
       return
     }
     let name: String
@@ -46,6 +49,7 @@ extension Walker {
     } else {
       name = "task"
       note(
+        .unreadTask, type: "task",
         "\(recorder.typeName(of: current)).\(label.text): a task whose layout is not recognised; what it holds is not shown"
       )
     }
@@ -68,6 +72,7 @@ extension Walker {
     }
     if state.isRunning {
       note(
+        .unreadTask, type: recorder.typeName(of: current),
         "\(recorder.typeName(of: current)): the task was running during the walk; what it holds (its closure's captures, its frames) was not read"
       )
     } else {

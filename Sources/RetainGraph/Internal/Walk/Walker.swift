@@ -15,8 +15,8 @@ enum Work {
   case unsafeAddress(UInt, label: PendingLabel)
   /// A noncopyable value to walk where it is stored (in an object the walk keeps alive).
   case inPlace(any Any.Type, at: UnsafeRawPointer, label: PendingLabel)
-  /// Something the walk could not read, as a sentence naming where.
-  case note(String)
+  /// Something the walk could not read: its kind, the type not read, and a sentence naming where.
+  case note(GraphNote.Kind, type: String, String)
   /// Nothing to record (an empty reference).
   case nothing
 
@@ -41,9 +41,13 @@ struct Walker {
   var recorder: Recorder
   var isTruncated = false
   var dangling: [DanglingReference] = []
-  var notes: [String] = []
-  /// Every note recorded, so that each is recorded once (per closure function, per type).
-  private var noted: Set<String> = []
+  var notes: [GraphNote] = []
+  /// Every note recorded, with its holder's type, so that each is recorded once per holder type
+  /// (per closure function, per type).
+  private var noted: Set<[String]> = []
+  /// Whether a truncation note was made for `maxDepth`, for `maxNodes`.
+  private var cutByDepth = false
+  private var cutByCount = false
   /// The node whose references are being read.
   var current = 0
   /// Work still to be done for the node being expanded (a stack: the last item is next).
@@ -130,11 +134,11 @@ struct Walker {
     // The slot is used unretained: the recorder keeps it for the whole walk.
     recorder.unretainedSlot(for: HeapLayout.dynamicType(ofObject: base))._withUnsafeGuaranteedRef { slot in
       if let maxDepth = options.maxDepth, recorder.depth(of: id) >= maxDepth {
-        if case .object(let fields) = slot.plan.shape, !fields.isEmpty { isTruncated = true }
-        if slot.plan.isCustom { isTruncated = true }
+        if case .object(let fields) = slot.plan.shape, !fields.isEmpty { noteTruncation(byDepth: true) }
+        if slot.plan.isCustom { noteTruncation(byDepth: true) }
         return
       }
-      if let note = slot.plan.note { self.note(note) }
+      if let note = slot.plan.note { self.note(slot.plan.noteKind, type: slot.plan.typeName, note) }
       if slot.plan.isCustom, let custom = object.takeUnretainedValue() as? any GraphReflectable {
         walkCustom(custom, prefix: .empty)
       } else if !slot.plan.fieldKinds.isEmpty {
@@ -189,8 +193,8 @@ struct Walker {
       unsafeReferences.append((current, label, address))
     case .inPlace(let type, let address, let label):
       visitInPlace(type, at: address, label: label)
-    case .note(let note):
-      self.note(note)
+    case .note(let kind, let type, let note):
+      self.note(kind, type: type, note)
     case .nothing:
       break
     }
@@ -211,6 +215,7 @@ struct Walker {
         pending.append(.value(Self.open(error), label: label))
       } else if Existential.representation(of: T.self) == .unknown {
         note(
+          .unreadValue, type: TypeNames.qualified(T.self),
           "\(TypeNames.qualified(T.self)): values of this existential type cannot be opened; what they hold is not shown"
         )
       }
@@ -250,7 +255,7 @@ struct Walker {
     case .rawLayout(let like):
       withUnsafePointer(to: value) { visitInPlace(like, at: UnsafeRawPointer($0), label: label) }
     case .unreadable:
-      if let note = plan.note { self.note(note) }
+      if let note = plan.note { self.note(plan.noteKind, type: plan.typeName, note) }
     }
   }
 
@@ -271,11 +276,13 @@ struct Walker {
         pending.append(.value(Existential.load(like, from: address), label: label))
       }
     case .unreadable:
-      if let note = plan.note { self.note(note) }
+      if let note = plan.note { self.note(plan.noteKind, type: plan.typeName, note) }
     case .object, .mirror, .storedPayload, .function, .nativeObject, .objectArray:
       // Shapes read from a copy of the value (`visitOpened`): a noncopyable one cannot be copied.
       if Metadata.isNoncopyable(type) {
-        note("\(plan.typeName): a noncopyable value of this shape is not read; what it holds is not shown")
+        note(
+          .unreadValue, type: plan.typeName,
+          "\(plan.typeName): a noncopyable value of this shape is not read; what it holds is not shown")
       } else {
         pending.append(.value(Existential.load(type, from: address), label: label))
       }
@@ -298,9 +305,35 @@ struct Walker {
     push(strongChildren)
   }
 
-  /// Records a note, once per walk.
-  mutating func note(_ text: String) {
-    if noted.insert(text).inserted { notes.append(text) }
+  /// Records a note about the node being expanded, once per walk and holder type.
+  mutating func note(_ kind: GraphNote.Kind, type: String, _ text: String) {
+    let holderType = recorder.nodeCount == 0 ? "" : recorder.typeName(of: current)
+    if noted.insert([text, holderType]).inserted {
+      notes.append(
+        GraphNote(
+          kind: kind, node: recorder.nodeCount == 0 ? nil : current, typeName: type, description: text))
+    }
+  }
+
+  /// Marks the walk truncated and notes where the first cut of each limit was (the node being
+  /// expanded): `maxDepth` when `byDepth`, `maxNodes` otherwise.
+  mutating func noteTruncation(byDepth: Bool) {
+    isTruncated = true
+    // One note per limit, at its first cut.
+    guard !(byDepth ? cutByDepth : cutByCount) else { return }
+    if byDepth { cutByDepth = true } else { cutByCount = true }
+    let name = recorder.nodeCount == 0 ? "" : recorder.typeName(of: current)
+    if byDepth {
+      note(
+        .truncated, type: name,
+        "the walk stopped at maxDepth (\(options.maxDepth ?? 0)): the references of \(name) and of other objects "
+          + "that far from the root were not followed")
+    } else {
+      note(
+        .truncated, type: name,
+        "the walk stopped at maxNodes (\(options.maxNodes) nodes): from \(name) on, references to objects "
+          + "not yet seen were not followed")
+    }
   }
 
   /// Whether `type` or one of its superclasses is among the ignored types (cached per type).
