@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 typedef void *(*AllocObject)(const void *, size_t, size_t);
 
@@ -72,8 +73,14 @@ static _Thread_local Slot *batch_slots;
 static _Thread_local bool batch_exit_registered;
 static pthread_key_t batch_exit_key;
 static pthread_once_t batch_exit_once = PTHREAD_ONCE_INIT;
-// Chunks in use when the last sweep ended: the allocation path sweeps once that doubles.
+// Chunks in use when the last sweep ended (those it read and did not free): the allocation path
+// sweeps once the chunks in use (`live_chunks`) are twice as many, and waits for the lock to sweep
+// once they are BEHIND_FACTOR times as many (and at least BEHIND_MINIMUM).
 static _Atomic uint64_t chunks_after_sweep = 1;
+// Chunks created and not yet freed.
+static _Atomic uint64_t live_chunks;
+#define BEHIND_FACTOR 4
+#define BEHIND_MINIMUM 16
 // The first chunk that may still hold records (chunks before it were all forgotten and freed).
 static _Atomic uint64_t first_chunk;
 
@@ -114,8 +121,24 @@ static bool try_lock(void) {
   return atomic_compare_exchange_strong(&census_lock, &expected, 1);
 }
 
+// Forks being prepared (their handlers wait for the lock): an allocating thread that
+// waits for the lock to sweep gives up then, because the forking thread may go on to wait for a lock
+// that allocating thread holds (another fork handler's, taken after this one's).
+static _Atomic int fork_pending;
+
+static void pause_briefly(void) {
+  struct timespec pause = {0, 20000};
+  nanosleep(&pause, NULL);
+}
+
 void rgc_lock(void) {
-  while (!try_lock()) sched_yield();
+  for (int spins = 0; !try_lock(); spins++) {
+    if (spins < 16) {
+      sched_yield();
+    } else {
+      pause_briefly();
+    }
+  }
 }
 
 void rgc_unlock(void) { atomic_store_explicit(&census_lock, 0, memory_order_release); }
@@ -165,6 +188,7 @@ static Slot *get_chunk(_Atomic(Slot *) *table, uint64_t chunk, bool *created) {
     return expected;
   }
   *created = true;
+  atomic_fetch_add_explicit(&live_chunks, 1, memory_order_relaxed);
   return fresh;
 }
 
@@ -266,6 +290,7 @@ static void sweep(void) {
       // Every slot of a full chunk is written and forgotten: no writer can touch it again.
       atomic_store_explicit(&table[chunk], FREED_CHUNK, memory_order_release);
       retire_chunk(slots);
+      atomic_fetch_sub_explicit(&live_chunks, 1, memory_order_relaxed);
       if (all_freed_so_far) first_chunk = chunk + 1;
     } else {
       all_freed_so_far = false;
@@ -417,6 +442,38 @@ static void take_unowned_count(void *object) {
   }
 }
 
+// Whether the chunks in use reached `factor` times those in use after the last sweep.
+static bool grown(uint64_t factor, uint64_t minimum) {
+  uint64_t live = atomic_load_explicit(&live_chunks, memory_order_relaxed);
+  return live >= minimum && live >= factor * atomic_load_explicit(&chunks_after_sweep, memory_order_relaxed);
+}
+
+// After this thread made a chunk: sweeps when the chunks in use doubled since the last sweep
+// (amortised O(1) per allocation) if the lock is free. Other threads that keep allocating while the
+// lock is held (a query copying the records, another thread's sweep) would grow the table without
+// bound, each sweep taking longer and letting more pile up meanwhile (issue 29.7: 7 GB behind five
+// searches): once the table is BEHIND_FACTOR times its size after the last sweep, the thread waits
+// for the lock and sweeps. Every lock holder runs C code that takes no other lock than malloc's, so
+// the wait always ends; a fork being prepared (whose handler holds the lock while other handlers
+// wait for locks this thread may hold) makes it give up instead.
+static __attribute__((noinline)) void sweep_if_grown(void) {
+  if (!grown(2, 1)) return;
+  if (!try_lock()) {
+    if (!grown(BEHIND_FACTOR, BEHIND_MINIMUM)) return;
+    while (!try_lock()) {
+      if (atomic_load_explicit(&fork_pending, memory_order_acquire)) return;
+      pause_briefly();
+    }
+    // Another thread may have swept meanwhile.
+    if (!grown(2, 1)) {
+      rgc_unlock();
+      return;
+    }
+  }
+  sweep();
+  rgc_unlock();
+}
+
 // Every case of recording (a new batch, a new chunk, backtraces, counts that are not fresh).
 static __attribute__((noinline)) void record_slow(void *object, size_t size) {
   uint64_t index = next_slot();
@@ -440,16 +497,7 @@ static __attribute__((noinline)) void record_slow(void *object, size_t size) {
   }
   take_unowned_count(object);
   atomic_store_explicit(&slot->object, object, memory_order_release);
-  if (__builtin_expect(created, 0)) {
-    // The table grew: sweep when it has doubled since the last sweep (amortised O(1) per
-    // allocation), unless a query or another sweep holds the lock (never wait here).
-    uint64_t chunk = index >> CHUNK_BITS;
-    uint64_t in_use = chunk + 1 - atomic_load_explicit(&first_chunk, memory_order_relaxed);
-    if (in_use >= 2 * atomic_load_explicit(&chunks_after_sweep, memory_order_relaxed) && try_lock()) {
-      sweep();
-      rgc_unlock();
-    }
-  }
+  if (__builtin_expect(created, 0)) sweep_if_grown();
 }
 
 // The common case inline: a slot left in this thread's batch of the current epoch, whose chunk it
@@ -501,9 +549,15 @@ int rgc_thread_is_paused(void) { return paused; }
 // thread takes it first, so the child never inherits it held by another thread in the middle of a
 // sweep or a copy (the child has only the forking thread, which releases it; the lock is a plain
 // flag, with no owner to check).
-static void lock_for_fork(void) { rgc_lock(); }
+static void lock_for_fork(void) {
+  atomic_fetch_add_explicit(&fork_pending, 1, memory_order_acq_rel);
+  rgc_lock();
+}
 
-static void unlock_after_fork(void) { rgc_unlock(); }
+static void unlock_after_fork(void) {
+  rgc_unlock();
+  atomic_fetch_sub_explicit(&fork_pending, 1, memory_order_acq_rel);
+}
 
 // The child (one thread: the one that forked) records nothing: what it allocates is not the
 // parent's, and recording could call backtrace(), whose unwinder and dl_iterate_phdr take locks
@@ -511,6 +565,7 @@ static void unlock_after_fork(void) { rgc_unlock(); }
 // backtraces on three threads while other tests fork).
 static void unlock_in_child(void) {
   rgc_unlock();
+  atomic_store_explicit(&fork_pending, 0, memory_order_release);
   paused++;
 }
 
@@ -566,6 +621,13 @@ uint64_t rgc_next_sequence(void) {
 }
 uint64_t rgc_dropped_count(void) { return atomic_load(&dropped); }
 
+void rgc_chunk_counts(uint64_t *live, uint64_t *after_sweep, uint64_t *behind_factor, uint64_t *behind_minimum) {
+  *live = atomic_load(&live_chunks);
+  *after_sweep = atomic_load(&chunks_after_sweep);
+  *behind_factor = BEHIND_FACTOR;
+  *behind_minimum = BEHIND_MINIMUM;
+}
+
 size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t capacity, int sweep_first) {
   if (sweep_first) sweep();
   _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
@@ -597,6 +659,58 @@ size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t c
     }
   }
   return found;
+}
+
+rgc_record *rgc_copy_live(uint64_t since, uint64_t before, size_t *count) {
+  rgc_lock();
+  size_t capacity = rgc_collect(since, before, NULL, 0, 1) + 256;
+  rgc_record *buffer = NULL;
+  size_t found = 0;
+  while (true) {
+    buffer = malloc(capacity * sizeof(rgc_record));
+    if (!buffer) break;
+    found = rgc_collect(since, before, buffer, capacity, 0);
+    if (found <= capacity) break;
+    // Records below `before` may still be being written by their allocating threads: a few more
+    // may appear between the count and the copy.
+    free(buffer);
+    buffer = NULL;
+    capacity = found + found / 4;
+  }
+  if (!buffer) found = 0;
+  for (size_t index = 0; index < found; index++) {
+    buffer[index].frames = NULL;
+    buffer[index].frameCount = 0;
+  }
+  rgc_hold_records(buffer, found);
+  rgc_unlock();
+  *count = found;
+  return buffer;
+}
+
+size_t rgc_copy_frames(const void *object, void **frames, size_t capacity) {
+  size_t copied = 0;
+  rgc_lock();
+  _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
+  uint64_t end = atomic_load_explicit(&next_index, memory_order_acquire);
+  for (uint64_t chunk = first_chunk; table && (chunk << CHUNK_BITS) < end && chunk < DIRECTORY_SIZE; chunk++) {
+    Slot *slots = chunk_slots(table, chunk);
+    if (!slots) continue;
+    uint64_t limit = ((chunk + 1) << CHUNK_BITS) <= end ? CHUNK_SLOTS : end - (chunk << CHUNK_BITS);
+    for (uint64_t index = 0; index < limit; index++) {
+      if (atomic_load_explicit(&slots[index].object, memory_order_acquire) != object) continue;
+      void **recorded = slots[index].frames;
+      if (recorded) {
+        size_t count = (size_t)(uintptr_t)recorded[0];
+        copied = count < capacity ? count : capacity;
+        memcpy(frames, recorded + 1, copied * sizeof(void *));
+      }
+      rgc_unlock();
+      return copied;
+    }
+  }
+  rgc_unlock();
+  return copied;
 }
 
 void rgc_forget_all(void) {

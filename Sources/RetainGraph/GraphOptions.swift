@@ -26,6 +26,22 @@ public struct GraphOptions: Sendable {
     get { ignoredTypeIDs.map { $0.type } }
     set { ignoredTypeIDs = newValue.map(TypeID.init) }
   }
+  /// Types to leave out by name, for the types you cannot write in code: a library's generic or
+  /// private types (`AsyncStream<Element>._Storage`). Each is a pattern matched against a type's
+  /// whole qualified name as the walk shows it (`Swift.AsyncStream<App.Message>._Storage`), or
+  /// against that name without its module (`AsyncStream<App.Message>._Storage`): `*` matches any
+  /// run of characters, nothing else is special. So `AsyncStream<*>._Storage` leaves out every
+  /// `AsyncStream`'s storage, `Swift.AsyncStream<*>` only the module's own, and `*._Context` every
+  /// type named `_Context`. A private or fileprivate type matches by its name without the file's
+  /// discriminator (`App.Session.State`, or `Session.State`). Subclasses of a matched class are left
+  /// out too, as with ``ignoredTypes``.
+  public var ignoredTypeNames: [String] {
+    get { ignoredNamePatterns.map(\.text) }
+    set { ignoredNamePatterns = newValue.map(TypeNamePattern.init) }
+  }
+  var ignoredNamePatterns: [TypeNamePattern] = []
+  /// Whether any type is left out (by type or by name).
+  var ignoresTypes: Bool { !ignoredTypeIDs.isEmpty || !ignoredNamePatterns.isEmpty }
   /// Edge labels to leave out. An entry matches an edge whose label equals it (`output`) or whose
   /// holder's short type name and label do (`Interactor.output`). Use it to accept a known cycle.
   public var ignoredLabels: Set<String>
@@ -53,6 +69,7 @@ public struct GraphOptions: Sendable {
   ///     the root is always recorded.
   ///   - maxDepth: how many references away from the root to go (default: no limit).
   ///   - ignoredTypes: types to leave out.
+  ///   - ignoredTypeNames: types to leave out by name pattern (see ``ignoredTypeNames``).
   ///   - ignoredLabels: edge labels (`output` or `Interactor.output`) to leave out.
   ///   - includeClosures: whether to follow closures to their captures.
   ///   - libraryModules: modules whose code is not yours (default ``defaultLibraryModules``: the
@@ -61,6 +78,7 @@ public struct GraphOptions: Sendable {
     maxNodes: Int = 100_000,
     maxDepth: Int? = nil,
     ignoredTypes: [any Any.Type] = [],
+    ignoredTypeNames: [String] = [],
     ignoredLabels: Set<String> = [],
     includeClosures: Bool = true,
     libraryModules: Set<String> = GraphOptions.defaultLibraryModules
@@ -68,6 +86,7 @@ public struct GraphOptions: Sendable {
     self.nodeLimit = max(1, maxNodes)
     self.maxDepth = maxDepth
     self.ignoredTypeIDs = ignoredTypes.map(TypeID.init)
+    self.ignoredNamePatterns = ignoredTypeNames.map(TypeNamePattern.init)
     self.ignoredLabels = ignoredLabels
     self.includeClosures = includeClosures
     self.libraryModules = libraryModules
@@ -140,4 +159,47 @@ struct TypeID: Hashable, @unchecked Sendable {
   init(_ type: any Any.Type) { self.type = type }
   static func == (lhs: TypeID, rhs: TypeID) -> Bool { lhs.type == rhs.type }
   func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(type)) }
+}
+
+/// A type-name pattern of ``GraphOptions/ignoredTypeNames``: `*` matches any run of characters.
+struct TypeNamePattern: Sendable, Hashable {
+  let text: String
+  private let parts: [[UInt8]]
+
+  init(_ text: String) {
+    self.text = text
+    parts = text.utf8.split(separator: UInt8(ascii: "*"), omittingEmptySubsequences: false).map(Array.init)
+  }
+
+  /// Whether `name` (a qualified type name) matches, whole or without its leading module.
+  func matches(qualifiedName name: String) -> Bool {
+    if matchesWhole(Array(name.utf8)) { return true }
+    guard let dot = name.firstIndex(of: "."), !name[..<dot].contains("<"), !name[..<dot].contains("(") else {
+      return false
+    }
+    return matchesWhole(Array(name[name.index(after: dot)...].utf8))
+  }
+
+  /// Glob match of the whole text: the first part a prefix, the last a suffix, the others in order.
+  private func matchesWhole(_ name: [UInt8]) -> Bool {
+    guard parts.count > 1 else { return name == parts[0] }
+    guard name.count >= parts.reduce(0, { $0 + $1.count }),
+      name.starts(with: parts[0]), name.reversed().starts(with: parts[parts.count - 1].reversed())
+    else { return false }
+    var position = parts[0].count
+    let end = name.count - parts[parts.count - 1].count
+    for part in parts.dropFirst().dropLast() where !part.isEmpty {
+      guard let found = Self.find(part, in: name, from: position, before: end) else { return false }
+      position = found + part.count
+    }
+    return position <= end
+  }
+
+  private static func find(_ part: [UInt8], in name: [UInt8], from start: Int, before end: Int) -> Int? {
+    guard end - start >= part.count else { return nil }
+    for index in start...(end - part.count) where name[index..<(index + part.count)].elementsEqual(part) {
+      return index
+    }
+    return nil
+  }
 }

@@ -22,8 +22,10 @@ extension ObjectGraph {
   /// `singleCapture`, `methodReference` (with `method`), `capture` (with `capture`, the index) or
   /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one;
   /// `function` is its ``Edge/closureFunction``, written when there is one.
-  /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` are written
-  /// when there are any. Read it back with ``init(jsonData:)``.
+  /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` (the sentences
+  /// of ``notes``) are written when there are any; `noteDetails` (``walkNotes`` as
+  /// `[{"description", "kind", "node", "type"}]`, `node` when known) when they say more than the
+  /// sentences. Read it back with ``init(jsonData:)``.
   /// - Returns: UTF-8 JSON, ending with a line feed. Writing cannot fail.
   public func jsonData() -> Data {
     JSONWriter.graph(self)
@@ -33,8 +35,9 @@ extension ObjectGraph {
   /// whose edges have no `kind`: each edge's kind and property are then read from its label, as
   /// ``Edge/init(from:to:label:ownership:)`` does) and recomputes its cycles.
   ///
-  /// Nodes may come in any order, but their ids must be exactly `0..<count`. The `dangling` and
-  /// `notes` arrays are optional; unknown keys are ignored. The text is read as Foundation's
+  /// Nodes may come in any order, but their ids must be exactly `0..<count`. The `dangling`,
+  /// `notes` and `noteDetails` arrays are optional (without `noteDetails`, each of `notes` reads as a
+  /// note of kind `unknown`); unknown keys are ignored. The text is read as Foundation's
   /// `JSONSerialization` reads JSON (UTF-8, or UTF-16 or UTF-32 detected as it detects them; a key
   /// given twice keeps its last value; arrays and objects nested at most 512 deep), in one pass over
   /// the bytes, without a tree of objects.

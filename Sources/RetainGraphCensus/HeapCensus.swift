@@ -269,13 +269,7 @@ public enum HeapCensus {
   /// - Returns: the function names (`?` where no symbol names a frame), or nil.
   public static func allocationBacktrace(of object: AnyObject) -> [String]? {
     let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-    let frames: [UnsafeRawPointer]? = CensusTable.withLockedRecords { records in
-      guard let record = records.first(where: { $0.object == address }), let frames = record.frames else {
-        return nil
-      }
-      return (0..<Int(record.frameCount)).compactMap { frames[$0].map { UnsafeRawPointer($0) } }
-    }
-    guard let frames else { return nil }
+    guard let frames = CensusTable.allocationFrames(of: address) else { return nil }
     // A return address points just past the call: look up the byte before it.
     var names = frames.map { CensusRuntime.functionName(containing: $0 - 1).map(withoutSignature) }
     // The first frames are the census's interposer (C, so no Swift name).

@@ -6,7 +6,14 @@ public import RetainGraph
 /// Every object reachable from the root is checked, not only the ones a test names: a view,
 /// presenter and interactor need no extra API to be exposed. Each survivor is listed with the retain
 /// cycle that keeps it; survivors that no cycle explains are listed separately as retained from
-/// outside the graph (a global, a singleton, a cache, a task, or a variable of the test).
+/// outside the graph (a global, a singleton, a cache, a task, or a variable of the test), survivors
+/// of one type as one line with a count.
+///
+/// A library's object (see `GraphOptions.libraryModules`) that survives only because a holder
+/// outside the graph shares it (an `AsyncStream`'s storage, held by the producer's continuation) is
+/// not a leak: it is listed as shared when something else fails, and passes otherwise, unless a
+/// retain cycle keeps it or it keeps a surviving object of yours alive. A walk cut by a limit fails
+/// as incomplete even when everything probed went: what lay past the cut was never probed.
 /// - Parameters:
 ///   - timeout: how long to wait for the objects to go (default 1 second; returns as soon as they are).
 ///   - options: limits and filters for the walk (e.g. `ignoredTypes` for shared services).

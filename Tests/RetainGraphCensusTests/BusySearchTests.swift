@@ -67,6 +67,49 @@ extension CensusTests {
   }
 }
 
+extension CensusTests {
+  @Suite(.heapCensus) struct Backpressure {
+    /// While the table is locked (a query copying the records, another thread's sweep), threads that
+    /// keep allocating cannot sweep: before, the table then grew without bound, each sweep taking
+    /// longer and letting more pile up (five searches beside three allocating threads reached 3 GB).
+    /// Now a thread that makes a chunk once the table is 4 times its size after the last sweep waits
+    /// for the lock and sweeps.
+    @Test func allocatingThreadsWaitOnceTheTableFallsFarBehind() {
+      let made = Atomic<Int>(0)
+      let finished = Atomic<Bool>(false)
+      let chunkSlots = 1 << 14
+      // Each thread allocating meanwhile may make one chunk past the bound before it waits.
+      let slack = 16
+      let (live, bound, stalledAt, finishedWhileLocked) = CensusTable.whileLocked {
+        let (before, bound) = CensusTable.chunks
+        // Enough dying objects to pass the bound by 32 chunks if nothing stopped the thread.
+        let enough = (max(bound - before, 0) + slack + 32) * chunkSlots
+        Thread {
+          for _ in 0..<enough {
+            withExtendedLifetime(CensusTransient()) {}
+            made.add(1, ordering: .relaxed)
+          }
+          finished.store(true, ordering: .releasing)
+        }.start()
+        // Until the thread stops making progress (it waits for the lock) or is done.
+        var last = -1
+        while !finished.load(ordering: .acquiring) {
+          let now = made.load(ordering: .relaxed)
+          if now == last { break }
+          last = now
+          usleep(500_000)
+        }
+        return (CensusTable.chunks.live, bound, last, finished.load(ordering: .acquiring))
+      }
+      while !finished.load(ordering: .acquiring) { usleep(10_000) }
+      #expect(!finishedWhileLocked, "the thread made every object while the table was locked")
+      #expect(
+        live <= bound + slack,
+        "\(live) chunks in use while locked (bound \(bound)), \(stalledAt) objects made")
+    }
+  }
+}
+
 /// The process's peak resident set size (VmHWM), in kilobytes.
 private func peakResidentKilobytes() throws -> Int {
   let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)

@@ -31,6 +31,12 @@ let allocations =
   options.first { $0.hasPrefix("--count=") }.flatMap { Int($0.dropFirst("--count=".count)) } ?? 10_000_000
 // `--only-stopped` / `--only-running`: one allocation loop and nothing else, for `perf stat` and
 // `perf record` (its counts cover 5 runs of `allocations`).
+// `--busy [--local] [--backtraces] [--threads=N --searches=N --isolated=N --batch=N]`: holder searches beside allocating
+// threads (BusySearch.swift).
+if options.contains("--busy") {
+  runBusySearches(options: options)
+  exit(0)
+}
 let singleModes = [("--only-stopped", false), ("--only-running", true)]
 for (option, running) in singleModes where options.contains(option) {
   if running { HeapCensus.start() }

@@ -37,7 +37,8 @@ uint64_t rgc_next_sequence(void);
 void rgc_pause_this_thread(void);
 void rgc_resume_this_thread(void);
 
-/// Takes the census lock (queries, sweeps). Never taken on the allocation path, which only tries it.
+/// Takes the census lock (queries, sweeps). Whoever holds it runs C code that takes no lock but
+/// malloc's: an allocating thread waits for it when the table fell far behind its sweeps.
 void rgc_lock(void);
 void rgc_unlock(void);
 
@@ -51,8 +52,21 @@ size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *_Nullable buffer
 /// held. `rgc_release_records` gives the counts back (any time, without the lock).
 void rgc_hold_records(const rgc_record *_Nonnull records, size_t count);
 void rgc_release_records(const rgc_record *_Nonnull records, size_t count);
+/// Takes the lock, sweeps, and copies the live records with `since <= sequence < before` into a
+/// malloc'd buffer (without call stacks), each object's memory kept by one more unowned count
+/// (`rgc_release_records`, then `free`); `*count` is how many. The buffer is null when there are
+/// none or memory ran out.
+rgc_record *_Nullable rgc_copy_live(uint64_t since, uint64_t before, size_t *_Nonnull count);
+/// Takes the lock and copies up to `capacity` return addresses of the call stack recorded when
+/// `object` was allocated; returns how many (0 when it is not recorded or has no call stack).
+size_t rgc_copy_frames(const void *_Nonnull object, void *_Nullable *_Nonnull frames, size_t capacity);
 /// With the lock held: forgets every record (live or not).
 void rgc_forget_all(void);
+/// The table's chunks in use, those in use after the last sweep, and the bound past which an
+/// allocating thread waits for the lock to sweep (`behind_factor` times `after_sweep`, and at least
+/// `behind_minimum`), for tests.
+void rgc_chunk_counts(uint64_t *_Nonnull live, uint64_t *_Nonnull after_sweep, uint64_t *_Nonnull behind_factor,
+                      uint64_t *_Nonnull behind_minimum);
 /// Allocations not recorded because the table was full or out of memory.
 uint64_t rgc_dropped_count(void);
 

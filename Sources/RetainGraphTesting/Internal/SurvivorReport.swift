@@ -66,10 +66,27 @@ struct SurvivorReport {
         groups.append((key, 1))
       }
     }
+    // A surviving library object's strong references to survivors of yours: what it keeps alive.
+    let alive = Set(survivors)
+    var keptByLibrary: [Node.ID: Edge] = [:]
+    for edge in graph.edges
+    where edge.ownership == .strong && alive.contains(edge.from) && alive.contains(edge.to)
+      && graph.isLibraryNode(edge.from) && !graph.isLibraryNode(edge.to) && keptByLibrary[edge.to] == nil
+    {
+      keptByLibrary[edge.to] = edge
+    }
     for id in survivors {
       let name = graph.nodes[id].shortTypeName
       guard let keeper = keptBy[id] else {
         outside.append(id)
+        if let edge = keptByLibrary[id] {
+          let holder = graph.displayName(edge.from)
+          add(
+            name,
+            "kept alive by \(holder), a library's object that a holder outside the graph shares, through \(holder).\(edge.label)"
+          )
+          continue
+        }
         // Each census lookup walks the process: name the first few holders only.
         let search = outside.count <= 5 ? holders(id) : nil
         if let holder = search?.holderPath {
@@ -83,7 +100,7 @@ struct SurvivorReport {
       }
       let cycle = numbered ? "retain cycle \(keeper.cycle + 1)" : "the retain cycle below"
       if let via = keeper.via {
-        add(name, "kept alive by \(cycle), through \(graph.nodes[via.from].shortTypeName).\(via.label)")
+        add(name, "kept alive by \(cycle), through \(graph.displayName(via.from)).\(via.label)")
       } else {
         add(name, "in \(cycle)")
       }

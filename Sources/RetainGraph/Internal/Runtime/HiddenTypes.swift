@@ -42,6 +42,7 @@ extension Metadata {
     }
     if let type = instantiatedType(mangled: mangled, nearby: start)
       ?? noncopyableType(mangled: mangled, in: owner, nearby: start)
+      ?? unlistedType(mangled: Array(mangled.utf8), in: owner, nearby: start)
     {
       return .recovered(type)
     }
@@ -97,14 +98,7 @@ extension Metadata {
   private static func noncopyableType(
     mangled: String, in owner: any Any.Type, nearby address: UnsafeRawPointer
   ) -> (any Any.Type)? {
-    var text = Array(mangled.utf8)
-    if text.first == UInt8(ascii: "R"),
-      let signatureEnd = text.indices.dropLast().first(where: {
-        text[$0] == UInt8(ascii: "l") && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(text[$0 + 1])
-      })
-    {
-      text.removeFirst(signatureEnd + 1)
-    }
+    let text = withoutGenericSignature(Array(mangled.utf8))
     // The nominal part ends at its kind letter (struct V, enum O, class C) before `y…G`.
     var nominal = text
     var argument: [UInt8]?
@@ -159,6 +153,20 @@ extension Metadata {
     typealias Accessor =
       @convention(thin) (Int, UnsafeRawPointer) -> (metadata: UnsafeRawPointer?, state: Int)
     return unsafeBitCast(accessor, to: Accessor.self)(0, argumentMetadata).metadata.map(type(at:))
+  }
+
+  /// A type mangling without the generic signature before it: `Ri_zl` ("x: ~Copyable"), or an
+  /// empty `l` (a field of a generic type names its parameters in the type's own signature).
+  private static func withoutGenericSignature(_ text: [UInt8]) -> [UInt8] {
+    if text.first == UInt8(ascii: "l") { return Array(text.dropFirst()) }
+    if text.first == UInt8(ascii: "R"),
+      let signatureEnd = text.indices.dropLast().first(where: {
+        text[$0] == UInt8(ascii: "l") && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(text[$0 + 1])
+      })
+    {
+      return Array(text.dropFirst(signatureEnd + 1))
+    }
+    return text
   }
 
   /// The generic argument of the one-argument generic type mangled as `type` (`nominal` is its

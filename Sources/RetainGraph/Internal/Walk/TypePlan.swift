@@ -47,16 +47,20 @@ final class TypePlan: @unchecked Sendable {
   /// either; the walk reads them only while it holds the plan.
   let fields: [FieldPlan]
   let fieldKinds: UnsafeBufferPointer<FieldKind>
+  /// A key path class: its objects hold subscript arguments after their fields
+  /// (`KeyPathLayout`).
+  let isKeyPath: Bool
 
   init(
     shape: Shape, isCustom: Bool, typeName: String, note: String? = nil,
-    noteKind: GraphNote.Kind = .unreadValue
+    noteKind: GraphNote.Kind = .unreadValue, isKeyPath: Bool = false
   ) {
     self.shape = shape
     self.isCustom = isCustom
     self.typeName = typeName
     self.note = note
     self.noteKind = noteKind
+    self.isKeyPath = isKeyPath
     switch shape {
     case .object(let fields), .fields(let fields): self.fields = fields
     default: fields = []
@@ -212,8 +216,9 @@ enum TypePlans {
           "\(name): the elements a ManagedBuffer stores after its header are not walked (conform it to "
           + "GraphReflectable to show them)"
       }
-      return make(
-        .object(fields: fieldPlans(fields, inProgress: &inProgress)), note: note, kind: .unreadElements)
+      return TypePlan(
+        shape: .object(fields: fieldPlans(fields, inProgress: &inProgress)), isCustom: isCustom,
+        typeName: name, note: note, noteKind: .unreadElements, isKeyPath: KeyPathLayout.isKeyPathClass(type))
     }
     if isCustom { return make(.mirror) }
     switch kind {

@@ -68,7 +68,7 @@ extension Walker {
       referent.discard()
       target = known
     } else {
-      if closureName == nil, !options.ignoredTypeIDs.isEmpty,
+      if closureName == nil, options.ignoresTypes,
         isIgnored(HeapLayout.dynamicType(ofObject: UnsafeRawPointer(referent.object.toOpaque())))
       {
         referent.discard()

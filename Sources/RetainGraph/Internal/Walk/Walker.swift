@@ -145,6 +145,7 @@ struct Walker {
         // An object's plan has fields only when its shape is `.object`.
         readFields(of: slot, base: base, prefix: .empty, fromObject: true)
       }
+      if slot.plan.isKeyPath { readKeyPathArguments(of: base, typeName: slot.plan.typeName) }
       if dispatchSources != nil { addDispatchSourceHandlers(of: base) }
       if !pending.isEmpty { drainPending() }
     }
@@ -223,7 +224,7 @@ struct Walker {
     }
     let slot = recorder.slot(for: T.self)
     let plan = slot.plan
-    if !options.ignoredTypeIDs.isEmpty, isIgnored(T.self) { return }
+    if options.ignoresTypes, isIgnored(T.self) { return }
     if plan.isCustom, Metadata.kind(of: T.self) != .class {
       if let custom = value as? any GraphReflectable { walkCustom(custom, prefix: label) }
       return
@@ -343,7 +344,10 @@ struct Walker {
     var result = false
     var candidate: (any Any.Type)? = type
     while let checked = candidate {
-      if options.ignoredTypeIDs.contains(TypeID(checked)) {
+      if options.ignoredTypeIDs.contains(TypeID(checked))
+        || (!options.ignoredNamePatterns.isEmpty
+          && options.ignoredNamePatterns.contains { $0.matches(qualifiedName: TypeNames.qualified(checked)) })
+      {
         result = true
         break
       }
