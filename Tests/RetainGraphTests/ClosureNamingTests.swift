@@ -172,6 +172,10 @@ struct ClosureNamingTests {
     #expect(
       Advice.closureName("closure #1 in App.Person.greeting.getter") == "closure #1 in Person.greeting.getter"
     )
+    // Labels already written stay (a name made by hand, or read from JSON).
+    #expect(
+      Advice.closureName("closure #1 in Logging.Logger.init(label:_:)")
+        == "closure #1 in Logger.init(label:_:)")
     // Nothing names the function: what is known, never `(_:)`.
     #expect(
       Advice.closureName("closure #1 in (extension in Lib):(_: Swift.Int) -> ()")

@@ -62,7 +62,8 @@ extension Advice {
       let trimmed = parameter.drop { $0 == " " }
       let name = trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
       let rest = trimmed.dropFirst(name.count)
-      return !name.isEmpty && rest.hasPrefix(": ") ? "\(name):" : "_:"
+      // `value: Int` as demangled, or `value:` as already written.
+      return !name.isEmpty && (rest.hasPrefix(": ") || rest == ":") ? "\(name):" : "_:"
     }
     return "(" + labels.joined() + ")"
   }
