@@ -38,6 +38,13 @@ extension Advice {
   /// The labels of a parameter list as a function's name writes them: `(value: Int, _: String)` →
   /// `(value:_:)`; `parameters` is the list inside the parentheses.
   private static func labels(of parameters: Substring) -> String {
+    // Already written as labels (`label:_:`, a name made by hand or read from JSON): kept.
+    if !parameters.isEmpty, parameters.last == ":",
+      parameters.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == ":" }),
+      !parameters.contains("::")
+    {
+      return "(\(parameters))"
+    }
     var depth = 0
     var list: [Substring] = []
     var current = parameters.startIndex
