@@ -1,4 +1,18 @@
 extension ObjectGraph {
+  /// ``walk(_:options:)`` that also returns each closure context node's context (the heap census
+  /// searches the holders of a closure context too).
+  /// - Parameters:
+  ///   - root: the object or value to start from.
+  ///   - options: limits and filters.
+  /// - Returns: the graph, and `objects[id]`: the object or closure context of node `id`.
+  package static func walkKeepingContexts(
+    _ root: Any, options: GraphOptions = GraphOptions()
+  ) -> (graph: ObjectGraph, objects: [AnyObject?]) {
+    var walker = Walker(options: options)
+    let result = walker.walk(root, keepingObjects: true, keepingContexts: true)
+    return (ObjectGraph(walk: result, libraryModules: options.libraryModules), result.objects)
+  }
+
   /// Each edge's endpoints and whether it is strong, in edge order, without making the edges'
   /// labels (the heap census's reverse search reads a million edges and labels only a few).
   package func edgeEnds() -> (from: [Int32], to: [Int32], isStrong: [Bool]) {

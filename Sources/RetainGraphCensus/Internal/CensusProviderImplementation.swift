@@ -10,9 +10,6 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
 
   static func registerOnce() { _ = registration }
 
-  /// Census checks take turns (recursive: a scenario may run a census check itself).
-  private let checks = NSRecursiveLock()
-
   var isRunning: Bool { HeapCensus.isRunning }
 
   func mark() -> UInt64 { CensusTable.nextSequence }
@@ -52,13 +49,19 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
         counts[metadata, default: (0, record.object)].count += 1
         counts[metadata]?.newest = record.object
       }
-      for (metadata, entry) in counts where CensusRuntime.isClass(metadata: metadata) {
+      for (metadata, entry) in counts
+      where CensusRuntime.isClass(metadata: metadata) || CensusRuntime.isClosureContext(metadata: metadata) {
         newest[metadata] = CensusRuntime.object(at: entry.newest)
       }
     }
     var result: [String: (count: Int, newest: AnyObject?)] = [:]
     for (metadata, entry) in counts {
-      let name = CensusRuntime.typeName(metadata: metadata)
+      // Each closure's contexts have metadata of their own: counted apart, so that a growing
+      // closure is told from the others (its function is named once it fails).
+      let name =
+        CensusRuntime.isClosureContext(metadata: metadata)
+        ? "\(Self.closureContextPrefix)\(UInt(bitPattern: metadata)))"
+        : CensusRuntime.typeName(metadata: metadata)
       result[name, default: (0, nil)].count += entry.count
       if let object = newest[metadata] { result[name]?.newest = object }
     }
@@ -68,6 +71,9 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   func liveObjects<T>(of type: T.Type) -> [AnyObject] {
     HeapCensus.liveObjects(of: type).map { $0 as AnyObject }
   }
+
+  /// How ``liveCounts(allocatedIn:)`` names closure contexts: this, their metadata's address, `)`.
+  static let closureContextPrefix = CensusRegistration.closureContextPrefix
 
   /// What the forked holder search does instead of searching: tests reach its failure paths with it.
   private let searchFault = Mutex<ObjectGraph.ForkedChildFault?>(nil)
@@ -96,12 +102,7 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
     let timeout = searchTimeout.withLock { $0 }
     do {
       let report = try HeapCensus.retainers(isolating: object, timeout: timeout, childFault: fault)
-      var search = CensusHolderSearch(holderPath: report.holderPath)
-      if let frames = report.allocationBacktrace, let first = frames.first {
-        search.allocation =
-          "allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))"
-      }
-      return search
+      return Self.search(from: report)
     } catch {
       return CensusHolderSearch(failure: Self.sentence(for: error))
     }
@@ -126,9 +127,32 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
     }
   }
 
+  /// Census checks take turns (a scenario may run a census check itself: it shares its turn).
   func exclusively<R>(_ body: () throws -> R) rethrows -> R {
-    checks.lock()
-    defer { checks.unlock() }
-    return try body()
+    try CensusCheckTurns.shared.exclusively(body)
+  }
+
+  nonisolated(nonsending) func searchHolders(of object: AnyObject) async -> CensusHolderSearch {
+    let fault = searchFault.withLock { $0 }
+    let timeout = searchTimeout.withLock { $0 }
+    do {
+      let report = try await HeapCensus.searchRetainers(
+        isolating: object, timeout: timeout, childFault: fault)
+      return Self.search(from: report)
+    } catch let error as ForkedWalkError {
+      return CensusHolderSearch(failure: Self.sentence(for: error))
+    } catch {
+      return CensusHolderSearch(failure: "the holder search was cancelled")
+    }
+  }
+
+  /// A failure message's holder search, from the retainer report.
+  private static func search(from report: RetainerReport) -> CensusHolderSearch {
+    var search = CensusHolderSearch(holderPath: report.holderPath)
+    search.targetName = report.typeName
+    if let frames = report.allocationBacktrace, let first = frames.first {
+      search.allocation = "allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))"
+    }
+    return search
   }
 }

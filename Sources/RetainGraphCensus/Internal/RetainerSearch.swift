@@ -37,7 +37,11 @@ enum RetainerSearch {
     let targetAddress = UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque())
     var population = collect(before: before, target: targetAddress)
     let capturingContexts = population.capturingContexts
-    if population.indexByAddress[targetAddress] == nil {
+    // A closure context is reached through its holder (the walk reads a context only there).
+    let targetIsClassInstance =
+      CensusRuntime.metadata(ofObjectAt: UnsafeRawPointer(Unmanaged.passUnretained(target).toOpaque()))
+      .map(CensusRuntime.isClass(metadata:)) ?? false
+    if population.indexByAddress[targetAddress] == nil, targetIsClassInstance {
       population.indexByAddress.insert(targetAddress, index: population.objects.count)
       population.objects.append(target)
     }
@@ -114,7 +118,8 @@ enum RetainerSearch {
   private static func search(
     _ target: AnyObject, roots: [GraphChild], holders: [String], notes: [String]
   ) -> RetainerReport? {
-    let (graph, nodeObjects) = ObjectGraph.walk(
+    // Contexts kept too: the target may be a closure context (a growing closure's).
+    let (graph, nodeObjects) = ObjectGraph.walkKeepingContexts(
       CensusRoots(graphChildren: roots), options: GraphOptions(maxNodes: Int(Int32.max)))
     guard let targetNode = nodeObjects.firstIndex(where: { $0 === target }) else { return nil }
     return analyse(graph, target: targetNode, holders: holders, notes: notes)

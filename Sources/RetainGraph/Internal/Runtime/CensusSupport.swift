@@ -18,7 +18,10 @@ package protocol CensusProvider: AnyObject, Sendable {
   /// Who holds `object`, searched in a forked child (a crash or a hang there ends only the child):
   /// its shortest retainer path, where it was allocated, or why the search gave no answer.
   func holders(of object: AnyObject) -> CensusHolderSearch
-  /// Runs `body` while no other census check runs (census checks of parallel tests take turns).
+  /// ``holders(of:)`` waited for off the cooperative pool (the calling task suspends).
+  nonisolated(nonsending) func searchHolders(of object: AnyObject) async -> CensusHolderSearch
+  /// Runs `body` while no other census check runs (census checks of parallel tests take turns, in
+  /// ``CensusCheckTurns``).
   func exclusively<R>(_ body: () throws -> R) rethrows -> R
   /// Calls `body` with the handler blocks the census saw set on the dispatch source `source` (a
   /// `dispatch_source_t`) and not since replaced (nor, for event and registration handlers,
@@ -38,6 +41,9 @@ package struct CensusHolderSearch: Sendable, Equatable {
   /// Why the search gave no answer, as a sentence (`the holder search crashed: …`); nil when it
   /// answered.
   package var failure: String?
+  /// What the search found the object to be, as the walk names it: its type, or for a closure
+  /// context the closure's function (`closure #1 in App.Feed.reload()`).
+  package var targetName: String?
 
   package init(holderPath: String? = nil, allocation: String? = nil, failure: String? = nil) {
     self.holderPath = holderPath
@@ -89,6 +95,9 @@ package enum CensusRegistration {
   /// every object it recorded (its memory, not its life), until the object goes or the census
   /// forgets it.
   package static var mayHoldUnownedCounts: Bool { slot.withLock { $0 != nil } }
+
+  /// How the census's counts name one closure's contexts: this, their metadata's address, and `)`.
+  package static let closureContextPrefix = "(closure context "
 
   /// The failure text for a census-based check made without a census.
   package static func missingCensusMessage(for check: String) -> String {
