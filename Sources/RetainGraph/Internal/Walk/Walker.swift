@@ -15,6 +15,8 @@ enum Work {
   case unsafeAddress(UInt, label: PendingLabel)
   /// A noncopyable value to walk where it is stored (in an object the walk keeps alive).
   case inPlace(any Any.Type, at: UnsafeRawPointer, label: PendingLabel)
+  /// A value a ``GraphReflectable`` value described as its child, `nesting` such values deep.
+  case customValue(any GraphReflectable, label: PendingLabel, nesting: Int)
   /// Something the walk could not read: its kind, the type not read, and a sentence naming where.
   case note(GraphNote.Kind, type: String, String)
   /// Nothing to record (an empty reference).
@@ -47,6 +49,8 @@ struct Walker {
   private var noted: Set<[String]> = []
   /// Whether a truncation note was made for `maxDepth`, for `maxNodes`.
   private var cutByDepth = false
+  /// The values ``GraphReflectable`` values described so far (at most `maxNodes`).
+  var customValueCount = 0
   private var cutByCount = false
   /// The node whose references are being read.
   var current = 0
@@ -194,6 +198,8 @@ struct Walker {
       unsafeReferences.append((current, label, address))
     case .inPlace(let type, let address, let label):
       visitInPlace(type, at: address, label: label)
+    case .customValue(let custom, let label, let nesting):
+      walkCustomValue(custom, label: label, nesting: nesting)
     case .note(let kind, let type, let note):
       self.note(kind, type: type, note)
     case .nothing:
@@ -226,7 +232,7 @@ struct Walker {
     let plan = slot.plan
     if options.ignoresTypes, isIgnored(T.self) { return }
     if plan.isCustom, Metadata.kind(of: T.self) != .class {
-      if let custom = value as? any GraphReflectable { walkCustom(custom, prefix: label) }
+      if let custom = value as? any GraphReflectable { walkCustomValue(custom, label: label, nesting: 0) }
       return
     }
     switch plan.shape {
@@ -288,22 +294,6 @@ struct Walker {
         pending.append(.value(Existential.load(type, from: address), label: label))
       }
     }
-  }
-
-  private mutating func walkCustom(_ custom: any GraphReflectable, prefix: PendingLabel) {
-    var strongChildren: [(value: Any, label: PendingLabel)] = []
-    for child in custom.graphChildren {
-      let label = child.isGlobal ? prefix.global(child.label) : prefix.appending(child.label)
-      if child.ownership == .strong {
-        strongChildren.append((child.value, label))
-        continue
-      }
-      let unwrapped = Self.unwrapOptionals(child.value)
-      if Metadata.kind(of: type(of: unwrapped)) == .class {
-        addReference(borrowing: unwrapped as AnyObject, label: label, ownership: child.ownership)
-      }
-    }
-    push(strongChildren)
   }
 
   /// Records a note about the node being expanded, once per walk and holder type.
