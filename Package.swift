@@ -54,6 +54,12 @@ let package = Package(
           name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
       ]
     ),
+    // Test-only: starts a snapshot whose child hangs, for the test that kills it; runs searches beside a
+    // task on the cooperative pool (ForkedChildLifetimeTests).
+    .executableTarget(
+      name: "retain-graph-fork-probe",
+      dependencies: ["RetainGraph", "RetainGraphCensus", "CRetainGraphCensus"],
+      path: "Tests/ForkProbe"),
     // Golden-file assertions shared by the test targets (not a product).
     .target(name: "RetainGraphTestSupport", path: "Tests/RetainGraphTestSupport"),
     // Test-only: a twin of GRDB's transaction-observation layout (GRDB itself needs SQLite).
@@ -65,6 +71,7 @@ let package = Package(
         "RetainGraphTestSupport",
         "Samples",
         "GRDBTwin",
+        "retain-graph-fork-probe",
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         .product(name: "PropertyBased", package: "swift-property-based"),

@@ -121,10 +121,12 @@ static bool try_lock(void) {
   return atomic_compare_exchange_strong(&census_lock, &expected, 1);
 }
 
-// Forks being prepared (their handlers wait for the lock): an allocating thread that
-// waits for the lock to sweep gives up then, because the forking thread may go on to wait for a lock
-// that allocating thread holds (another fork handler's, taken after this one's).
-static _Atomic int fork_pending;
+// Set while a forking thread holds the lock (from its fork handler until the fork is done): an
+// allocating thread that waits for the lock to sweep gives up then, because the forking thread may
+// go on to wait for a lock that allocating thread holds (another fork handler's, taken after this
+// one's). A fork that only waits for the lock does not stop the wait: whoever holds the lock then
+// lets it go without taking another.
+static _Atomic int fork_holds_lock;
 
 static void pause_briefly(void) {
   struct timespec pause = {0, 20000};
@@ -454,14 +456,14 @@ static bool grown(uint64_t factor, uint64_t minimum) {
 // bound, each sweep taking longer and letting more pile up meanwhile (issue 29.7: 7 GB behind five
 // searches): once the table is BEHIND_FACTOR times its size after the last sweep, the thread waits
 // for the lock and sweeps. Every lock holder runs C code that takes no other lock than malloc's, so
-// the wait always ends; a fork being prepared (whose handler holds the lock while other handlers
-// wait for locks this thread may hold) makes it give up instead.
+// the wait always ends; a forking thread that holds the lock (whose later fork handlers may wait for
+// locks this thread holds) makes it give up instead.
 static __attribute__((noinline)) void sweep_if_grown(void) {
   if (!grown(2, 1)) return;
   if (!try_lock()) {
     if (!grown(BEHIND_FACTOR, BEHIND_MINIMUM)) return;
     while (!try_lock()) {
-      if (atomic_load_explicit(&fork_pending, memory_order_acquire)) return;
+      if (atomic_load_explicit(&fork_holds_lock, memory_order_acquire)) return;
       pause_briefly();
     }
     // Another thread may have swept meanwhile.
@@ -550,13 +552,13 @@ int rgc_thread_is_paused(void) { return paused; }
 // sweep or a copy (the child has only the forking thread, which releases it; the lock is a plain
 // flag, with no owner to check).
 static void lock_for_fork(void) {
-  atomic_fetch_add_explicit(&fork_pending, 1, memory_order_acq_rel);
   rgc_lock();
+  atomic_store_explicit(&fork_holds_lock, 1, memory_order_release);
 }
 
 static void unlock_after_fork(void) {
+  atomic_store_explicit(&fork_holds_lock, 0, memory_order_release);
   rgc_unlock();
-  atomic_fetch_sub_explicit(&fork_pending, 1, memory_order_acq_rel);
 }
 
 // The child (one thread: the one that forked) records nothing: what it allocates is not the
@@ -564,8 +566,8 @@ static void unlock_after_fork(void) {
 // another thread of the parent may have held at the fork (the census's busy tests record
 // backtraces on three threads while other tests fork).
 static void unlock_in_child(void) {
+  atomic_store_explicit(&fork_holds_lock, 0, memory_order_release);
   rgc_unlock();
-  atomic_store_explicit(&fork_pending, 0, memory_order_release);
   paused++;
 }
 

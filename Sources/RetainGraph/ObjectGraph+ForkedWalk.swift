@@ -68,24 +68,67 @@ extension ObjectGraph {
     case bytes([UInt8])
   }
 
+  /// The `async` form of ``init(snapshotting:options:timeout:)``: the same walk in a forked child,
+  /// waited for on a thread of its own while the calling task suspends, so that an async test or a
+  /// request handler does not hold one of the cooperative pool's threads for the whole walk (other
+  /// tasks keep running meanwhile). Cancelling the calling task kills the child.
+  ///
+  /// ```swift
+  /// let graph = try await ObjectGraph.snapshot(of: server.sessions, timeout: .seconds(5))
+  /// ```
+  /// - Parameters:
+  ///   - root: the object or value to start from (only its type is read in this process; the child
+  ///     reads a frozen copy of it).
+  ///   - options: limits and filters, as for ``init(reflecting:options:)``.
+  ///   - timeout: how long the call may take, every try included.
+  /// - Returns: the graph.
+  /// - Throws: `CancellationError` when the calling task was cancelled (the child is killed);
+  ///   ``ForkedWalkError`` as ``init(snapshotting:options:timeout:)`` throws it.
+  nonisolated(nonsending) public static func snapshot(
+    of root: Any, options: GraphOptions = GraphOptions(), timeout: Duration = .seconds(10)
+  ) async throws -> ObjectGraph {
+    try await snapshot(of: root, options: options, timeout: timeout, childFault: nil, trace: nil)
+  }
+
+  /// ``snapshot(of:options:timeout:)`` with the test hooks of
+  /// ``init(snapshotting:options:timeout:childFault:childStandardError:trace:cancellation:)``.
+  nonisolated(nonsending) package static func snapshot(
+    of root: Any, options: GraphOptions = GraphOptions(), timeout: Duration = .seconds(10),
+    childFault: ForkedChildFault?, trace: (@Sendable (ForkedChild.Trace) -> Void)?
+  ) async throws -> ObjectGraph {
+    let box = OffPoolBox(root)
+    let (result, cancelled) = await OffPool.run { cancellation in
+      let result = Result { () throws(ForkedWalkError) -> ObjectGraph in
+        try ObjectGraph(
+          snapshotting: box.value, options: options, timeout: timeout, childFault: childFault, trace: trace,
+          cancellation: cancellation)
+      }
+      return (result, cancellation.isSet)
+    }
+    if cancelled { throw CancellationError() }
+    return try result.get()
+  }
+
   /// ``init(snapshotting:options:timeout:)`` with test hooks: a fault the child runs instead of (or
   /// before) the walk, where the child's standard error goes (a trapping child's runtime message),
-  /// and each child's id and pipe inode.
+  /// and each child's id and pipe inode; and a flag that kills the child when set.
   package init(
     snapshotting root: Any,
     options: GraphOptions = GraphOptions(),
     timeout: Duration = .seconds(10),
     childFault: ForkedChildFault?,
     childStandardError: Int32? = nil,
-    trace: ((ForkedChild.Trace) -> Void)?
+    trace: ((ForkedChild.Trace) -> Void)?,
+    cancellation: CancellationFlag? = nil
   ) throws(ForkedWalkError) {
     // Made here, the plans of the root's type and of the types its fields declare (with the
     // runtime's metadata and conformance caches behind them) are inherited: a child that had to
     // make them would take the runtime's locks, and one another thread held at the fork never
     // comes free in the child. Only the root's type is read, not what it holds.
     TypePlans.prepare(for: type(of: root))
-    let bytes = try ForkedChild.run(timeout: timeout, standardError: childStandardError, trace: trace) {
-      attempt in
+    let bytes = try ForkedChild.run(
+      timeout: timeout, standardError: childStandardError, trace: trace, cancellation: cancellation
+    ) { attempt in
       if let childFault, let bytes = childFault.perform(attempt: attempt) { return bytes }
       return GraphTransfer.encode(ObjectGraph(reflecting: root, options: options))
     }

@@ -243,15 +243,17 @@ public enum HeapCensus {
 
   /// ``retainers(isolating:timeout:)`` with a test hook: a fault the child runs instead of (or
   /// before) the search.
-  static func retainers(
-    isolating object: AnyObject, timeout: Duration, childFault: ObjectGraph.ForkedChildFault?
+  package static func retainers(
+    isolating object: AnyObject, timeout: Duration, childFault: ObjectGraph.ForkedChildFault?,
+    cancellation: CancellationFlag? = nil
   ) throws(ForkedWalkError) -> RetainerReport {
     // An injected fault is expected: its runtime message (a trap's "Fatal error") is not output.
     let silence = childFault == nil ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC)
     defer { if silence >= 0 { close(silence) } }
     CensusRuntime.prepareForFork()
-    let bytes = try ForkedChild.run(timeout: timeout, standardError: silence >= 0 ? silence : nil) {
-      attempt in
+    let bytes = try ForkedChild.run(
+      timeout: timeout, standardError: silence >= 0 ? silence : nil, cancellation: cancellation
+    ) { attempt in
       if let childFault, let bytes = childFault.perform(attempt: attempt) { return bytes }
       let report = retainers(of: object)
       return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []

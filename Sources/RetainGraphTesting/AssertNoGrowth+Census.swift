@@ -17,6 +17,8 @@ internal import RetainGraph
 ///   - allowances: types that may keep a number of survivors.
 ///   - scenario: one run of the scenario; it should return the program to its starting state.
 /// - Returns: the failure text, or nil when nothing grew.
+// Disfavoured so that an `await`ed call in async code picks the async twin.
+@_disfavoredOverload
 public func verifyNoGrowth(
   iterations: Int = 5,
   allowing allowances: [GrowthAllowance] = [],
@@ -45,6 +47,8 @@ public func verifyNoGrowth(
 ///   - line: the caller's line.
 ///   - column: the caller's column.
 ///   - scenario: one run of the scenario; it should return the program to its starting state.
+// Disfavoured so that an `await`ed call in async code picks the async twin.
+@_disfavoredOverload
 public func assertNoGrowth(
   iterations: Int = 5,
   allowing allowances: [GrowthAllowance] = [],
@@ -62,84 +66,108 @@ public func assertNoGrowth(
     at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), context: message())
 }
 
+/// The `async` form of ``verifyNoGrowth(iterations:allowing:_:)``, for scenarios that await (a
+/// request handler, an actor's method): it waits for its turn among census checks and for its
+/// holder searches without holding a thread of the cooperative pool.
+/// - Parameters:
+///   - iterations: how many times to run the scenario; at least 4 (default 5).
+///   - allowances: types that may keep a number of survivors.
+///   - isolation: the caller's actor, inferred.
+///   - scenario: one run of the scenario; it should return the program to its starting state.
+/// - Returns: the failure text, or nil when nothing grew.
+public func verifyNoGrowth(
+  iterations: Int = 5,
+  allowing allowances: [GrowthAllowance] = [],
+  isolation: isolated (any Actor)? = #isolation,
+  _ scenario: nonisolated(nonsending) () async throws -> Void
+) async rethrows -> String? {
+  try await censusGrowthFailure(
+    iterations: iterations, allowances: allowances, isolation: isolation, scenario)?.fullText
+}
+
+/// The `async` form of ``assertNoGrowth(iterations:allowing:_:fileID:filePath:line:column:_:)``, for
+/// scenarios that await.
+///
+/// ```swift
+/// @Test(.heapCensus) func handlingRequestsDoesNotLeak() async {
+///   await assertNoGrowth(iterations: 5) { _ = await server.handle(request) }
+/// }
+/// ```
+/// - Parameters:
+///   - iterations: how many times to run the scenario; at least 4 (default 5).
+///   - allowances: types that may keep a number of survivors.
+///   - message: more context for the failure message.
+///   - isolation: the caller's actor, inferred.
+///   - fileID: the caller's file ID.
+///   - filePath: the caller's file path.
+///   - line: the caller's line.
+///   - column: the caller's column.
+///   - scenario: one run of the scenario; it should return the program to its starting state.
+public func assertNoGrowth(
+  iterations: Int = 5,
+  allowing allowances: [GrowthAllowance] = [],
+  _ message: @autoclosure () -> String = "",
+  isolation: isolated (any Actor)? = #isolation,
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column,
+  _ scenario: nonisolated(nonsending) () async throws -> Void
+) async rethrows {
+  guard
+    let failure = try await censusGrowthFailure(
+      iterations: iterations, allowances: allowances, isolation: isolation, scenario)
+  else { return }
+  failure.record(
+    at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), context: message())
+}
+
 private func censusGrowthFailure(
   iterations: Int, allowances: [GrowthAllowance], _ scenario: () throws -> Void
 ) rethrows -> LeakFailure? {
   guard let census = CensusRegistration.running else {
     return LeakFailure(message: CensusRegistration.missingCensusMessage(for: "assertNoGrowth without a root"))
   }
-  guard iterations >= 4 else {
-    return LeakFailure(
-      message: "assertNoGrowth needs at least 4 iterations, got \(iterations): the first and the last run "
-        + "are ignored, and growth must show in at least two runs in between. The scenario was not run.")
-  }
+  if let failure = CensusGrowthAnalysis.tooFewIterations(iterations) { return failure }
   return try census.exclusively { () throws -> LeakFailure? in
-    var windows: [Range<UInt64>] = []
-    var generations: [[String: Int]] = []
-    var allowanceOf: [String: Int] = [:]
+    var analysis = CensusGrowthAnalysis(census: census, allowances: allowances)
     for _ in 0..<iterations {
       let start = census.mark()
       try scenario()
-      windows.append(start..<census.mark())
-      var counts: [String: Int] = [:]
-      // The newest instances are dropped with this scope, before the next run.
-      for (type, entry) in census.liveCounts(allocatedIn: windows) {
-        counts[type] = entry.count
-        if allowanceOf[type] == nil, let object = entry.newest,
-          let index = allowances.firstIndex(where: { $0.matches(object) })
-        {
-          allowanceOf[type] = index
-        }
-      }
-      generations.append(counts)
+      analysis.count(after: start..<census.mark())
     }
-    return describeCensusGrowth(
-      generations, allowances: allowances, allowanceOf: allowanceOf, census: census, windows: windows)
+    let findings = analysis.findings()
+    return analysis.failure(findings, holders: findings.map { $0.newest.map(census.holders(of:)) })
   }
 }
 
-private func describeCensusGrowth(
-  _ generations: [[String: Int]], allowances: [GrowthAllowance], allowanceOf: [String: Int],
-  census: any CensusProvider, windows: [Range<UInt64>]
-) -> LeakFailure? {
-  let judged = 1..<(generations.count - 1)
-  var lines: [String] = []
-  var failing = 0
-  for type in Set(generations.flatMap(\.keys)).sorted() {
-    let counts = generations.map { $0[type] ?? 0 }
-    let list = counts.map(String.init).joined(separator: ", ")
-    let short = type.hasPrefix("(") ? type : CensusRuntime.shortName(type)
-    if let index = allowanceOf[type] {
-      let allowance = allowances[index]
-      guard let run = judged.first(where: { !allowance.survivors.contains(counts[$0]) }) else { continue }
-      lines.append(
-        "  \(short): \(list) after each run; \(counts[run]) after run \(run + 1) is outside its allowance of "
-          + "\(allowance.survivors) survivors")
-    } else if judged.allSatisfy({ counts[$0] > counts[$0 - 1] }) {
-      lines.append("  \(short): \(list) after each run")
-    } else {
-      continue
-    }
-    failing += 1
-    // Who holds the newest instance now.
-    if let newest = census.liveCounts(allocatedIn: windows)[type]?.newest {
-      let search = census.holders(of: newest)
-      if let path = search.holderPath {
-        lines.append("    the newest instance is retained by \(path)")
-      } else if let failure = search.failure {
-        lines.append("    the newest instance: \(failure)")
-      } else {
-        lines.append("    the newest instance: no holder the census sees")
-      }
-      if let allocation = search.allocation { lines.append("    \(allocation)") }
-    }
+private func censusGrowthFailure(
+  iterations: Int, allowances: [GrowthAllowance], isolation: isolated (any Actor)?,
+  _ scenario: nonisolated(nonsending) () async throws -> Void
+) async rethrows -> LeakFailure? {
+  guard let census = CensusRegistration.running else {
+    return LeakFailure(message: CensusRegistration.missingCensusMessage(for: "assertNoGrowth without a root"))
   }
-  guard failing > 0 else { return nil }
-  let header =
-    "\(Explanation.count(failing, "type")) of object kept growing across the process over "
-    + "\(generations.count) runs of the scenario (runs 2–\(generations.count - 1) judged; the first and the "
-    + "last are ignored; objects allocated during the runs, as the heap census sees them):"
-  return LeakFailure(message: ([header] + lines).joined(separator: "\n"))
+  if let failure = CensusGrowthAnalysis.tooFewIterations(iterations) { return failure }
+  // Waits for its turn suspended; the holder searches wait for their forked children off the pool.
+  return try await CensusCheckTurns.shared.exclusively { () async throws -> LeakFailure? in
+    var analysis = CensusGrowthAnalysis(census: census, allowances: allowances)
+    for _ in 0..<iterations {
+      let start = census.mark()
+      try await scenario()
+      analysis.count(after: start..<census.mark())
+    }
+    let findings = analysis.findings()
+    var holders: [CensusHolderSearch?] = []
+    for finding in findings {
+      if let newest = finding.newest {
+        holders.append(await census.searchHolders(of: newest))
+      } else {
+        holders.append(nil)
+      }
+    }
+    return analysis.failure(findings, holders: holders)
+  }
 }
 
 /// Process-wide: fails when more than `limit` instances of `type` are alive among the objects the

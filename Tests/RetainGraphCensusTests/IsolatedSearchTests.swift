@@ -76,5 +76,14 @@ extension CensusTests {
       let search = CensusProviderImplementation.shared.holders(of: censusRegistry.presenters[0])
       #expect(search == CensusHolderSearch(holderPath: "censusRegistry.presenters[0]"))
     }
+
+    /// A timeout meaning "no limit" (issue 29.8): before, the forked search's reader trapped on it.
+    @Test func aTimeoutMeaningNoLimitSearches() throws {
+      censusRegistry.presenters.append(CensusPresenter())
+      defer { censusRegistry.presenters.removeAll() }
+      let report = try HeapCensus.retainers(
+        isolating: censusRegistry.presenters[0], timeout: .seconds(Int64.max / 2))
+      #expect(report.holderPath == "censusRegistry.presenters[0]")
+    }
   }
 }

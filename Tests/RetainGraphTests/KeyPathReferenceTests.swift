@@ -61,12 +61,33 @@ struct KeyPathReferenceTests {
   @Test(arguments: KeyPathScenario.all)
   func cycleThroughKeyPathMatchesTheRuntime(_ scenario: KeyPathScenario) {
     let (graph, probe) = walkAndRelease(scenario)
-    #expect(graph.notes == [], "\(graph.report())")
     #expect((probe.object != nil) == scenario.leaks, "the runtime disagrees\n\(graph.report())")
-    #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
-    #expect(graph.cycles.isEmpty == !scenario.leaks, "\(graph.report())")
+    let read = Self.argumentsWereRead(graph)
+    if read {
+      #expect(graph.notes == [], "\(graph.report())")
+      #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
+      #expect(graph.cycles.isEmpty == !scenario.leaks, "\(graph.report())")
+    } else if scenario.leaks {
+      withKnownIssue("-c release: arguments whose witnesses have no symbol of their own are noted, not read")
+      {
+        #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
+      }
+    }
     (probe.object as? KeyPathHolder)?.keyPath = nil
     #expect(probe.object == nil, "dropping the key path frees the holder")
+  }
+
+  /// Whether the walk read the key path's arguments: always in a debug build. In `-c release` the
+  /// compiler may give a key path's witnesses no symbol of their own (measured, Swift 6.3.1: of
+  /// this file's index types only `(KeyPathHolder)`'s equality keeps one), and then the walk notes
+  /// the arguments instead of reading them: never silent.
+  private static func argumentsWereRead(_ graph: ObjectGraph) -> Bool {
+    #if DEBUG
+      return true
+    #else
+      #expect(graph.notes.allSatisfy { $0.contains("subscript arguments") }, "\(graph.notes)")
+      return graph.notes.isEmpty
+    #endif
   }
 
   @inline(never)
@@ -83,6 +104,7 @@ struct KeyPathReferenceTests {
     holder.keyPath = \KeyPathTable.[3, holder]
     defer { holder.keyPath = nil }
     let graph = ObjectGraph(reflecting: holder)
+    guard Self.argumentsWereRead(graph) else { return }
     let keyPath = graph.nodes.first { $0.typeName.contains("KeyPath<") }
     #expect(keyPath != nil, "\(graph.nodes)")
     #expect(
@@ -90,5 +112,16 @@ struct KeyPathReferenceTests {
         $0.from == keyPath?.id && $0.to == graph.root && $0.label == "subscript argument 1"
       },
       "\(graph.edges)")
+  }
+
+  /// The witnesses' names type the arguments only when one of them is a function of its own: a
+  /// merged body (`…Tm`) names one of the functions it serves, not necessarily this one.
+  @Test func witnessNamesMustAgree() {
+    #expect(KeyPathLayout.witnessTypes(equals: "$s1M5OwnerCTH", hash: "$s1M5OwnerCTh") == "1M5OwnerC")
+    #expect(KeyPathLayout.witnessTypes(equals: "$s1M5OwnerCTH", hash: "$s1M5OwnerCThTm") == "1M5OwnerC")
+    #expect(KeyPathLayout.witnessTypes(equals: "$s1M5OwnerCTHTm", hash: "$s1M5OwnerCTh") == "1M5OwnerC")
+    #expect(KeyPathLayout.witnessTypes(equals: "$s1M5OwnerCTHTm", hash: "$s1M5OwnerCThTm") == nil)
+    #expect(KeyPathLayout.witnessTypes(equals: "$s1M5OwnerCTH", hash: "$sSiTh") == nil)
+    #expect(KeyPathLayout.witnessTypes(equals: "$s1M5OwnerCTK", hash: "$s1M5OwnerCTh") == nil)
   }
 }

@@ -10,9 +10,6 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
 
   static func registerOnce() { _ = registration }
 
-  /// Census checks take turns (recursive: a scenario may run a census check itself).
-  private let checks = NSRecursiveLock()
-
   var isRunning: Bool { HeapCensus.isRunning }
 
   func mark() -> UInt64 { CensusTable.nextSequence }
@@ -96,12 +93,7 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
     let timeout = searchTimeout.withLock { $0 }
     do {
       let report = try HeapCensus.retainers(isolating: object, timeout: timeout, childFault: fault)
-      var search = CensusHolderSearch(holderPath: report.holderPath)
-      if let frames = report.allocationBacktrace, let first = frames.first {
-        search.allocation =
-          "allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))"
-      }
-      return search
+      return Self.search(from: report)
     } catch {
       return CensusHolderSearch(failure: Self.sentence(for: error))
     }
@@ -126,9 +118,31 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
     }
   }
 
+  /// Census checks take turns (a scenario may run a census check itself: it shares its turn).
   func exclusively<R>(_ body: () throws -> R) rethrows -> R {
-    checks.lock()
-    defer { checks.unlock() }
-    return try body()
+    try CensusCheckTurns.shared.exclusively(body)
+  }
+
+  nonisolated(nonsending) func searchHolders(of object: AnyObject) async -> CensusHolderSearch {
+    let fault = searchFault.withLock { $0 }
+    let timeout = searchTimeout.withLock { $0 }
+    do {
+      let report = try await HeapCensus.searchRetainers(
+        isolating: object, timeout: timeout, childFault: fault)
+      return Self.search(from: report)
+    } catch let error as ForkedWalkError {
+      return CensusHolderSearch(failure: Self.sentence(for: error))
+    } catch {
+      return CensusHolderSearch(failure: "the holder search was cancelled")
+    }
+  }
+
+  /// A failure message's holder search, from the retainer report.
+  private static func search(from report: RetainerReport) -> CensusHolderSearch {
+    var search = CensusHolderSearch(holderPath: report.holderPath)
+    if let frames = report.allocationBacktrace, let first = frames.first {
+      search.allocation = "allocated in \(([first] + frames.dropFirst().prefix(3)).joined(separator: " ← "))"
+    }
+    return search
   }
 }

@@ -16,6 +16,8 @@ extension ForkedChild {
       let attempt: Int
       /// Whether a stalled child is killed and reported as ``Outcome/stalled`` (not on the last try).
       let watchesForStalls: Bool
+      /// Set when the waiting task is cancelled: the child is killed.
+      let cancellation: CancellationFlag?
       /// Since when the child has slept with no progress, and its CPU time then.
       var stall: (since: ContinuousClock.Instant, cpuTicks: UInt64)?
       /// Set when the child was found stalled.
@@ -67,6 +69,7 @@ extension ForkedChild {
 
       mutating func readUntilCompleteOrExited() throws(ForkedWalkError) {
         while !isComplete {
+          if cancellation?.isSet == true { throw ForkedChild.cancelled }
           let left = deadline - .now
           guard left > .zero else { throw .timedOut(after: timeout, tries: attempt) }
           var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -152,6 +155,10 @@ extension ForkedChild {
       mutating func reap() throws(ForkedWalkError) {
         var pause: UInt32 = 20
         while try !reapIfExited() {
+          if cancellation?.isSet == true {
+            killAndReap()
+            throw ForkedChild.cancelled
+          }
           guard deadline - .now > .zero else {
             killAndReap()
             throw .timedOut(after: timeout, tries: attempt)
@@ -210,8 +217,13 @@ extension ForkedChild {
         self.status = status
       }
 
+      /// `duration` in whole milliseconds for `poll`, rounded up, from 1 to `Int32.max`: a timeout
+      /// far past any real one (`.seconds(Int64.max / 2)`, a user's "no limit") is the longest wait,
+      /// not an overflow.
       static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
+        if seconds >= Int64(Int32.max) / 1000 { return Int32.max }
+        if seconds < 0 { return 1 }
         let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: max(total, 1))
       }

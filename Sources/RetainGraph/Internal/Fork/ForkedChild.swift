@@ -18,13 +18,17 @@
 /// for ever: that thread does not exist in the child). So a call makes up to ``tries`` children,
 /// all within the one timeout: a crashed child is followed by a fresh fork, and so is a stalled one
 /// (on Linux: asleep, with no CPU time used and no byte sent for ``stallWindow``; the last try is
-/// given the rest of the timeout instead). Errors say how many children were tried.
+/// given the rest of the timeout instead). Errors say how many children were tried. On Linux a child
+/// dies with its parent (a parent-death signal, `SIGKILL`), so a killed test run or server leaves no
+/// child walking on.
 ///
 /// Generic on purpose: ``ObjectGraph/init(snapshotting:options:timeout:)`` sends a graph through
 /// it, and a heap-wide walk (the census) can send its own bytes the same way.
 package enum ForkedChild {
   /// The child's exit status when it could not write to the pipe.
   static let writeFailedStatus: Int32 = 70
+  /// The child's exit status when its parent was gone before it could ask to die with it.
+  static let parentGoneStatus: Int32 = 71
   /// The largest answer accepted (16 GiB): a length past it is malformed, not an allocation.
   static let maxPayloadBytes: UInt64 = 1 << 34
   /// How many children a call makes at most (the first and two fresh forks).
@@ -50,6 +54,8 @@ package enum ForkedChild {
   ///   - standardError: a descriptor the child writes its standard error to (a test that makes the
   ///     child trap keeps the runtime's message out of the test output); nil keeps this process's.
   ///   - trace: called in the parent once each child runs (for tests that check for leftovers).
+  ///   - cancellation: when set (the waiting task was cancelled), the child is killed and the call
+  ///     throws ``cancelled``.
   ///   - body: runs in the child, which has one thread: it must not wait for other threads, and
   ///     anything holding a lock at the fork (another thread's `Mutex`, the runtime's metadata
   ///     locks) stays locked there. A crash in it ends only the child. Its argument is the try,
@@ -61,16 +67,18 @@ package enum ForkedChild {
     timeout: Duration,
     standardError: Int32? = nil,
     trace: ((Trace) -> Void)? = nil,
+    cancellation: CancellationFlag? = nil,
     body: (_ attempt: Int) -> [UInt8]
   ) throws(ForkedWalkError) -> [UInt8] {
     #if canImport(Glibc) || canImport(Darwin)
       let deadline = ContinuousClock.now + timeout
       var attempt = 1
       while true {
+        if cancellation?.isSet == true { throw cancelled }
         let isLast = attempt == tries
         switch try runOnce(
           attempt: attempt, deadline: deadline, timeout: timeout, replaceIfStalled: !isLast,
-          standardError: standardError, trace: trace, body: body)
+          standardError: standardError, trace: trace, cancellation: cancellation, body: body)
         {
         case .bytes(let bytes):
           return bytes
@@ -86,15 +94,23 @@ package enum ForkedChild {
     #endif
   }
 
-  /// ``run(timeout:standardError:trace:body:)`` for a body that does not need its try number.
+  /// ``run(timeout:standardError:trace:cancellation:body:)`` for a body that does not need its try
+  /// number.
   package static func run(
     timeout: Duration,
     standardError: Int32? = nil,
     trace: ((Trace) -> Void)? = nil,
+    cancellation: CancellationFlag? = nil,
     body: () -> [UInt8]
   ) throws(ForkedWalkError) -> [UInt8] {
-    try run(timeout: timeout, standardError: standardError, trace: trace) { _ in body() }
+    try run(timeout: timeout, standardError: standardError, trace: trace, cancellation: cancellation) { _ in
+      body()
+    }
   }
+
+  /// What a call throws when its waiting task was cancelled (the child was killed): the `async`
+  /// callers turn it into a `CancellationError`; a synchronous call is never cancelled.
+  package static let cancelled = ForkedWalkError.systemCallFailed("cancelled", errno: ECANCELED)
 
   /// How one child ended, when it was not an error to throw at once.
   enum Outcome {
@@ -115,9 +131,11 @@ package enum ForkedChild {
       replaceIfStalled: Bool,
       standardError: Int32?,
       trace: ((Trace) -> Void)?,
+      cancellation: CancellationFlag?,
       body: (_ attempt: Int) -> [UInt8]
     ) throws(ForkedWalkError) -> Outcome {
       let (readEnd, writeEnd) = try makePipe()
+      let parent = getpid()
       // The walk's process-wide caches are `ForkSafeMutex`es: held across the fork, made anew in
       // the child. Other locks a thread held at the fork (the runtime's, a user's) can still block
       // the child: it is then replaced, or killed at the timeout.
@@ -125,7 +143,7 @@ package enum ForkedChild {
       let forkError = errno
       if pid == 0 {
         close(readEnd)
-        runChild(writingTo: writeEnd, standardError: standardError) { body(attempt) }
+        runChild(parent: parent, writingTo: writeEnd, standardError: standardError) { body(attempt) }
       }
       close(writeEnd)
       defer { close(readEnd) }
@@ -133,7 +151,7 @@ package enum ForkedChild {
       trace?(Trace(pid: pid, pipeInode: inode(of: readEnd), attempt: attempt))
       var reader = Reader(
         pid: pid, fd: readEnd, deadline: deadline, timeout: timeout, attempt: attempt,
-        watchesForStalls: replaceIfStalled)
+        watchesForStalls: replaceIfStalled, cancellation: cancellation)
       return try reader.receive()
     }
 
@@ -167,7 +185,17 @@ package enum ForkedChild {
     }
 
     /// The child's side: never returns.
-    private static func runChild(writingTo fd: Int32, standardError: Int32?, body: () -> [UInt8]) -> Never {
+    private static func runChild(
+      parent: pid_t, writingTo fd: Int32, standardError: Int32?, body: () -> [UInt8]
+    ) -> Never {
+      #if os(Linux)
+        // The child dies with its parent (a test run killed, a server stopped with SIGKILL) instead of
+        // walking, or blocking on a lock held at the fork, as an orphan: the parent-death signal is
+        // sent when the thread that forked ends, and that thread waits for the child. A parent that
+        // died before the signal was set is seen by the parent id, which changed to the adopter's.
+        _ = Self.prctl?(1 /* PR_SET_PDEATHSIG */, UInt(SIGKILL), 0, 0, 0)
+        if getppid() != parent { _exit(parentGoneStatus) }
+      #endif
       if let standardError { _ = dup2(standardError, STDERR_FILENO) }
       // Descriptors the child inherited and does not use are closed: another call's pipe (its
       // write end would keep that call from seeing end of file), sockets, files.
@@ -196,6 +224,11 @@ package enum ForkedChild {
       if kept > first { _ = closeRange(UInt32(first), UInt32(kept - 1), 0) }
       _ = closeRange(UInt32(max(first, kept + 1)), UInt32.max, 0)
     }
+
+    /// glibc's `prctl`, which the Glibc module does not import (it is variadic; its integer arguments
+    /// are passed in the same registers either way on Linux's x86_64 and arm64 calling conventions).
+    private static let prctl = RuntimeSymbols.function(
+      "prctl", as: (@convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32).self)
 
     /// glibc's `close_range` (2.34, Linux 5.9), which the Glibc module does not export.
     private static let closeRange = RuntimeSymbols.function(

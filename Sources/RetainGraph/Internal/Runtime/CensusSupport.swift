@@ -18,7 +18,10 @@ package protocol CensusProvider: AnyObject, Sendable {
   /// Who holds `object`, searched in a forked child (a crash or a hang there ends only the child):
   /// its shortest retainer path, where it was allocated, or why the search gave no answer.
   func holders(of object: AnyObject) -> CensusHolderSearch
-  /// Runs `body` while no other census check runs (census checks of parallel tests take turns).
+  /// ``holders(of:)`` waited for off the cooperative pool (the calling task suspends).
+  nonisolated(nonsending) func searchHolders(of object: AnyObject) async -> CensusHolderSearch
+  /// Runs `body` while no other census check runs (census checks of parallel tests take turns, in
+  /// ``CensusCheckTurns``).
   func exclusively<R>(_ body: () throws -> R) rethrows -> R
   /// Calls `body` with the handler blocks the census saw set on the dispatch source `source` (a
   /// `dispatch_source_t`) and not since replaced (nor, for event and registration handlers,

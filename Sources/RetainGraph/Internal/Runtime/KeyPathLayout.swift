@@ -128,27 +128,42 @@ enum KeyPathLayout {
     return contents
   }
 
+  /// The aligned words of `argument`'s value (its size from its type's value witnesses, the
+  /// words of the key path object that holds it).
+  static func words(of argument: Argument) -> [UInt] {
+    let size = Metadata.size(of: argument.type)
+    guard UInt(bitPattern: argument.address) % 8 == 0 else { return [] }
+    return stride(from: 0, to: size - 7, by: 8).map {
+      argument.address.load(fromByteOffset: $0, as: UInt.self)
+    }
+  }
+
   struct Unread: Error {
     var text: String
   }
 
   /// The subscript arguments of `size` bytes at `address`, typed by the symbols of the `equals`
   /// and `hash` witnesses (the third and fourth words of `witnesses`), which must name the same
-  /// types; the types must fill exactly `size` bytes.
+  /// types; the types must fill exactly `size` bytes. An optimised build may merge functions whose
+  /// code differs only in the constants they use into one body named after the first with `Tm`
+  /// (measured: `$s…KeyPathHolderCThTm`, which the other `Th` functions jump to): such a body
+  /// names one of the types it serves, not necessarily these, so one of the two witnesses must
+  /// be a function of its own (no `Tm`), and the other must name the same types.
   private static func argumentTypes(witnesses: UnsafeRawPointer, size: Int, at address: UnsafeRawPointer)
     -> Result<[Argument], Unread>
   {
     guard let equals = witnesses.load(fromByteOffset: 16, as: UnsafeRawPointer?.self),
       let hash = witnesses.load(fromByteOffset: 24, as: UnsafeRawPointer?.self),
       let equalsName = SymbolNames.symbolName(at: equals), let hashName = SymbolNames.symbolName(at: hash),
-      equalsName.hasPrefix("$s"), equalsName.hasSuffix("TH"), hashName == equalsName.dropLast(2) + "Th"
+      let types = witnessTypes(equals: equalsName, hash: hashName)
     else { return .failure(Unread(text: "subscript arguments whose types no symbol names were not read")) }
-    let mangled = Array(equalsName.utf8.dropFirst(2).dropLast(2))
+    let typesName = "$s" + types + "TH"
+    let mangled = Array(types.utf8)
     guard let parsed = MangledTypeReader.parseList(mangled) else {
       return .failure(
         Unread(
           text:
-            "subscript arguments of types \(SymbolNames.demangled(equalsName) ?? equalsName) were not read"))
+            "subscript arguments of types \(SymbolNames.demangled(typesName) ?? typesName) were not read"))
     }
     var offset = 0
     var arguments: [Argument] = []
@@ -172,5 +187,20 @@ enum KeyPathLayout {
         ))
     }
     return .success(arguments)
+  }
+
+  /// The mangled argument types both witness names spell (`$s<types>TH`, `$s<types>Th`), one of
+  /// them possibly a merged body (`…Tm`) but not both; nil otherwise.
+  static func witnessTypes(equals: String, hash: String) -> String? {
+    func types(_ name: String, suffix: String) -> (types: Substring, merged: Bool)? {
+      guard name.hasPrefix("$s") else { return nil }
+      if name.hasSuffix(suffix + "Tm") { return (name.dropFirst(2).dropLast(suffix.count + 2), true) }
+      if name.hasSuffix(suffix) { return (name.dropFirst(2).dropLast(suffix.count), false) }
+      return nil
+    }
+    guard let equality = types(equals, suffix: "TH"), let hashing = types(hash, suffix: "Th"),
+      equality.types == hashing.types, !(equality.merged && hashing.merged), !equality.types.isEmpty
+    else { return nil }
+    return String(equality.types)
   }
 }

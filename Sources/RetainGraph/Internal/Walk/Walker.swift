@@ -57,6 +57,9 @@ struct Walker {
   /// Work still to be done for the node being expanded (a stack: the last item is next).
   var pending: [Work] = []
   var unsafeReferences: [(holder: Int, label: PendingLabel, address: UInt)] = []
+  /// Words of key paths' subscript arguments: strong edges to the nodes they equal, once every
+  /// node is known (never dereferenced).
+  var keyPathWords: [(holder: Int, label: PendingLabel, address: UInt)] = []
   /// Task nodes found suspended: their frames are read once every node is known.
   var suspendedTasks: [Int] = []
   private var ignoredTypes: [ObjectIdentifier: Bool] = [:]
@@ -84,6 +87,12 @@ struct Walker {
       if let target = recorder.node(at: reference.address) {
         current = reference.holder
         appendEdge(to: target, label: reference.label, ownership: .unownedUnsafe)
+      }
+    }
+    for word in keyPathWords {
+      if let target = recorder.node(at: word.address) {
+        current = word.holder
+        appendEdge(to: target, label: word.label, ownership: .strong)
       }
     }
     linkSuspendedFrames()

@@ -1,0 +1,23 @@
+import Foundation
+import RetainGraph
+
+// A test helper (ForkedChildLifetimeTests): starts a snapshot whose forked children sleep for two
+// minutes (a test fault), and prints the process id of the last try's child once it runs (the
+// earlier tries are replaced as stalled after a quarter of a second; the last is not). The test kills this
+// process with SIGKILL and checks that the child goes with it.
+
+final class ProbeRoot {}
+
+// `pool async` / `pool blocking`: see PoolProgress.swift.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pool" {
+  await runPoolProgress(async: CommandLine.arguments[2] == "async")
+  exit(0)
+}
+
+let root = ProbeRoot()
+_ = try? ObjectGraph(
+  snapshotting: root, timeout: .seconds(120), childFault: .hang(.seconds(120)),
+  trace: { trace in
+    guard trace.attempt == ForkedChild.tries else { return }
+    FileHandle.standardOutput.write(Data("\(trace.pid)\n".utf8))
+  })

@@ -1,0 +1,74 @@
+import Foundation
+import RetainGraph
+import RetainGraphTesting
+import Testing
+
+@testable import RetainGraphCensus
+
+/// The holder of the async searches' object (no other test touches it).
+nonisolated(unsafe) var asyncCensusHolders: [CensusPresenter] = []
+
+/// Where the async growth test's scenario leaks (no other test touches it; CensusEventLog is shared
+/// by tests that run in parallel).
+final class AsyncCensusLog: @unchecked Sendable {
+  var items: [CensusLeakyItem] = []
+}
+
+let asyncCensusLog = AsyncCensusLog()
+
+extension CensusTests {
+  /// The census's `async` forms (issue 29, item 6): the searches wait off the cooperative pool, and
+  /// the rootless growth check takes a scenario that awaits.
+  @Suite(.heapCensus) struct AsyncForms {
+    @Test func asyncSearchesNameTheHolderTheRuntimeKeeps() async throws {
+      asyncCensusHolders = [CensusPresenter()]
+      weak let probe = asyncCensusHolders[0]
+      let inProcess = await HeapCensus.searchRetainers(of: try #require(probe))
+      let isolated = try await HeapCensus.searchRetainers(isolating: try #require(probe))
+      #expect(inProcess.holderPath == "asyncCensusHolders[0]")
+      #expect(isolated.holderPath == "asyncCensusHolders[0]")
+      asyncCensusHolders = []
+      #expect(probe == nil)
+    }
+
+    @Test func anAwaitingScenarioThatLeaksIsCaught() async throws {
+      defer { asyncCensusLog.items.removeAll() }
+      let failure = try #require(
+        await verifyNoGrowth(iterations: 5) {
+          await Task.yield()
+          asyncCensusLog.items.append(CensusLeakyItem())
+        })
+      let lines = failure.split(separator: "\n").map(String.init)
+      let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
+      #expect(
+        lines[index...].prefix(2).joined(separator: "\n") == """
+            CensusLeakyItem: 1, 2, 3, 4, 5 after each run
+              the newest instance is retained by asyncCensusLog.items[4]
+          """)
+      // The runtime agrees: the log holds them.
+      weak let newest = asyncCensusLog.items.last
+      asyncCensusLog.items.removeAll()
+      #expect(newest == nil)
+    }
+
+    @Test func anAwaitingScenarioThatCleansUpPasses() async {
+      let failure = await verifyNoGrowth(iterations: 5) {
+        await Task.yield()
+        let first = CensusTransient()
+        first.next = CensusTransient()
+      }
+      #expect(failure?.contains("CensusTransient") != true)
+    }
+
+    /// A synchronous census check inside an async one shares its turn (no deadlock), and an async
+    /// check waits for its turn without holding a thread.
+    @Test func checksNestAcrossAwaits() async {
+      let failure = await verifyNoGrowth(iterations: 4) {
+        await Task.yield()
+        #expect(verifyInstances(of: CensusXCWidget.self, atMost: 0) == nil)
+        #expect(await verifyNoGrowth(iterations: 4) { await Task.yield() } == nil)
+      }
+      #expect(failure?.contains("CensusXCWidget") != true)
+    }
+  }
+}
