@@ -12,7 +12,8 @@ set -uo pipefail
 SWIFT=${SWIFT:-swift}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root/.build"
-log="$root/.build/test-output.txt"
+log="${RUN_TESTS_LOG:-$root/.build/test-output.txt}"
+mkdir -p "$(dirname "$log")"
 run_start=${RETAIN_GRAPH_TEST_START:-$(date +%s)}
 test_start=$(date +%s)
 

@@ -44,18 +44,34 @@ extension ObjectGraph {
   ///   - options: limits and filters for the walk.
   ///   - knownWeakReferences: how many weak references the caller holds to the object at an address
   ///     (its probes).
+  ///   - deadline: until when to wait for a running census search to end (none starts while the
+  ///     audit waits or counts); nil to give up at once when one runs.
   /// - Returns: the graph, and the first object something outside refers to.
   @inline(never)
   package static func auditOutsideReferences(
     of root: AnyObject, callerReferences: Int, options: GraphOptions,
-    knownWeakReferences: (UInt) -> Int
+    knownWeakReferences: (UInt) -> Int, waitingForSearchesUntil deadline: ContinuousClock.Instant? = nil
   ) -> OutsideReferenceAudit {
     // A heap-wide operation (a census search) retains every object while it runs.
-    guard let quiet = HeapWideRetains.quietToken else {
-      return OutsideReferenceAudit(
-        graph: ObjectGraph(reflecting: root, options: options), outsideReferences: [],
-        incomplete: "a census search holds every object while it runs")
+    HeapWideRetains.excluded(waitingUntil: deadline) { quiet in
+      guard quiet else {
+        return OutsideReferenceAudit(
+          graph: ObjectGraph(reflecting: root, options: options), outsideReferences: [],
+          incomplete: "a census search holds every object while it runs")
+      }
+      return unguardedAudit(
+        of: root, callerReferences: callerReferences, options: options,
+        knownWeakReferences: knownWeakReferences)
     }
+  }
+
+  /// ``auditOutsideReferences(of:callerReferences:options:knownWeakReferences:waitingForSearchesUntil:)``
+  /// once no census search runs.
+  @inline(never)
+  private static func unguardedAudit(
+    of root: AnyObject, callerReferences: Int, options: GraphOptions,
+    knownWeakReferences: (UInt) -> Int
+  ) -> OutsideReferenceAudit {
     // The root's counts before the walk: its temporaries come and go with the walk.
     let rootCounts = ReferenceCounts(of: root)
     var walker = Walker(options: options)
@@ -97,9 +113,6 @@ extension ObjectGraph {
         if censusMayHold, counts.unowned == 1 { counts.unowned = 0 }
         if counts != none { outside.append((id, counts)) }
       }
-    }
-    if HeapWideRetains.quietToken != quiet {
-      incomplete = "a census search ran while the counts were read"
     }
     return OutsideReferenceAudit(graph: graph, outsideReferences: outside, incomplete: incomplete)
   }

@@ -100,7 +100,13 @@ package enum AtomicFile {
       temporary = temporaryName(for: target)
       descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     }
-    guard descriptor >= 0 else { throw failure(path) }
+    guard descriptor >= 0 else {
+      guard existing != nil else { throw failure(path) }
+      // The file exists (/proc/version, say): what failed is the temporary file beside it.
+      throw RenderingError(
+        "cannot write \(path): cannot create a file in \(directory(of: target)) to replace it with "
+          + "(\(String(cString: strerror(errno))))")
+    }
     var error: RenderingError? = nil
     if let existing {
       // Keep the owner when allowed (root can; anyone else keeps their own), then the mode: a 0600

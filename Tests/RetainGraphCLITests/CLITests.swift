@@ -193,6 +193,23 @@ import Testing
     #expect(Self.contents(of: directory).isEmpty)
   }
 
+  @Test func anEndlessDeviceIsNotReadWithoutBound() throws {
+    // Issue 29, item 8: `check /dev/zero` read until an allocation failed (2 GB).
+    for command in ["check", "render"] {
+      let run = try Self.run(command, "/dev/zero")
+      #expect(run.status == 2)
+      #expect(run.stdout.isEmpty)
+      assertGolden(run.stderr, named: "dev-zero-\(command)")
+    }
+  }
+
+  @Test func aFileWhoseDirectoryTakesNoNewFileSaysSo() throws {
+    // Issue 29, item 8: `--output /proc/version` said "No such file or directory".
+    let run = try Self.run("sample", "viper-module", "--format", "json", "--output", "/proc/version")
+    #expect(run.status == 2)
+    assertGolden(run.stderr, named: "proc-version-output")
+  }
+
   @Test func usageErrorsAreExitTwo() throws {
     let unknownFormat = try Self.run("sample", "viper-module", "--format", "gif")
     #expect(unknownFormat.status == 2)

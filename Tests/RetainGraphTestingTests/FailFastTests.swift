@@ -33,23 +33,6 @@ private final class Part: @unchecked Sendable {
   return owner
 }
 
-/// Runs `body` and tells whether a census search (of a parallel test) ran meanwhile: it holds every
-/// object for a moment, so a check cannot tell then that nothing outside refers to its survivor.
-private func withoutCensusSearch<T>(_ body: () throws -> T) rethrows -> (T, quiet: Bool) {
-  let before = HeapWideRetains.quietToken
-  let result = try body()
-  return (result, before != nil && HeapWideRetains.quietToken == before)
-}
-
-/// The async twin of ``withoutCensusSearch(_:)``.
-private func withoutCensusSearch<T>(
-  isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
-) async rethrows -> (T, quiet: Bool) {
-  let before = HeapWideRetains.quietToken
-  let result = try await body()
-  return (result, before != nil && HeapWideRetains.quietToken == before)
-}
-
 /// How long `body` took, in seconds.
 private func seconds(_ body: () -> Void) -> Double {
   let start = ContinuousClock.now
@@ -60,57 +43,42 @@ private func seconds(_ body: () -> Void) -> Double {
 
 @Suite("A survivor nothing can release fails at once")
 struct FailFastTests {
-  // While a parallel test's census search holds every object, no check can tell that nothing
-  // outside refers to its survivor: it then waits its timeout, and these tests only ask for the
-  // failure. Every check here fails either way.
+  // A parallel test's census search holds every object while it runs: a check waits for it to end
+  // (and keeps a new one from starting while it counts), so every expectation here always holds.
 
   @Test func aCycleNothingOutsideRefersToFailsWithoutWaitingTheTimeout() {
     var failure: String?
-    let (elapsed, quiet) = withoutCensusSearch {
-      seconds { failure = verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() } }
-    }
+    let elapsed = seconds { failure = verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() } }
     #expect(failure?.contains("Owner is still alive") == true)
-    if quiet {
-      #expect(failure?.contains("and nothing can release it") == true)
-      #expect(failure?.contains("instead of waiting 20.0 seconds") == true)
-      // The timeout is 20 s: anything near it means the wait was not cut short.
-      #expect(elapsed < 10)
-    }
+    #expect(failure?.contains("and nothing can release it") == true)
+    #expect(failure?.contains("instead of waiting 20.0 seconds") == true)
+    // The timeout is 20 s: anything near it means the wait was not cut short.
+    #expect(elapsed < 10)
   }
 
   @Test func aClosureCycleFailsAtOnceToo() {
     var failure: String?
-    let (elapsed, quiet) = withoutCensusSearch {
-      seconds { failure = verifyDeallocated(timeout: .seconds(20)) { closureCycle() } }
-    }
+    let elapsed = seconds { failure = verifyDeallocated(timeout: .seconds(20)) { closureCycle() } }
     #expect(failure?.contains("Owner is still alive") == true)
-    if quiet {
-      #expect(failure?.contains("and nothing can release it") == true)
-      #expect(elapsed < 10)
-    }
+    #expect(failure?.contains("and nothing can release it") == true)
+    #expect(elapsed < 10)
   }
 
   @Test func asyncTwinFailsAtOnce() async {
-    // At once when the thread pool lets it resume; either way it says nothing can release it.
-    let (failure, quiet) = await withoutCensusSearch {
-      await verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() }
-    }
+    // At once when the thread pool lets it resume and no census search of a parallel test runs (a
+    // search holds every object, so the check waits for it to end: one can take tens of seconds
+    // beside the million-object tests); either way it says nothing can release it.
+    let failure = await verifyDeallocated(timeout: .seconds(60)) { twoObjectCycle() }
     #expect(failure?.contains("Owner is still alive") == true)
-    if quiet {
-      #expect(failure?.contains("and nothing can release it") == true, "\(failure ?? "passed")")
-    }
+    #expect(failure?.contains("and nothing can release it") == true, "\(failure ?? "passed")")
   }
 
   @Test func theMessageIsTheGoldenOne() {
-    let (failure, quiet) = withoutCensusSearch {
-      verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() }
-    }
+    let failure = verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() }
     #expect(failure != nil)
-    if quiet {
-      // The audit's time varies: keep the sentence, not the figure.
-      let text = failure?.replacing(/checked after \d+ ms/, with: "checked after N ms")
-      assertGolden(text ?? "passed", named: "two-object-cycle")
-    }
+    // The audit's time varies: keep the sentence, not the figure.
+    let text = failure?.replacing(/checked after \d+ ms/, with: "checked after N ms")
+    assertGolden(text ?? "passed", named: "two-object-cycle")
   }
 
   @Test func aCycleAPendingBlockBreaksStillPasses() {
@@ -176,18 +144,12 @@ struct FailFastTests {
 
 @Suite("The outside-reference audit against the runtime")
 struct OutsideReferenceAuditTests {
-  /// Audits `owner`'s graph, the caller's references to `owner` not subtracted; again while a
-  /// parallel test's census search holds every object (the audit then says it is incomplete).
+  /// Audits `owner`'s graph, the caller's references to `owner` not subtracted, waiting for a
+  /// parallel test's census search (which holds every object while it runs) to end.
   private func audit(_ owner: Owner, probes: Int = 0) -> OutsideReferenceAudit {
-    var result: OutsideReferenceAudit
-    var tries = 0
-    repeat {
-      if tries > 0 { Thread.sleep(forTimeInterval: 0.05) }
-      tries += 1
-      result = ObjectGraph.auditOutsideReferences(
-        of: owner, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in probes })
-    } while result.incomplete != nil && tries < 600
-    return result
+    ObjectGraph.auditOutsideReferences(
+      of: owner, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in probes },
+      waitingForSearchesUntil: .now.advanced(by: .seconds(60)))
   }
 
   @Test func aClosedCycleIsExplainedButForTheCallersReferences() {
@@ -252,6 +214,49 @@ struct OutsideReferenceAuditTests {
     #expect(audit(owner).incomplete == nil)
   }
 
+  @Test func anAuditWaitsForARunningSearchToEnd() {
+    let owner = twoObjectCycle()
+    defer { owner.part = nil }
+    let searchStarted = DispatchSemaphore(value: 0)
+    let searchEnded = Mutex<ContinuousClock.Instant?>(nil)
+    Thread.detachNewThread {
+      HeapWideRetains.during {
+        searchStarted.signal()
+        Thread.sleep(forTimeInterval: 0.3)
+        searchEnded.withLock { $0 = .now }
+      }
+    }
+    searchStarted.wait()
+    let result = audit(owner)
+    let counted = ContinuousClock.now
+    #expect(result.incomplete == nil)
+    let ended = searchEnded.withLock { $0 }
+    #expect(ended != nil && ended! <= counted, "the audit counted after the search ended")
+  }
+
+  @Test func noSearchStartsWhileAnAuditCounts() {
+    let auditing = DispatchSemaphore(value: 0)
+    let searchStarted = Mutex<ContinuousClock.Instant?>(nil)
+    let auditEnded = HeapWideRetains.excluded(waitingUntil: .now.advanced(by: .seconds(60))) {
+      quiet -> ContinuousClock.Instant in
+      #expect(quiet)
+      Thread.detachNewThread {
+        auditing.signal()
+        HeapWideRetains.during { searchStarted.withLock { $0 = .now } }
+      }
+      auditing.wait()
+      Thread.sleep(forTimeInterval: 0.3)
+      #expect(searchStarted.withLock { $0 } == nil, "no search started while the audit counted")
+      return .now
+    }
+    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+    while searchStarted.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    let started = searchStarted.withLock { $0 }
+    #expect(started != nil && started! >= auditEnded, "the search started once the audit ended")
+  }
+
   @Test func referenceCountsMatchTheRuntime() {
     let (before, after) = countsAroundASecondReference(to: Owner())
     #expect(after.strong - before.strong == 1)
@@ -288,18 +293,13 @@ private final class Bus: @unchecked Sendable {
 @Suite("Async twins")
 struct AsyncTwinTests {
   @Test func verifyNoLeaksAsyncExplainsASurvivorAtOnce() async {
-    let (failure, quiet) = await withoutCensusSearch {
-      await verifyNoLeaks(timeout: .seconds(20)) {
-        await Task.yield()
-        return twoObjectCycle()
-      }
+    let failure = await verifyNoLeaks(timeout: .seconds(20)) {
+      await Task.yield()
+      return twoObjectCycle()
     }
-    #expect(failure?.contains("2 objects reachable from Owner are still alive") == true)
-    if quiet {
-      let headline = "2 objects reachable from Owner are still alive after Owner was released"
-      #expect(failure?.contains(headline) == true)
-      #expect(failure?.contains("nothing can release them") == true)
-    }
+    let headline = "2 objects reachable from Owner are still alive after Owner was released"
+    #expect(failure?.contains(headline) == true)
+    #expect(failure?.contains("nothing can release them") == true)
   }
 
   @Test func verifyNoLeaksAsyncPassesWhenAPendingTaskReleasesTheModule() async {

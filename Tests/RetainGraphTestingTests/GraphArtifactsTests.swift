@@ -52,7 +52,9 @@ struct GraphArtifactsSwiftTestingTests {
     #expect(graph.cycles.count == 1)
     let dot = try String(contentsOf: folder.appendingPathComponent("\(stem)-2.dot"), encoding: .utf8)
     #expect(dot.hasPrefix("digraph"))
-    assertGolden(normalizingPaths(seen.text, [folder.path: "$ARTIFACTS"]), named: "swift-testing-written")
+    assertGolden(
+      normalizingPaths(seen.text, [folder.path: "$ARTIFACTS", GraphArtifacts.commandLine: "$RETAIN_GRAPH"]),
+      named: "swift-testing-written")
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
@@ -107,10 +109,11 @@ struct GraphArtifactsSwiftTestingTests {
     #expect(
       off?.contains("Graph: written to \(folder.path)/ (\(stem)-1.dot, \(stem)-1.json). To draw it, run:\n")
         == true)
-    let offText = normalizingPaths(off ?? "", [folder.path: "$ARTIFACTS"])
+    let offText = normalizingPaths(
+      off ?? "", [folder.path: "$ARTIFACTS", GraphArtifacts.commandLine: "$RETAIN_GRAPH"])
     #expect(
       offText.hasSuffix(
-        "\nor, for a page to click in a browser:\n  swift run --package-path $CHECKOUT retain-graph render "
+        "\nor, for a page to click in a browser:\n  $RETAIN_GRAPH render "
           + "$ARTIFACTS/\(stem)-1.json --format html --output $ARTIFACTS/\(stem)-1.html"), "\(offText)")
     #expect(
       broken?.contains(
@@ -128,8 +131,48 @@ struct GraphArtifactsSwiftTestingTests {
       GraphArtifacts.withSetting(.folder(folder.path)) {
         GraphArtifacts.withPageMaker(.off) { verifyNoGrowth(of: dashboard) { $0.openAndCloseScreen() } }
       })
-    assertGolden(normalizingPaths(text, [folder.path: "$ARTIFACTS"]), named: "growth-without-page")
+    assertGolden(
+      normalizingPaths(text, [folder.path: "$ARTIFACTS", GraphArtifacts.commandLine: "$RETAIN_GRAPH"]),
+      named: "growth-without-page")
     dashboard.bus.observers.removeAll()
+  }
+
+  /// The command a failure prints to draw its graph: the one on the PATH first, then the one built in
+  /// the checkout, then `swift run` built outside the checkout (issue 29, item 8: it built inside
+  /// RetainGraph's checkout, 77 s, even with `retain-graph` on the PATH).
+  @Test func theCommandThatDrawsIsTheOneOnThePathAndNeverBuildsInTheCheckout() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "rg-command-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let bin = root.appendingPathComponent("bin")
+    let checkout = root.appendingPathComponent("check out")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: checkout, withIntermediateDirectories: true)
+    let scratch = root.appendingPathComponent("cache/retain-graph/build").path
+    func executable(at url: URL) throws {
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data("#!/bin/sh\n".utf8).write(to: url)
+      try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+    }
+    // Nothing built, nothing on the PATH: swift run, built in the scratch folder.
+    let unbuilt = GraphArtifacts.commandLine(searchPath: bin.path, checkout: checkout.path, scratch: scratch)
+    #expect(
+      unbuilt == "swift run --package-path '\(checkout.path)' --scratch-path \(scratch) retain-graph")
+    #expect(!scratch.hasPrefix(checkout.path))
+    // Built in the checkout: that executable, nothing to build.
+    try executable(at: checkout.appendingPathComponent(".build/debug/retain-graph"))
+    #expect(
+      GraphArtifacts.commandLine(searchPath: bin.path, checkout: checkout.path, scratch: scratch)
+        == "'\(checkout.path)/.build/debug/retain-graph'")
+    // On the PATH: the plain name, whatever the checkout has.
+    try executable(at: bin.appendingPathComponent("retain-graph"))
+    #expect(
+      GraphArtifacts.commandLine(
+        searchPath: "/nonexistent:\(bin.path)", checkout: checkout.path, scratch: scratch)
+        == "retain-graph")
+    // No checkout (a copied test binary): the plain name.
+    #expect(GraphArtifacts.commandLine(searchPath: nil, checkout: nil, scratch: scratch) == "retain-graph")
   }
 
   @Test func withoutTheFolderTheMessageSaysHowToSaveAttachments() {
@@ -181,7 +224,11 @@ final class GraphArtifactsXCTests: FailureCapturingTestCase {
     XCTAssertTrue(page.contains("<title>n1</title>"))
     assertGolden(
       normalizingPaths(
-        recorded.map(\.description).joined(), [folder.path: "$ARTIFACTS", "-line\(line)-": "-lineLINE-"]),
+        recorded.map(\.description).joined(),
+        [
+          folder.path: "$ARTIFACTS", GraphArtifacts.commandLine: "$RETAIN_GRAPH",
+          "-line\(line)-": "-lineLINE-",
+        ]),
       named: "xctest-written")
     XCTAssertTrue(harness.breakCyclesAndCheckFreed())
   }

@@ -75,7 +75,8 @@ final class TrackForLeaksHeldByTheTestXCTests: FailureCapturingTestCase {
     XCTAssertEqual(recorded.map(\.line), [line])
     assertGolden(
       normalizingPaths(
-        recorded.map(\.description).joined(separator: "\n-----\n"), [folder.path: "$ARTIFACTS"]),
+        recorded.map(\.description).joined(separator: "\n-----\n"),
+        [folder.path: "$ARTIFACTS", GraphArtifacts.commandLine: "$RETAIN_GRAPH"]),
       named: "tracked-held-by-the-test")
     let stem = "TrackForLeaksHeldByTheTestXCTests.testTheFailureNamesThePropertyAndTheOrder-Greeter-1"
     XCTAssertEqual(filesIn(folder), ["\(stem).dot", "\(stem).html", "\(stem).json"])

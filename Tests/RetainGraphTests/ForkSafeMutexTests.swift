@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import RetainGraph
@@ -7,12 +8,13 @@ import Testing
 /// while it makes a new one, or that takes two of them in the order opposite to the one they were
 /// made in, must not deadlock with a fork (a census search, which makes a symbol table's lock
 /// inside the symbol cache's lock, hung beside a forked walk: the test run then grew to 24 GB).
-@Suite struct ForkSafeMutexTests {
+/// Serialized: the observer of busy locks is one for the process.
+@Suite(.serialized) struct ForkSafeMutexTests {
   @Test func aForkWhileAThreadMakesALockInsideAnotherDoesNotDeadlock() async throws {
     let outer = ForkSafeMutex(0)
-    try await expectForkCompletes {
+    try await expectForkCompletes(beside: outer) { forkWaits in
       outer.withLock { value in
-        Thread.sleep(forTimeInterval: 0.2)  // the fork's handlers start meanwhile
+        forkWaits()
         value = ForkSafeMutex(1).withLock { $0 }
       }
     }
@@ -21,24 +23,43 @@ import Testing
   @Test func aForkWhileAThreadNestsLocksAgainstTheirOrderDoesNotDeadlock() async throws {
     let first = ForkSafeMutex(0)
     let second = ForkSafeMutex(0)
-    try await expectForkCompletes {
+    try await expectForkCompletes(beside: second) { forkWaits in
       second.withLock { value in
-        Thread.sleep(forTimeInterval: 0.2)
+        forkWaits()
         value = first.withLock { $0 + 1 }
       }
     }
   }
 
-  /// Runs `holder` on a thread and, 50 ms later, a forked walk on another; both must end within
-  /// 90 seconds (a deadlock never ends).
-  private func expectForkCompletes(_ holder: @escaping @Sendable () -> Void) async throws {
+  /// Runs `holder` on a thread and a forked walk on another; both must end within 90 seconds (a
+  /// deadlock never ends). `holder` takes `busy` and calls the function it is given, which returns
+  /// once the fork's handler found `busy` held and waits for it: the two always overlap (no
+  /// ordering by sleeps, which a loaded machine does not keep). It returns after 85 s at most: the
+  /// fork may start late on a loaded machine (30 s were not enough once in a whole-suite run), but
+  /// never without the overlap.
+  private func expectForkCompletes(
+    beside busy: ForkSafeMutex<Int>, _ holder: @escaping @Sendable (_ forkWaits: () -> Void) -> Void
+  ) async throws {
+    let overlapped = DispatchSemaphore(value: 0)
+    let address = UInt(bitPattern: busy.lockAddress)
+    ForkSafeLocks.busyLockObserver.withLock {
+      $0 = { lock in
+        if UInt(bitPattern: lock) == address { overlapped.signal() }
+      }
+    }
+    defer { ForkSafeLocks.busyLockObserver.withLock { $0 = nil } }
+    let holding = DispatchSemaphore(value: 0)
+    let sawOverlap = ForkResult()
     let done = DispatchGroup()
     done.enter()
     Thread {
-      holder()
+      holder {
+        holding.signal()
+        sawOverlap.set(.success(overlapped.wait(timeout: .now() + 85) == .success ? 1 : 0))
+      }
       done.leave()
     }.start()
-    try await Task.sleep(for: .milliseconds(50))
+    await onThread { holding.wait() }
     done.enter()
     let forkResult = ForkResult()
     Thread {
@@ -50,7 +71,10 @@ import Testing
     }.start()
     let waited = await onThread { done.wait(timeout: .now() + 90) }
     #expect(waited == .success, "the forked walk and the thread holding a lock deadlocked")
-    if waited == .success { #expect(try forkResult.get().get() >= 1) }
+    if waited == .success {
+      #expect(try forkResult.get().get() >= 1)
+      #expect(try sawOverlap.get().get() == 1, "the fork's handler waited for the held lock")
+    }
   }
 }
 

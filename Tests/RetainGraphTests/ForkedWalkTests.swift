@@ -161,7 +161,11 @@ struct ForkedWalkTests {
     let (traces, successes, failures) = collected.result
     #expect(successes == 100)
     #expect(failures.isEmpty, "\(failures)")
-    #expect(traces.count >= 100)
+    // A retry means a child crashed or stalled for a minute (a lock another thread held at the
+    // fork, say): counted, never absorbed.
+    let retries = traces.filter { $0.attempt > 1 }
+    #expect(retries.isEmpty, "\(retries.count) fresh forks after a crashed or stalled child")
+    #expect(traces.count == 100)
     #expect(Set(traces.map(\.pipeInode)).count == traces.count, "each call has a pipe of its own")
     expectNoLeftovers(traces)
   }

@@ -95,14 +95,36 @@ enum GraphAttachment {
     }
   }
 
-  /// How to start the `retain-graph` command line from wherever the test ran: `swift run` in
-  /// RetainGraph's own checkout, whose default traits include the command line (a dependent that
-  /// asks for `traits: []` cannot build it; `retain-graph` is on nobody's PATH unless installed with
-  /// `make install`). The checkout is where this file was compiled from; when it is gone (a copied
-  /// test binary), plain `retain-graph`.
-  static let commandLine: String = {
-    guard let checkout else { return "retain-graph" }
-    return "swift run --package-path \(shellQuoted(checkout)) retain-graph"
+  /// How to start the `retain-graph` command line from wherever the test ran (see
+  /// ``commandLine(searchPath:checkout:scratch:)``).
+  static let commandLine: String = commandLine(
+    searchPath: ProcessInfo.processInfo.environment["PATH"], checkout: checkout, scratch: scratchFolder)
+
+  /// How to start the `retain-graph` command line: the one on the PATH (`make install`) when there
+  /// is one; else the one already built in RetainGraph's checkout; else `swift run` of that
+  /// checkout (its default traits include the command line), built in `scratch`, never inside the
+  /// checkout (a dependency's checkout is not the user's to write in); plain `retain-graph` when the
+  /// checkout is gone (a copied test binary).
+  static func commandLine(searchPath: String?, checkout: String?, scratch: String) -> String {
+    let onThePath = (searchPath ?? "").split(separator: ":").contains {
+      FileManager.default.isExecutableFile(atPath: "\($0)/retain-graph")
+    }
+    guard !onThePath, let checkout else { return "retain-graph" }
+    for configuration in ["debug", "release"] {
+      let built = "\(checkout)/.build/\(configuration)/retain-graph"
+      if FileManager.default.isExecutableFile(atPath: built) { return shellQuoted(built) }
+    }
+    return
+      "swift run --package-path \(shellQuoted(checkout)) --scratch-path \(shellQuoted(scratch)) retain-graph"
+  }
+
+  /// Where `swift run` builds the command line when it is not built yet: the user's cache folder.
+  static let scratchFolder: String = {
+    let environment = ProcessInfo.processInfo.environment
+    let cache =
+      environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (environment["HOME"].map { $0 + "/.cache" } ?? NSTemporaryDirectory())
+    return cache + "/retain-graph/build"
   }()
 
   /// RetainGraph's checkout: where this file was compiled from, nil when it is gone (a copied test
@@ -261,5 +283,15 @@ package enum GraphArtifacts {
       }
     }
     return result
+  }
+}
+
+extension GraphArtifacts {
+  /// The command a failure prints to draw its graph (``GraphAttachment/commandLine``), for tests.
+  package static var commandLine: String { GraphAttachment.commandLine }
+
+  /// ``GraphAttachment/commandLine(searchPath:checkout:scratch:)``, for tests.
+  package static func commandLine(searchPath: String?, checkout: String?, scratch: String) -> String {
+    GraphAttachment.commandLine(searchPath: searchPath, checkout: checkout, scratch: scratch)
   }
 }

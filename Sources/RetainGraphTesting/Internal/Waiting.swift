@@ -117,7 +117,12 @@ func waitForRelease(_ probes: [WeakProbe], timeout: Duration, options: GraphOpti
   var schedule = ReleaseSchedule(timeout: timeout)
   while true {
     if waitUntil(timeout: schedule.nextWait, { probes.allSatisfy { !$0.isAlive } }) { return .released }
-    if let outcome = schedule.outcome(probes, options: options, cancelled: false) { return outcome }
+    // A census search running meanwhile is waited for, until the deadline.
+    if let outcome = schedule.outcome(
+      probes, options: options, cancelled: false, searchesUntil: schedule.deadline)
+    {
+      return outcome
+    }
   }
 }
 
@@ -130,9 +135,12 @@ func waitForRelease(
   while true {
     let gone = await waitUntil(timeout: schedule.nextWait) { probes.allSatisfy { !$0.isAlive } }
     if gone { return .released }
-    if let outcome = schedule.outcome(probes, options: options, cancelled: Task.isCancelled) {
-      return outcome
+    // A census search running meanwhile is waited for (suspended, until the deadline).
+    let cancelled = Task.isCancelled
+    let outcome = await HeapWideRetains.excluded(waitingUntil: schedule.deadline) { _ in
+      schedule.outcome(probes, options: options, cancelled: cancelled, searchesUntil: .now)
     }
+    if let outcome { return outcome }
   }
 }
 
@@ -157,11 +165,15 @@ private struct ReleaseSchedule {
   /// After a wait the survivors outlived: how the wait ends, or nil to wait again. Audited even at
   /// the deadline: a wait that could not run in time (a busy thread pool) still says whether
   /// anything could have released them.
-  mutating func outcome(_ probes: [WeakProbe], options: GraphOptions, cancelled: Bool) -> ReleaseWait? {
-    let now = clock.now
-    if survivorsAreUnreleasable(probes, options: options) {
+  mutating func outcome(
+    _ probes: [WeakProbe], options: GraphOptions, cancelled: Bool,
+    searchesUntil searchDeadline: ContinuousClock.Instant
+  ) -> ReleaseWait? {
+    if survivorsAreUnreleasable(probes, options: options, searchesUntil: searchDeadline) {
+      let now = clock.now
       return .unreleasable(checkedAfter: start.duration(to: now), timeout: timeout)
     }
+    let now = clock.now
     if now >= deadline || cancelled { return .timedOut(timeout) }
     audit = now.advanced(by: .milliseconds(100))
     return nil
@@ -170,7 +182,9 @@ private struct ReleaseSchedule {
 
 /// Whether no reference from outside the survivors' graphs reaches any of their objects (the
 /// probes' own weak references excepted). At most 20 survivors are audited; more are waited for.
-private func survivorsAreUnreleasable(_ probes: [WeakProbe], options: GraphOptions) -> Bool {
+private func survivorsAreUnreleasable(
+  _ probes: [WeakProbe], options: GraphOptions, searchesUntil searchDeadline: ContinuousClock.Instant
+) -> Bool {
   var probesByAddress: [UInt: Set<ObjectIdentifier>] = [:]
   for probe in probes {
     guard let object = probe.object else { continue }
@@ -181,20 +195,24 @@ private func survivorsAreUnreleasable(_ probes: [WeakProbe], options: GraphOptio
   var auditOptions = options
   auditOptions.maxNodes = min(options.maxNodes, 10_000)
   return survivors.allSatisfy { probe in
-    isUnreleasable(probe, options: auditOptions) { probesByAddress[$0]?.count ?? 0 }
+    isUnreleasable(probe, options: auditOptions, searchesUntil: searchDeadline) {
+      probesByAddress[$0]?.count ?? 0
+    }
   }
 }
 
 /// Audits the graph of one survivor, counting none of the references this code path holds to it
-/// (see ``auditTemporaries``).
+/// (see ``auditTemporaries(searchesUntil:)``).
 @inline(never)
 private func audit(
-  _ probe: WeakProbe, options: GraphOptions, knownWeakReferences: (UInt) -> Int
+  _ probe: WeakProbe, options: GraphOptions, searchesUntil searchDeadline: ContinuousClock.Instant?,
+  knownWeakReferences: (UInt) -> Int
 ) -> OutsideReferenceAudit? {
   guard let object = probe.object else { return nil }
   return withExtendedLifetime(object) {
     ObjectGraph.auditOutsideReferences(
-      of: object, callerReferences: 0, options: options, knownWeakReferences: knownWeakReferences)
+      of: object, callerReferences: 0, options: options, knownWeakReferences: knownWeakReferences,
+      waitingForSearchesUntil: searchDeadline)
   }
 }
 
@@ -202,13 +220,13 @@ private func audit(
 /// object (its weak load, and whatever copies the build keeps), measured on an object whose only
 /// other holder is known: the count differs between debug and release builds. Measured again until
 /// a measurement succeeds (a census search running meanwhile makes it inconclusive).
-private var auditTemporaries: Int? {
+private func auditTemporaries(searchesUntil searchDeadline: ContinuousClock.Instant) -> Int? {
   if let known = measuredAuditTemporaries.withLock({ $0 }) { return known }
   final class Control {}
   let control = Control()
   let probe = WeakProbe(control)
   let measured: Int? = withExtendedLifetime(control) {
-    let result = audit(probe, options: GraphOptions()) { _ in 1 }
+    let result = audit(probe, options: GraphOptions(), searchesUntil: searchDeadline) { _ in 1 }
     guard let result, result.incomplete == nil, result.outsideReferences.count == 1,
       let root = result.outsideReferences.first, root.node == 0,
       root.counts.weak == 0, root.counts.unowned == 0, root.counts.strong >= 2
@@ -224,10 +242,12 @@ private let measuredAuditTemporaries = Mutex<Int?>(nil)
 
 /// Whether nothing outside the survivor's graph refers to any of its objects.
 private func isUnreleasable(
-  _ probe: WeakProbe, options: GraphOptions, knownWeakReferences: (UInt) -> Int
+  _ probe: WeakProbe, options: GraphOptions, searchesUntil searchDeadline: ContinuousClock.Instant,
+  knownWeakReferences: (UInt) -> Int
 ) -> Bool {
-  guard let temporaries = auditTemporaries,
-    let result = audit(probe, options: options, knownWeakReferences: knownWeakReferences),
+  guard let temporaries = auditTemporaries(searchesUntil: searchDeadline),
+    let result = audit(
+      probe, options: options, searchesUntil: searchDeadline, knownWeakReferences: knownWeakReferences),
     result.incomplete == nil
   else { return false }
   return result.outsideReferences.allSatisfy {

@@ -1,3 +1,5 @@
+internal import Synchronization
+
 #if canImport(Glibc)
   internal import Glibc
 #elseif canImport(Musl)
@@ -22,6 +24,9 @@ final class ForkSafeMutex<Value>: @unchecked Sendable {
     ForkSafeLocks.register(lock)
   }
 
+  /// The lock's address, which ``ForkSafeLocks/busyLockObserver`` is called with.
+  var lockAddress: UnsafeRawPointer { UnsafeRawPointer(lock) }
+
   /// Calls `body` with the value, the lock held.
   func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     pthread_mutex_lock(lock)
@@ -37,7 +42,7 @@ final class ForkSafeMutex<Value>: @unchecked Sendable {
 /// nest in any order. So the forking thread never waits for a lock while it holds the registry,
 /// and never waits for one lock while it holds others: it tries each lock, and when one is busy it
 /// lets go of every lock it took, waits for that one to be free, and starts again.
-private enum ForkSafeLocks {
+enum ForkSafeLocks {
   /// Guards `locks`; held across a fork, taken last.
   nonisolated(unsafe) static let registryLock: UnsafeMutablePointer<pthread_mutex_t> = {
     let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -47,9 +52,34 @@ private enum ForkSafeLocks {
   }()
   nonisolated(unsafe) static var locks: [UnsafeMutablePointer<pthread_mutex_t>] = []
 
+  /// The same locks for the forked child's handler, in a plain buffer: the child must not make
+  /// type metadata (iterating an array the first time does, in a debug build), which takes the
+  /// runtime's locks that another thread of the parent may have held at the fork (seen: a child
+  /// blocked in `swift_getTypeByMangledName` under `resetChildAfterFork`, on the conformance
+  /// cache's lock).
+  nonisolated(unsafe) static var childLocks = UnsafeMutablePointer<UnsafeMutablePointer<pthread_mutex_t>>
+    .allocate(capacity: 16)
+  nonisolated(unsafe) static var childLockCount = 0
+  nonisolated(unsafe) static var childLockCapacity = 16
+
+  /// Called (by tests) with a lock's address when a fork's handler finds it busy and is about to
+  /// wait for it, holding no lock: the moment a thread holding it overlaps with the fork.
+  /// (A `Mutex`, used in the parent only: the child never calls it.)
+  static let busyLockObserver = Mutex<(@Sendable (UnsafeRawPointer) -> Void)?>(nil)
+
   static func register(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
     pthread_mutex_lock(registryLock)
     locks.append(lock)
+    if childLockCount == childLockCapacity {
+      let grown = UnsafeMutablePointer<UnsafeMutablePointer<pthread_mutex_t>>.allocate(
+        capacity: childLockCapacity * 2)
+      grown.moveInitialize(from: childLocks, count: childLockCount)
+      childLocks.deallocate()
+      childLocks = grown
+      childLockCapacity *= 2
+    }
+    (childLocks + childLockCount).initialize(to: lock)
+    childLockCount += 1
     pthread_mutex_unlock(registryLock)
   }
 
@@ -64,6 +94,7 @@ private enum ForkSafeLocks {
       while held < all.count, pthread_mutex_trylock(all[held]) == 0 { held += 1 }
       if held < all.count {
         for lock in all[..<held].reversed() { pthread_mutex_unlock(lock) }
+        if let observer = busyLockObserver.withLock({ $0 }) { observer(UnsafeRawPointer(all[held])) }
         // Wait, holding nothing, until the busy lock's holder lets it go; then try again.
         pthread_mutex_lock(all[held])
         pthread_mutex_unlock(all[held])
@@ -87,7 +118,14 @@ private func resumeParentAfterFork() {
 }
 
 private func resetChildAfterFork() {
-  // The child's only thread is the one that forked, which held every lock: make them anew.
-  for lock in ForkSafeLocks.locks { pthread_mutex_init(lock, nil) }
+  // The child's only thread is the one that forked, which held every lock: make them anew. A
+  // plain loop over a plain buffer (see `ForkSafeLocks.childLocks`): no metadata is made here.
+  let locks = ForkSafeLocks.childLocks
+  let count = ForkSafeLocks.childLockCount
+  var index = 0
+  while index < count {
+    pthread_mutex_init(locks[index], nil)
+    index &+= 1
+  }
   pthread_mutex_init(ForkSafeLocks.registryLock, nil)
 }

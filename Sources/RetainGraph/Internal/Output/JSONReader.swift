@@ -90,8 +90,10 @@ struct JSONReader {
       try scanner.expectEnd()
     } catch {
       // A file that fails to read ends early: that is the file's fault, not its text's.
+      if scanner.valueTooLarge { throw GraphDecodingError(JSONReader.valueTooLarge(at: scanner)) }
       throw GraphDecodingError(scanner.readFailed ? JSONReader.readFailure : "not JSON: \(error.reason)")
     }
+    if scanner.valueTooLarge { throw GraphDecodingError(JSONReader.valueTooLarge(at: scanner)) }
     if scanner.readFailed { throw GraphDecodingError(JSONReader.readFailure) }
     if let topLevel { throw GraphDecodingError("the top level: expected an object, found \(topLevel)") }
     return try document.validate()
@@ -100,10 +102,22 @@ struct JSONReader {
   /// The message when reading a file fails midway (never a message about a snapshot's text).
   static let readFailure = "\u{0}the file cannot be read"
 
+  /// The most bytes of a text in UTF-16 or UTF-32 read (it is converted whole).
+  static let maxConvertedText = 1 << 28
+
+  /// The message when one value needs more than the scanner's largest window.
+  static func valueTooLarge(at scanner: JSONScanner) -> String {
+    "not a snapshot: one value at byte \(scanner.consumed) is longer than "
+      + "\(scanner.maxWindow >> 20) MB (reading stopped there)"
+  }
+
   /// Reads a snapshot from the file open at `descriptor`, in a window of `windowSize` bytes (grown
   /// when one record needs more): its text is never in memory whole (a text in UTF-16 or UTF-32
   /// is, to be converted).
-  static func read(descriptor: Int32, windowSize: Int = 1 << 20) throws(GraphDecodingError) -> Parts {
+  static func read(
+    descriptor: Int32, windowSize: Int = 1 << 20, maxWindow: Int = JSONScanner.defaultMaxWindow,
+    maxConvertedText: Int = JSONReader.maxConvertedText
+  ) throws(GraphDecodingError) -> Parts {
     let source = { (buffer: UnsafeMutableRawBufferPointer) -> Int in
       while true {
         let count = readBytes(descriptor, buffer)
@@ -128,6 +142,10 @@ struct JSONReader {
     let encoding = first.withUnsafeBufferPointer { JSONScanner.detectedEncoding(ofLongText: $0) }
     guard encoding.isUTF8 else {
       // Converted whole, as Foundation converts it.
+      // A text that starts with four zero bytes is JSON in no encoding (/dev/zero, a sparse file).
+      if first.prefix(4).allSatisfy({ $0 == 0 }) {
+        throw GraphDecodingError("not JSON: the text starts with zero bytes")
+      }
       var rest = first
       var chunk = [UInt8](repeating: 0, count: 1 << 16)
       while true {
@@ -135,13 +153,18 @@ struct JSONReader {
         if count < 0 { throw GraphDecodingError(readFailure) }
         if count == 0 { break }
         rest += chunk[0..<count]
+        if rest.count > maxConvertedText {
+          throw GraphDecodingError(
+            "not a snapshot: its text in UTF-16 or UTF-32 is longer than \(maxConvertedText >> 20) MB "
+              + "(reading stopped there; write it in UTF-8, which is read in a window)")
+        }
       }
       return try JSONReader(data: Data(rest)).read()
     }
     var scanner = first.withUnsafeBufferPointer { bytes in
       JSONScanner(
         initial: UnsafeBufferPointer(rebasing: bytes[encoding.skip...]), windowSize: windowSize,
-        source: source)
+        maxWindow: maxWindow, source: source)
     }
     defer { scanner.deallocate() }
     return try read(&scanner)

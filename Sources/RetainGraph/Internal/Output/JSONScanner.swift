@@ -38,6 +38,10 @@ struct JSONScanner {
   private let source: ((UnsafeMutableRawBufferPointer) -> Int)?
   /// Whether reading the file failed (the text then ends there).
   private(set) var readFailed = false
+  /// Whether one value needed a window larger than ``maxWindow`` (the reading stopped there).
+  private(set) var valueTooLarge = false
+  /// The largest the window grows (``defaultMaxWindow`` unless a test asks for less).
+  private(set) var maxWindow = JSONScanner.defaultMaxWindow
   /// How many arrays and objects are open around ``position``.
   private(set) var depth = 0
   /// Strings with escapes are decoded here (grown as needed by the string reader, freed by
@@ -61,9 +65,10 @@ struct JSONScanner {
   /// many bytes it read, 0 at the end, -1 on failure) in a window of `windowSize` bytes at first,
   /// grown when one value needs more; `initial` is what was read already (at most `windowSize`).
   init(
-    initial: UnsafeBufferPointer<UInt8>, windowSize: Int,
+    initial: UnsafeBufferPointer<UInt8>, windowSize: Int, maxWindow: Int = JSONScanner.defaultMaxWindow,
     source: @escaping (UnsafeMutableRawBufferPointer) -> Int
   ) {
+    self.maxWindow = maxWindow
     let window = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(windowSize, initial.count, 16))
     _ = window.initialize(from: initial)
     base = UnsafePointer(window.baseAddress.unsafelyUnwrapped)
@@ -94,6 +99,13 @@ struct JSONScanner {
   mutating func refill(keepingFrom start: Int) {
     guard let source, var buffer = window, !isFinal else { return }
     let kept = count - start
+    if kept * 2 > buffer.count && buffer.count * 2 > maxWindow {
+      // No snapshot has one value this large (a device such as /dev/zero, or a file that is not a
+      // snapshot): stop reading rather than fill the memory.
+      valueTooLarge = true
+      isFinal = true
+      return
+    }
     if kept * 2 > buffer.count {
       let grown = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: buffer.count * 2)
       (grown.baseAddress.unsafelyUnwrapped).update(from: base + start, count: kept)
@@ -162,6 +174,9 @@ struct JSONScanner {
 
   /// How much of the file the window holds ahead of a value before reading it.
   static let lookahead = 1 << 16
+
+  /// The largest window: one value of a snapshot (a node, an edge, a name) is far smaller.
+  static let defaultMaxWindow = 1 << 28
 
   // MARK: bytes
 

@@ -1,25 +1,103 @@
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
 /// Operations that hold a strong reference to every live object for a while (the census's retainer
 /// search keeps the objects it reads alive). While one runs, every object's strong count is one
 /// higher than its holders explain, so an audit of reference counts
-/// (``ObjectGraph/auditOutsideReferences(of:callerReferences:options:knownWeakReferences:)``)
-/// cannot conclude anything: it asks whether one is running before and after it counts.
+/// (``ObjectGraph/auditOutsideReferences(of:callerReferences:options:knownWeakReferences:waitingForSearchesUntil:)``)
+/// cannot conclude anything while one runs.
+///
+/// The two exclude each other: an audit that may wait waits for the running operations to end, and
+/// no new one starts while an audit waits or counts (audits are short: a walk of at most 10,000
+/// objects), so an audit is never starved by searches that follow each other.
 package enum HeapWideRetains {
+  private struct State {
+    /// Heap-wide operations running.
+    var running = 0
+    /// A token that changes whenever such an operation starts.
+    var started: UInt64 = 0
+    /// Audits that wait for the operations to end, or count.
+    var audits = 0
+    /// The process these counts belong to: a forked child inherits them from threads it does not
+    /// have, and starts again from zero.
+    var process = getpid()
+
+    mutating func forThisProcess() {
+      let current = getpid()
+      if process != current { self = State() }
+    }
+  }
+
   /// Fork-safe: a census search also runs in a forked child (`retainers(isolating:timeout:)`), which
   /// must not inherit this lock held by another thread.
-  private static let state = ForkSafeMutex<(running: Int, started: UInt64)>((0, 0))
+  private static let state = ForkSafeMutex(State())
 
-  /// Runs `body`, an operation that retains objects across the heap.
+  /// Runs `body`, an operation that retains objects across the heap, once no audit waits or counts.
   package static func during<Result>(_ body: () throws -> Result) rethrows -> Result {
-    state.withLock {
-      $0.running += 1
-      $0.started &+= 1
+    while true {
+      let started = state.withLock { state -> Bool in
+        state.forThisProcess()
+        guard state.audits == 0 else { return false }
+        state.running += 1
+        state.started &+= 1
+        return true
+      }
+      if started { break }
+      usleep(1_000)
     }
     defer { state.withLock { $0.running -= 1 } }
     return try body()
   }
 
+  /// Runs `body`, an audit of reference counts, with no heap-wide operation running: it waits for
+  /// the running ones to end until `deadline` (and keeps new ones from starting meanwhile). Calls
+  /// `body` with false when one still runs at the deadline (or at once without a deadline).
+  package static func excluded<Result>(
+    waitingUntil deadline: ContinuousClock.Instant?, _ body: (_ quiet: Bool) throws -> Result
+  ) rethrows -> Result {
+    let registered = state.withLock { state -> Bool in
+      state.forThisProcess()
+      guard deadline != nil || state.running == 0 else { return false }
+      state.audits += 1
+      return true
+    }
+    guard registered else { return try body(false) }
+    defer { state.withLock { $0.audits -= 1 } }
+    while state.withLock({ $0.running }) > 0 {
+      guard let deadline, ContinuousClock.now < deadline else { return try body(false) }
+      usleep(1_000)
+    }
+    return try body(true)
+  }
+
+  /// The async twin of ``excluded(waitingUntil:_:)``: suspends (never blocks its thread) while it
+  /// waits for the running operations to end; `body` then runs with none running and none starting.
+  package static func excluded<Result>(
+    waitingUntil deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation,
+    _ body: (_ quiet: Bool) throws -> Result
+  ) async rethrows -> Result {
+    state.withLock {
+      $0.forThisProcess()
+      $0.audits += 1
+    }
+    defer { state.withLock { $0.audits -= 1 } }
+    while state.withLock({ $0.running }) > 0 {
+      guard ContinuousClock.now < deadline else { return try body(false) }
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    return try body(true)
+  }
+
   /// A token that changes whenever such an operation starts; nil while one runs.
   package static var quietToken: UInt64? {
-    state.withLock { $0.running == 0 ? $0.started : nil }
+    state.withLock {
+      $0.forThisProcess()
+      return $0.running == 0 ? $0.started : nil
+    }
   }
 }
