@@ -64,6 +64,9 @@ let package = Package(
     .target(name: "RetainGraphTestSupport", path: "Tests/RetainGraphTestSupport"),
     // Test-only: a twin of GRDB's transaction-observation layout (GRDB itself needs SQLite).
     .target(name: "GRDBTwin", path: "Tests/GRDBTwin"),
+    // Test-only: twins of a Hummingbird 2 router's and the MCP SDK's handler wrapping (each wraps the
+    // closure you pass in a generic closure of its own).
+    .target(name: "RouterTwin", path: "Tests/RouterTwin"),
     .testTarget(
       name: "RetainGraphTests",
       dependencies: [
@@ -71,6 +74,7 @@ let package = Package(
         "RetainGraphTestSupport",
         "Samples",
         "GRDBTwin",
+        "RouterTwin",
         "retain-graph-fork-probe",
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),

@@ -21,7 +21,8 @@ func pngSize(_ png: Data) -> (width: Int, height: Int)? {
     let dot = graph.dot()
     // Broad rather than deep: left to right is the narrower picture here (top to bottom was 6,343 px).
     #expect(dot.contains("rankdir=LR"))
-    #expect(dot.contains("label=\"closure #1 in\\nFeatureCoordinator.\\nstartFeatureFlow(…)\""))
+    // The closure's name as the fix lines write it, wrapped and cut to three lines.
+    #expect(dot.contains("label=\"closure #1 in\\nFeatureCoordinator.\\nstartFeatureFlow…\""))
     #expect(
       dot.contains("tooltip=\"closure #1 in RetainGraphRenderingTests.FeatureCoordinator.startFeatureFlow("))
     let png = try graph.render(.png)

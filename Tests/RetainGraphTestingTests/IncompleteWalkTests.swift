@@ -68,6 +68,43 @@ struct IncompleteWalkTests {
     #expect(probe != nil)
   }
 
+  /// `assertNoLeaks` over a cut walk fails as incomplete even when every object it probed went:
+  /// what lay past the cut was never probed.
+  @Test func aLeakCheckOverACutWalkFailsAsIncomplete() throws {
+    weak var first: RegistryItem?
+    let text = try #require(
+      verifyNoLeaks(options: GraphOptions(maxNodes: 5)) {
+        let registry = LongRegistry(count: 20)
+        registry.items.last?.owner = nil
+        first = registry.items.first
+        return registry
+      })
+    assertGolden(text, named: "leak-check-past-the-cut")
+    #expect(first == nil)
+    #expect(
+      verifyNoLeaks {
+        let registry = LongRegistry(count: 20)
+        registry.items.last?.owner = nil
+        return registry
+      } == nil)
+  }
+
+  /// Survivors whose graph has an unread part of the user's: the failure says what the walk did
+  /// not read around them (the cycle through the buffer's elements it could not see).
+  @Test func survivorsWithAnUnreadPartSayWhatWasNotRead() throws {
+    weak var buffer: PeerSlots?
+    let text = try #require(
+      verifyNoLeaks(timeout: .milliseconds(100)) {
+        let made = PeerSlots.make(peers: 2)
+        buffer = made
+        return SlotsOwner(slots: made)
+      })
+    assertGolden(text, named: "leak-check-unread-buffer")
+    #expect(buffer != nil)
+    buffer?.clear()
+    #expect(buffer == nil)
+  }
+
   /// The runtime agrees: released, the registry with the back reference stays alive, and the one
   /// without goes.
   @Test func theRuntimeAgrees() {
@@ -84,6 +121,11 @@ struct IncompleteWalkTests {
     leaked?.items.last?.owner = nil
     #expect(leaked == nil)
   }
+}
+
+final class SlotsOwner {
+  let slots: PeerSlots
+  init(slots: PeerSlots) { self.slots = slots }
 }
 
 /// A registry of many items, the last of which holds the registry strongly.

@@ -201,7 +201,7 @@ struct ClosureNameTests {
     #expect(
       Advice.closureName(
         "closure #1 in closure #2 in App.Center.add<A>(_: App.(Box in _D7F0), at: Swift.Int) -> ()")
-        == "closure #1 in closure #2 in Center.add<A>(_:at:)")
+        == "closure #1 in closure #2 in Center.add(_:at:)")
   }
 
   /// An optimised build names a closure with the specialisation and the copy it made; the names
@@ -251,7 +251,7 @@ struct ClosureNameTests {
     #expect(
       Advice.closureName(
         "closure #1 in App.Router.append<each A>((Swift.String, repeat A) -> (), repeat A) -> ()")
-        == "closure #1 in Router.append<each A>(_:_:)")
+        == "closure #1 in Router.append(_:_:)")
   }
 
   /// An optimised build inlines a method into the curry thunk, or merges it with an identical

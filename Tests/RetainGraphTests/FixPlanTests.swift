@@ -91,7 +91,9 @@ struct FixPlanTests {
         + "`{ [weak self] in self?.handlePrices($0) }` instead")
   }
 
-  @Test func closureCapturingAnotherTypeIsNamedByItsVariable() throws {
+  /// Capture names are not in the binary: a closure written in `Screen` that captures a `Store` is
+  /// not said to capture `self`, and the store is named by its type, not by a name made up from it.
+  @Test func closureCapturingAnotherTypeIsNamedByItsType() throws {
     let graph = try ObjectGraph(
       nodes: [
         Node(id: 0, typeName: "App.Store", kind: .object),
@@ -106,7 +108,8 @@ struct FixPlanTests {
     #expect(
       graph.cycles.first?.fixPlan.map(\.fix)
         == [
-          "capture `[weak store]` in closure #2 in Screen.bind(to:animated:) (stored in Store.handlers[\"done\"])"
+          "capture the Store weakly (`[weak …]` with the name it has there) in closure #2 in "
+            + "Screen.bind(to:animated:) (stored in Store.handlers[\"done\"])"
         ])
   }
 
@@ -206,8 +209,18 @@ struct FixPlanTests {
           // In references: every edit of these graphs' app plans is one reference or a property's
           // several elements, each needed.
           #expect(plan.count >= cycle.fixPlan.count, "\(context)")
+          // The plan avoids your structural references that are their target's only holder (a
+          // library's reference to yours is the library's idiom, never such a reference).
+          let between = inside.filter { $0.from != $0.to }
+          let forbidden = between.filter {
+            !(!isApp[$0.from] && isApp[$0.to])
+              && BruteForce.isStructuralOnlyHolder($0, among: between, of: graph)
+          }
           #expect(
-            cycle.fixPlan.count <= BruteForce.minimumAppFeedbackSetSize(inside, isApp: isApp), "\(context)")
+            cycle.fixPlan.count
+              <= BruteForce.minimumAppFeedbackSetSize(inside, isApp: isApp, avoiding: forbidden)
+              ?? BruteForce.minimumAppFeedbackSetSize(inside, isApp: isApp) ?? 0,
+            "\(context)")
         }
       }
       // The same plan and library loops from every member as root.
@@ -400,8 +413,10 @@ enum BruteForce {
 
   /// The size of the smallest set of edges, each touching an app node, whose removal leaves no app
   /// node on a cycle, by trying every subset.
-  static func minimumAppFeedbackSetSize(_ edges: [Edge], isApp: [Bool]) -> Int {
-    let candidates = edges.filter { isApp[$0.from] || isApp[$0.to] }
+  static func minimumAppFeedbackSetSize(_ edges: [Edge], isApp: [Bool], avoiding forbidden: [Edge] = [])
+    -> Int?
+  {
+    let candidates = edges.filter { (isApp[$0.from] || isApp[$0.to]) && !forbidden.contains($0) }
     let masks = (0..<(1 << candidates.count)).sorted {
       ($0.nonzeroBitCount, $0) < ($1.nonzeroBitCount, $1)
     }
@@ -412,7 +427,7 @@ enum BruteForce {
       }
       if nodesOnCycles(kept).allSatisfy({ !isApp[$0] }) { return mask.nonzeroBitCount }
     }
-    return candidates.count
+    return nil
   }
 
   /// The fewest edits among `candidates` whose references, removed from `edges`, leave no cycle,

@@ -267,8 +267,8 @@ struct TaskTests {
       #expect(
         fix
           == (label == "async let task"
-            ? "the frame of the async let task of the task stored in ChildTaskOwner.task holds a strong childTaskOwner across an await: re-check `childTaskOwner` after each await or cancel the task"
-            : "the frame of a task group's child task of the task stored in ChildTaskOwner.task (closure #1 in closure #1 in closure #1 in ChildTaskOwner.startGroup(children:)) holds a strong self across an await: re-check `self` after each await or cancel the task (3 references: one in each of 3 holders)"),
+            ? "the frame of the async let task of the task stored in ChildTaskOwner.task holds the ChildTaskOwner strongly across an await: re-check it after each await or cancel the task"
+            : "the frame of a task group's child task of the task stored in ChildTaskOwner.task (closure #1 in closure #1 in closure #1 in ChildTaskOwner.startGroup(children:)) holds a strong self across an await: re-check `self` after each await or cancel the task (3 references: one in each of 3 tasks (closure #1 in closure #1 in closure #1 in ChildTaskOwner.startGroup(children:)))"),
         "\(graph.report())")
     }
   }

@@ -111,13 +111,18 @@ struct SurvivorReport {
       lines.append("  \(parts[0])\(group.count > 1 ? " ×\(group.count)" : ""): \(parts[1])")
     }
     let explainedByCycles = outside.count < survivors.count
+    let regionIsIncomplete =
+      graph.incompleteness(graph.notes(about: reachingSurvivors()), includingCut: false, mayMiss: "") != nil
     if explainedByCycles {
       lines += ["", "Why: retain cycles (in the graph walked before the root was released):", graph.report()]
     }
     if !outside.isEmpty {
       lines += [
         "",
-        "Retained from outside the graph: no retain cycle keeps these; something else holds them "
+        (regionIsIncomplete
+          ? "Retained from outside the graph, or through what the walk did not read (below): no retain "
+            + "cycle it saw keeps these; something else holds them "
+          : "Retained from outside the graph: no retain cycle keeps these; something else holds them ")
           + "(\(Explanation.outsideHolders)). Reached from the root by:",
       ]
       // One path per type, the paths apart.

@@ -54,6 +54,12 @@ extension FixPlan {
     let edge = storage.edges[Int(edgeIndex)]
     let holder = storage.typeName(Int(edge.from))
     let reference = storage.reference(edge)
+    // A closure of yours with the object as its only capture, named by its function, is that
+    // function's edit wherever it is stored: six route handlers in a library's six wrapper closures
+    // are six edits (six functions), one closure made six times in a loop is one.
+    if reference.kind == .singleCapture, let function = reference.function {
+      return "closure\t" + function
+    }
     switch storage.nodeKinds[Int(edge.from)] {
     case .closure, .task: return "capture\t\(holder)\t\(reference.text(number: storage.index(edge)))"
     default: break
@@ -68,10 +74,12 @@ extension FixPlan {
   }
 
   /// The order among references of one rank: the holder's type name, the reference's text, the
-  /// target's type name (names only, so that the plan does not depend on node ids).
+  /// target's type name, and the function of the closure it is stored as (names only, so that the
+  /// plan does not depend on node ids; six route handlers come as closures #1…#6).
   func sortKey(_ edgeIndex: Int32) -> String {
     let edge = storage.edges[Int(edgeIndex)]
     let reference = storage.label(edge)
-    return "\(storage.typeName(Int(edge.from)))\t\(reference)\t\(storage.typeName(Int(edge.to)))"
+    let function = storage.reference(edge).function ?? ""
+    return "\(storage.typeName(Int(edge.from)))\t\(reference)\t\(storage.typeName(Int(edge.to)))\t\(function)"
   }
 }

@@ -141,13 +141,13 @@ struct FixPlan {
     let edits = Self.edits(of: allCandidates, key: editKey)
     // Never weaken what would free an object the cycle keeps on purpose: a structural reference
     // (not a capture, method reference or back reference) that is its target's only strong holder
-    // on the cycle (a repository's cache, a cache's entries, a host's server). Plans without such
-    // references are made while one exists; otherwise the best of all.
+    // on the cycle (a repository's cache, a cache's entries, a host's server, your router of a
+    // library whose six route handlers capture you). Plans without such references are made while
+    // one exists; otherwise the best of all.
     var holdersOnCycle = [Int32](repeating: 0, count: members.count)
     for edge in 0..<local.count { holdersOnCycle[Int(local.to[edge])] += 1 }
     let isOnlyHolder = { (edge: Int) in
-      !appAware && holdersOnCycle[Int(local.to[edge])] == 1
-        && rules[edge].idiom == .structure
+      holdersOnCycle[Int(local.to[edge])] == 1 && rules[edge].idiom == .structure
     }
     let safeEdits = edits.filter { !$0.contains(where: isOnlyHolder) }
     let chosen: [Int]

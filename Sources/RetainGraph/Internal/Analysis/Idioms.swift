@@ -163,7 +163,8 @@ enum AdviceForm: Hashable, Sendable {
   /// The library's reference: the library's way out (cancel, remove, a weaker extent), or a closure
   /// capturing `[weak self]` given to it instead of the object.
   case libraryWayOut
-  /// `[weak self]` (or `[weak object]`) in the closure that captures the object.
+  /// A weak capture in the closure that captures the object: `[weak self]` when it is the
+  /// closure's `self`, otherwise named by its type (capture names are not in the binary).
   case weakCapture
   /// Store a closure capturing `[weak self]` instead of the method reference.
   case weakMethodReference

@@ -38,6 +38,11 @@ enum TypeNames {
     if let modifier = ["static ", "class "].first(where: { text.hasPrefix($0) }) {
       text = text.dropFirst(modifier.count)
     }
+    // A protocol or constrained extension's members: `(extension in Lib):Lib.RouterMethods.get…`.
+    if text.hasPrefix("(extension in "), let close = text.firstIndex(of: ")") {
+      let module = text.dropFirst("(extension in ".count)[..<close]
+      return module.isEmpty ? nil : module
+    }
     let module = text.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
     guard !module.isEmpty, text.dropFirst(module.count).hasPrefix(".") else { return nil }
     return module
@@ -66,5 +71,115 @@ enum TypeNames {
       name.removeSubrange(start.lowerBound..<end.upperBound)
     }
     return name
+  }
+}
+
+/// The parts of a demangled function's name, read without regard to what the demangler adds: a
+/// protocol extension's `(extension in Lib):`, generic clauses (`<A where A1: P>`), the result type.
+extension TypeNames {
+  /// Accessors: the last component of a function's name that is not the member itself
+  /// (`Person.greeting.getter`).
+  static let accessorNames: Set<String> = [
+    "getter", "setter", "modify", "read", "_modify", "_read", "didset", "willset", "unsafeAddressor",
+    "unsafeMutableAddressor",
+  ]
+
+  /// The qualified name of a function as its components (module first, generic clauses dropped),
+  /// and the text inside its parameter list when it has one: `(extension in Lib):Lib.Router<A>.get<B
+  /// where B: P>(_: Swift.String, use: (A) -> B) -> Lib.Router<A>` → (`Lib`, `Router`, `get`) and
+  /// `_: Swift.String, use: (A) -> B`. A name that is not a dotted path of identifiers (a local
+  /// function's `inner #1 () -> () in …`) gives the components as far as they are identifiers and
+  /// the last one empty.
+  static func memberPath(of function: Substring) -> (path: [String], parameters: Substring?) {
+    var text = function
+    // `(extension in Lib):` names the module of a protocol or constrained extension.
+    while text.hasPrefix("(extension in "), let colon = text.firstRange(of: "):") {
+      text = text[colon.upperBound...]
+    }
+    var path: [String] = []
+    var current = ""
+    var index = text.startIndex
+    while index < text.endIndex {
+      let character = text[index]
+      switch character {
+      case "<":
+        // A generic clause or generic arguments: not part of the name.
+        guard let inside = bracketed(text[index...]) else { return (path + [current, ""], nil) }
+        index = text.index(inside.endIndex, offsetBy: 1)
+        continue
+      case "(":
+        return (path + [current], bracketed(text[index...]))
+      case ".":
+        path.append(current)
+        current = ""
+      case _ where character.isLetter || character.isNumber || character == "_":
+        current.append(character)
+      case " " where text[index...].hasPrefix(" -> "):
+        return (path + [current], nil)
+      default:
+        // Not a name (`inner #1 …`): the last component is empty.
+        return (path + [current, ""], nil)
+      }
+      index = text.index(after: index)
+    }
+    return (path + [current], nil)
+  }
+
+  /// The text inside the brackets that `text` starts with (`(`, `<` or `[`), up to the bracket that
+  /// closes it (an arrow's `>` closes nothing); nil when it is not closed.
+  static func bracketed(_ text: Substring) -> Substring? {
+    guard let first = text.first, "(<[".contains(first) else { return nil }
+    var depth = 0
+    var previous: Character = " "
+    var index = text.startIndex
+    while index < text.endIndex {
+      let character = text[index]
+      defer { previous = character }
+      if "(<[".contains(character) {
+        depth += 1
+      } else if character == ">", previous == "-" {
+        // The arrow of a function type closes nothing.
+      } else if ")>]".contains(character) {
+        depth -= 1
+        if depth == 0 { return text[text.index(after: text.startIndex)..<index] }
+      }
+      index = text.index(after: index)
+    }
+    return nil
+  }
+
+  /// The type whose instance member (method, initializer, accessor) the closure named `symbol` is
+  /// written in, qualified and without generic arguments (`App.ChatAppState` for `closure #2 in
+  /// App.ChatAppState.buildRouter()`); nil for a free function, a static member, a name that is not
+  /// a closure's or that cannot be read.
+  static func enclosingInstanceType(ofClosureNamed symbol: String) -> String? {
+    let function = function(afterClosuresIn: symbol)
+    guard function.startIndex > symbol.startIndex, !function.hasPrefix("static "),
+      !function.hasPrefix("class ")
+    else { return nil }
+    var (path, _) = memberPath(of: function)
+    guard let last = path.last, !last.isEmpty else { return nil }
+    path.removeLast(accessorNames.contains(last) && path.count > 2 ? 2 : 1)
+    // A module and a type at least.
+    guard path.count >= 2 else { return nil }
+    return path.joined(separator: ".")
+  }
+
+  /// A type's name without its generic arguments: `App.Store<Swift.Int>.Entry` → `App.Store.Entry`.
+  static func withoutGenericArguments(_ name: String) -> String {
+    var result = ""
+    var depth = 0
+    var previous: Character = " "
+    for character in name {
+      defer { previous = character }
+      if character == "<" {
+        depth += 1
+      } else if character == ">", previous != "-", depth > 0 {
+        depth -= 1
+      } else if depth == 0 {
+        result.append(character)
+      }
+    }
+    return result
   }
 }

@@ -95,11 +95,17 @@ extension Advice {
       let last = edges.count - 1
       return last == 1 ? "\(property)[#0, #1]" : "\(property)[#0…#\(last)]"
     }
-    let types = Set(holders.map { storage.nodeTypes[Int($0)] })
+    // By name: every closure node has a name of its own, equal for one function's closures.
+    let types = Set(holders.map { storage.typeName(Int($0)) })
     guard types.count == 1, let holder = holders.first else { return "one in each of \(edges.count) holders" }
     let name =
-      storage.nodeKinds[Int(holder)] == .closure
-      ? "closures" : "\(storage.shortTypeName(Int(holder))) objects"
+      switch storage.nodeKinds[Int(holder)] {
+      case .closure: "closures (\(closureName(storage.typeName(Int(holder)))))"
+      case .task:
+        // `task (closure #1 in Poller.start())` → `tasks (closure #1 in Poller.start())`.
+        "tasks" + taskDisplayName(storage.typeName(Int(holder))).dropFirst("task".count)
+      default: "\(storage.shortTypeName(Int(holder))) objects"
+      }
     return "one in each of \(edges.count) \(name)"
   }
 }

@@ -61,10 +61,15 @@ extension Advice {
       "the \(keeperName) stored in \(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
     }
     let target = Int(edge.to)
-    let captured =
-      storing.map { Int($0.from) == target } == true || closure == nil
-      ? "self" : String(storage.shortTypeName(target).prefix { $0 != "<" })
-    return "capture `[weak \(captured)]` in the \(block) of \(place ?? "a \(keeperName)")"
+    // `self` when the block's keeper is stored in the captured object, or the closure is written in
+    // the object's type; otherwise the object's type (capture names are not in the binary).
+    let isSelf =
+      storing.map { Int($0.from) == target } == true
+      || (closure != nil
+        && capturesSelf(closureSymbol: storage.typeName(holder), target: target, in: storage))
+    let captured: FixAdvice.CapturedObject =
+      isSelf ? .selfObject : .object(type: String(storage.shortTypeName(target)))
+    return "\(captured.instruction) in the \(block) of \(place ?? "a \(keeperName)")"
       + (closure.map { " (\($0))" } ?? "") + ", or cancel the \(cancel) when done"
   }
 
@@ -119,14 +124,12 @@ extension Advice {
       ?? storage.edges.first { Int($0.to) == task && $0.isStrong }
     let target = Int(edge.to)
     let targetName = storage.shortTypeName(target)
+    // `self` when the task is stored in the captured object, or its closure is written in the
+    // object's type; otherwise the object's type (capture names are not in the binary).
     let capturesOwner = storing.map { Int($0.from) == target } ?? false
-    let captured: String
-    if capturesOwner || closureSymbol.map({ $0.contains(" in \(storage.typeName(target)).") }) == true {
-      captured = "self"
-    } else {
-      let short = targetName.prefix { $0 != "<" }
-      captured = short.prefix(1).lowercased() + short.dropFirst()
-    }
+    let isSelf =
+      capturesOwner
+      || closureSymbol.map { capturesSelf(closureSymbol: $0, target: target, in: storage) } == true
     let place = storing.map {
       "\(storage.shortTypeName(Int($0.from))).\(storage.storagePath($0))"
     }
@@ -148,11 +151,16 @@ extension Advice {
     }
     let closure = closureSymbol.map(closureName)
     if isFrame {
-      return "the frame of \(theTask)\(closure.map { " (\($0))" } ?? "") holds a strong \(captured) "
-        + "across an await: re-check `\(captured)` after each await or cancel the task"
+      let held = isSelf ? "a strong self" : "the \(targetName) strongly"
+      let recheck = isSelf ? "re-check `self`" : "re-check it"
+      return "the frame of \(theTask)\(closure.map { " (\($0))" } ?? "") holds \(held) "
+        + "across an await: \(recheck) after each await or cancel the task"
     }
-    return "\(theTask) runs \(closure ?? "a closure"), which captures \(captured) strongly: capture "
-      + "`[weak \(captured)]` and re-check it after each await, or cancel the task when the "
-      + "\(targetName) is done (its deinit cannot run while the task holds it)"
+    let capture =
+      isSelf
+      ? "captures self strongly: capture `[weak self]`"
+      : "captures the \(targetName) strongly: capture it weakly (`[weak …]` with the name it has there)"
+    return "\(theTask) runs \(closure ?? "a closure"), which \(capture) and re-check it after each await, "
+      + "or cancel the task when the \(targetName) is done (its deinit cannot run while the task holds it)"
   }
 }

@@ -5,9 +5,9 @@ enum FixAdvice: Hashable, Sendable {
   /// A library's own reference to your object (`holding` says where, the library by its module):
   /// the library's way out when it has one, else a closure capturing `[weak self]` given to it.
   case libraryReference(holding: String, module: String, target: String, wayOut: String?)
-  /// `[weak …]` in the closure that captures the object: the closure by its function when known,
-  /// and where it is (`stored in Store.subscribers[0]`, `passed to …`).
-  case weakCapture(captureList: String, closure: String?, place: String?)
+  /// A weak capture of the object in the closure that captures it: the closure by its function
+  /// when known, and where it is (`stored in Store.subscribers[0]`, `passed to …`).
+  case weakCapture(of: CapturedObject, closure: String?, place: String?)
   /// A stored method reference: store a closure capturing `[weak self]` that calls the method.
   case weakMethodReference(method: String, call: String, place: String)
   /// A closure stored in a property: weaken what it captures, or remove it when done.
@@ -19,6 +19,24 @@ enum FixAdvice: Hashable, Sendable {
   /// A sentence written whole by a special case (a task, a `DispatchWorkItem`).
   case sentence(String)
 
+  /// What a closure captures, as far as the binary tells: capture names are not in it, so `self`
+  /// only when the closure is written in an instance member of the object's own type
+  /// (``Advice/capturesSelf(closureSymbol:target:in:)``), otherwise the object's type.
+  enum CapturedObject: Hashable, Sendable {
+    /// The closure's `self`.
+    case selfObject
+    /// An object of this type (its short name), by whatever name the closure gives it.
+    case object(type: String)
+
+    /// The edit: ``capture `[weak self]` `` or ``capture the ChatAppState weakly (`[weak …]`)``.
+    var instruction: String {
+      switch self {
+      case .selfObject: "capture `[weak self]`"
+      case .object(let type): "capture the \(type) weakly (`[weak …]` with the name it has there)"
+      }
+    }
+  }
+
   /// The fix, one sentence.
   var text: String {
     switch self {
@@ -26,9 +44,9 @@ enum FixAdvice: Hashable, Sendable {
       if let wayOut { return "\(holding): \(wayOut)" }
       return "\(holding): give \(module) a closure that captures `[weak self]` instead of the "
         + "\(target) itself, or end what holds it (cancel, invalidate, remove) when done"
-    case .weakCapture(let captureList, let closure, let place):
-      guard let closure else { return "capture `\(captureList)` in the closure \(place ?? "")" }
-      return "capture `\(captureList)` in \(closure)\(place.map { " (\($0))" } ?? "")"
+    case .weakCapture(let captured, let closure, let place):
+      guard let closure else { return "\(captured.instruction) in the closure \(place ?? "")" }
+      return "\(captured.instruction) in \(closure)\(place.map { " (\($0))" } ?? "")"
     case .weakMethodReference(let method, let call, let place):
       return "method reference \(method) \(place): store `{ [weak self] in self?.\(call) }` instead"
     case .weakenStoredClosure(let storedIn):
@@ -111,11 +129,11 @@ enum Advice {
           wrapperPlace = nil
         }
         let whole = ([place] + [wrapperPlace].compactMap { $0 }).joined(separator: ", ")
-        guard let function = reference.function, function.hasPrefix("closure") else {
-          return .weakCapture(captureList: "[weak self]", closure: nil, place: whole)
+        let captured = capturedObject(closureSymbol: reference.function ?? "", target: target, in: storage)
+        guard let function = reference.function, isClosureSymbol(function) else {
+          return .weakCapture(of: captured, closure: nil, place: whole)
         }
-        let capture = captureList(closureSymbol: function, target: target, in: storage)
-        return .weakCapture(captureList: capture, closure: closureName(function), place: whole)
+        return .weakCapture(of: captured, closure: closureName(function), place: whole)
       default:
         if storage.nodeKinds[holder] == .closure {
           return contextCapture(edge: edge, loop: loop, in: storage)
@@ -140,7 +158,7 @@ enum Advice {
     }
     let symbol = storage.typeName(holder)
     let stored = closureStorage(of: holder, loop: loop, in: storage)
-    if symbol.hasPrefix("closure at ") || !symbol.hasPrefix("closure") {
+    if !isClosureSymbol(symbol) {
       return ("passed to the closure stored in \(stored ?? closureName(symbol))", nil)
     }
     return ("passed to \(closureName(symbol))", stored.map { "stored in \($0)" })
@@ -152,13 +170,11 @@ enum Advice {
     let holder = Int(edge.from)
     let stored = closureStorage(of: holder, loop: loop, in: storage)
     let symbol = storage.typeName(holder)
-    let capture = captureList(closureSymbol: symbol, target: Int(edge.to), in: storage)
-    if symbol.hasPrefix("closure at ") || !symbol.hasPrefix("closure") {
-      return .weakCapture(
-        captureList: capture, closure: nil, place: "stored in \(stored ?? closureName(symbol))")
+    let captured = capturedObject(closureSymbol: symbol, target: Int(edge.to), in: storage)
+    if !isClosureSymbol(symbol) {
+      return .weakCapture(of: captured, closure: nil, place: "stored in \(stored ?? closureName(symbol))")
     }
-    return .weakCapture(
-      captureList: capture, closure: closureName(symbol), place: stored.map { "stored in \($0)" })
+    return .weakCapture(of: captured, closure: closureName(symbol), place: stored.map { "stored in \($0)" })
   }
 
   /// Where the closure node `closure` is stored (`Store.subscribers[0]`): the loop's reference into
@@ -174,98 +190,12 @@ enum Advice {
     }
   }
 
-  /// A closure's function name as a Swift developer writes it, without the module, the parameter
-  /// types and the return type: `closure #1 in App.CartViewModel.init(store: App.Store) ->
-  /// App.CartViewModel` → `closure #1 in CartViewModel.init(store:)`.
-  static func closureName(_ symbol: String) -> String {
-    // The closures' prefixes, then the function, whose signature may name private types
-    // (`(Box in _D7F0…)`).
-    var function = TypeNames.function(afterClosuresIn: symbol)
-    guard function.startIndex > symbol.startIndex else { return symbol }
-    // `static` (or `class`) stays before the function, the module goes.
-    let modifier = ["static ", "class "].first { function.hasPrefix($0) } ?? ""
-    function = function.dropFirst(modifier.count)
-    return symbol[..<function.startIndex] + withoutModule(functionName(function))
-  }
-
-  /// `Store.update(value: Int, _: String) -> ()` → `Store.update(value:_:)`; a name without a
-  /// parameter list is unchanged.
-  static func functionName(_ function: Substring) -> String {
-    guard let open = function.firstIndex(of: "(") else { return String(function) }
-    var depth = 0
-    var parameters: [Substring] = []
-    var current = function.index(after: open)
-    var close: String.Index?
-    var index = current
-    var previous: Character = " "
-    while index < function.endIndex {
-      let character = function[index]
-      defer { previous = character }
-      if "(<[".contains(character) {
-        depth += 1
-      } else if character == ">", previous == "-" {
-        // The arrow of a function type (`(A) -> ()`) closes nothing.
-      } else if ")>]".contains(character) {
-        if depth == 0, character == ")" {
-          close = index
-          break
-        }
-        depth -= 1
-      } else if character == ",", depth == 0 {
-        parameters.append(function[current..<index])
-        current = function.index(after: index)
-      }
-      index = function.index(after: index)
-    }
-    guard let close else { return String(function) }
-    let last = function[current..<close]
-    if !last.allSatisfy(\.isWhitespace) { parameters.append(last) }
-    let labels = parameters.map { parameter -> String in
-      let trimmed = parameter.drop { $0 == " " }
-      let name = trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-      let rest = trimmed.dropFirst(name.count)
-      return !name.isEmpty && rest.hasPrefix(": ") ? "\(name):" : "_:"
-    }
-    return function[..<open] + "(" + labels.joined() + ")"
-  }
-
-  /// A function name without its module: `App.Store.update(_:)` → `Store.update(_:)`; a name with
-  /// one qualifier or none is unchanged.
-  static func withoutModule(_ function: some StringProtocol) -> String {
-    let name = function.prefix { $0 != "(" && $0 != "<" }
-    let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count > 2, let first = parts.first, !first.isEmpty,
-      first.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
-    else { return String(function) }
-    return String(function.dropFirst(first.count + 1))
-  }
-
-  /// `[weak self]` when the closure is declared in the captured object's type, `[weak store]`
-  /// otherwise.
-  private static func captureList(closureSymbol: String, target: Int, in storage: GraphStorage) -> String {
-    let typeName = storage.typeName(target)
-    if closureSymbol.hasPrefix("closure at ") || closureSymbol.contains(" in \(typeName).")
-      || !closureSymbol.hasPrefix("closure")
-    {
-      return "[weak self]"
-    }
-    let short = storage.shortTypeName(target).prefix { $0 != "<" }
-    return "[weak \(short.prefix(1).lowercased() + short.dropFirst())]"
-  }
-
-  /// The call a method reference stands for: `handlePrices(_:)` → `handlePrices($0)`,
-  /// `update(value:at:)` → `update(value: $0, at: $1)`.
-  static func call(of method: String) -> String {
-    let name = method.prefix { $0 != "(" }
-    let base = name.split(separator: ".").last.map(String.init) ?? String(name)
-    guard let open = method.firstIndex(of: "("), let close = method.lastIndex(of: ")"), open < close else {
-      return "\(base)($0)"
-    }
-    let labels = method[method.index(after: open)..<close].split(
-      separator: ":", omittingEmptySubsequences: true)
-    let arguments = labels.enumerated().map { index, label in
-      label == "_" ? "$\(index)" : "\(label): $\(index)"
-    }
-    return "\(base)(\(arguments.joined(separator: ", ")))"
+  /// What the closure named `closureSymbol` captures when it holds `target`: its `self`, or an
+  /// object of the target's type.
+  private static func capturedObject(closureSymbol: String, target: Int, in storage: GraphStorage)
+    -> FixAdvice.CapturedObject
+  {
+    if capturesSelf(closureSymbol: closureSymbol, target: target, in: storage) { return .selfObject }
+    return .object(type: String(storage.shortTypeName(target)))
   }
 }

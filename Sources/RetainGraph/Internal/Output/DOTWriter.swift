@@ -88,7 +88,8 @@ struct DOTWriter {
       lines.append("  " + nodeStatement(node))
     }
 
-    let breaks = Set(graph.cycles.flatMap { $0.fixPlan.map(\.edge) })
+    // Every reference an edit weakens is marked (six route handlers' captures: six marks).
+    let breaks = Set(graph.cycles.flatMap { $0.fixPlan.flatMap(\.edges) })
     for edge in graph.edges where shown[edge.from] && shown[edge.to] {
       lines.append("  " + edgeStatement(edge, isBreak: edge.ownership == .strong && breaks.contains(edge)))
     }
@@ -175,17 +176,12 @@ struct DOTWriter {
     return lines
   }
 
-  /// A node's label: its short (or qualified) type name, a closure's name without its signature,
-  /// wrapped when long; the full name is the node's tooltip.
+  /// A node's label: its short (or qualified) type name, a closure by the name the fix lines and
+  /// traces give it (`ObjectGraph.displayName`), wrapped when long; the full name is the node's
+  /// tooltip.
   private func name(of node: Node) -> String {
     if style.qualifiedTypeNames { return DOTText.wrapped(DOTText.abbreviated(node.typeName)) }
-    let name =
-      switch node.kind {
-      case .closure: DOTText.closureLabel(node.shortTypeName)
-      case .task: Advice.taskDisplayName(node.typeName)
-      default: node.shortTypeName
-      }
-    return DOTText.wrapped(DOTText.abbreviated(name))
+    return DOTText.wrapped(DOTText.abbreviated(graph.displayName(node.id)))
   }
 
   private func nodeStatement(_ node: Node) -> String {
