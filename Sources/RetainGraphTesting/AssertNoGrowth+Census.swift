@@ -137,8 +137,7 @@ private func censusGrowthFailure(
       try scenario()
       analysis.count(after: start..<census.mark())
     }
-    let findings = analysis.findings()
-    return analysis.failure(findings, holders: findings.map { $0.newest.map(census.holders(of:)) })
+    return analysis.failureNamingHolders()
   }
 }
 
@@ -158,16 +157,7 @@ private func censusGrowthFailure(
       try await scenario()
       analysis.count(after: start..<census.mark())
     }
-    let findings = analysis.findings()
-    var holders: [CensusHolderSearch?] = []
-    for finding in findings {
-      if let newest = finding.newest {
-        holders.append(await census.searchHolders(of: newest))
-      } else {
-        holders.append(nil)
-      }
-    }
-    return analysis.failure(findings, holders: holders)
+    return await analysis.failureNamingHolders()
   }
 }
 
