@@ -42,9 +42,20 @@ public struct GraphOptions: Sendable {
   var ignoredNamePatterns: [TypeNamePattern] = []
   /// Whether any type is left out (by type or by name).
   var ignoresTypes: Bool { !ignoredTypeIDs.isEmpty || !ignoredNamePatterns.isEmpty }
-  /// Edge labels to leave out. An entry matches an edge whose label equals it (`output`) or whose
-  /// holder's short type name and label do (`Interactor.output`). Use it to accept a known cycle.
-  public var ignoredLabels: Set<String>
+  /// References to leave out, by the type and the stored property they are made through
+  /// (`.property("output", of: "Interactor")`). Use it to accept a known cycle.
+  public var ignoredReferences: [ReferencePattern]
+  /// Edge labels to leave out, matched as text: an entry matches an edge whose label equals it
+  /// (`output`) or whose holder's short type name and label do (`Interactor.output`).
+  @available(
+    *, deprecated, renamed: "ignoredReferences", message: "name the type and property: .property(_:of:)"
+  )
+  public var ignoredLabels: Set<String> {
+    get { ignoredLabelTexts }
+    set { ignoredLabelTexts = newValue }
+  }
+  /// The former ``ignoredLabels``' texts.
+  var ignoredLabelTexts: Set<String> = []
   /// Whether stored closures are followed to what they capture.
   public var includeClosures: Bool
 
@@ -70,7 +81,8 @@ public struct GraphOptions: Sendable {
   ///   - maxDepth: how many references away from the root to go (default: no limit).
   ///   - ignoredTypes: types to leave out.
   ///   - ignoredTypeNames: types to leave out by name pattern (see ``ignoredTypeNames``).
-  ///   - ignoredLabels: edge labels (`output` or `Interactor.output`) to leave out.
+  ///   - ignoredReferences: references to leave out, by type and property (see
+  ///     ``ignoredReferences``).
   ///   - includeClosures: whether to follow closures to their captures.
   ///   - libraryModules: modules whose code is not yours (default ``defaultLibraryModules``: the
   ///     known ones and those you named once).
@@ -79,7 +91,7 @@ public struct GraphOptions: Sendable {
     maxDepth: Int? = nil,
     ignoredTypes: [any Any.Type] = [],
     ignoredTypeNames: [String] = [],
-    ignoredLabels: Set<String> = [],
+    ignoredReferences: [ReferencePattern] = [],
     includeClosures: Bool = true,
     libraryModules: Set<String> = GraphOptions.defaultLibraryModules
   ) {
@@ -87,9 +99,39 @@ public struct GraphOptions: Sendable {
     self.maxDepth = maxDepth
     self.ignoredTypeIDs = ignoredTypes.map(TypeID.init)
     self.ignoredNamePatterns = ignoredTypeNames.map(TypeNamePattern.init)
-    self.ignoredLabels = ignoredLabels
+    self.ignoredReferences = ignoredReferences
     self.includeClosures = includeClosures
     self.libraryModules = libraryModules
+  }
+
+  /// Creates options that leave out edges by their label's text (see ``ignoredLabels``).
+  /// - Parameters:
+  ///   - maxNodes: the most nodes to record.
+  ///   - maxDepth: how many references away from the root to go.
+  ///   - ignoredTypes: types to leave out.
+  ///   - ignoredTypeNames: types to leave out by name pattern.
+  ///   - ignoredLabels: edge labels (`output` or `Interactor.output`) to leave out.
+  ///   - includeClosures: whether to follow closures to their captures.
+  ///   - libraryModules: modules whose code is not yours.
+  @available(
+    *, deprecated,
+    renamed:
+      "init(maxNodes:maxDepth:ignoredTypes:ignoredTypeNames:ignoredReferences:includeClosures:libraryModules:)",
+    message: "name the type and property: ignoredReferences: [.property(_:of:)]"
+  )
+  public init(
+    maxNodes: Int = 100_000,
+    maxDepth: Int? = nil,
+    ignoredTypes: [any Any.Type] = [],
+    ignoredTypeNames: [String] = [],
+    ignoredLabels: Set<String>,
+    includeClosures: Bool = true,
+    libraryModules: Set<String> = GraphOptions.defaultLibraryModules
+  ) {
+    self.init(
+      maxNodes: maxNodes, maxDepth: maxDepth, ignoredTypes: ignoredTypes, ignoredTypeNames: ignoredTypeNames,
+      includeClosures: includeClosures, libraryModules: libraryModules)
+    ignoredLabelTexts = ignoredLabels
   }
 
   /// The modules of the libraries known by name: the toolchain's (the standard library,

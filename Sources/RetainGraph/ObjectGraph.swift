@@ -108,7 +108,7 @@ public struct ObjectGraph: Sendable {
       nodes: nodes, edges: edges, root: root, danglingReferences: danglingReferences)
     for (index, note) in walkNotes.enumerated() {
       if let node = note.node, !(0..<storage.nodeCount).contains(node) {
-        throw GraphDecodingError("noteDetails[\(index)].node: \(node) is not the id of a node")
+        throw .unknownNode("noteDetails[\(index)].node", node)
       }
     }
     self.init(
@@ -124,21 +124,22 @@ public struct ObjectGraph: Sendable {
     let ids = 0..<nodes.count
     for (index, node) in nodes.enumerated() where node.id != index {
       throw GraphDecodingError(
+        .idOutOfPlace, at: .field("nodes[\(index)].id"),
         "nodes[\(index)]: id \(node.id) is out of place; ids must be 0..<\(nodes.count) in order")
     }
     guard ids.contains(root) else {
-      throw GraphDecodingError("root: \(root) is not the id of a node (there are \(nodes.count) nodes)")
+      throw .unknownNode("root", root, " (there are \(nodes.count) nodes)")
     }
     for (index, edge) in edges.enumerated() {
       for (end, id) in [("from", edge.from), ("to", edge.to)] where !ids.contains(id) {
-        throw GraphDecodingError("edges[\(index)].\(end): \(id) is not the id of a node")
+        throw .unknownNode("edges[\(index)].\(end)", id)
       }
     }
     for (index, dangling) in danglingReferences.enumerated() where !ids.contains(dangling.holder) {
-      throw GraphDecodingError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
+      throw .unknownNode("dangling[\(index)].holder", dangling.holder)
     }
     guard let storage = GraphStorage(nodes: nodes, edges: edges) else {
-      throw GraphDecodingError("edges: more than \(1 << 29) distinct labels")
+      throw .tooManyLabels()
     }
     return storage
   }

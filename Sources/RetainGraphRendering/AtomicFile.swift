@@ -34,7 +34,7 @@ package enum AtomicFile {
       case S_IFREG:
         try replaceRegularFile(target, with: data, keeping: status, reportedAs: path)
       case S_IFDIR:
-        throw RenderingError("cannot write \(path): it is a directory")
+        throw RenderingError(.fileNotWritten, path: path, "cannot write \(path): it is a directory")
       default:
         try writeDirectly(data, to: target, reportedAs: path)
       }
@@ -104,6 +104,7 @@ package enum AtomicFile {
       guard existing != nil else { throw failure(path) }
       // The file exists (/proc/version, say): what failed is the temporary file beside it.
       throw RenderingError(
+        .fileNotWritten, path: path,
         "cannot write \(path): cannot create a file in \(directory(of: target)) to replace it with "
           + "(\(String(cString: strerror(errno))))")
     }
@@ -158,7 +159,7 @@ package enum AtomicFile {
   }
 
   private static func failure(_ path: String) -> RenderingError {
-    RenderingError("cannot write \(path): \(String(cString: strerror(errno)))")
+    RenderingError(.fileNotWritten, path: path, "cannot write \(path): \(String(cString: strerror(errno)))")
   }
 }
 

@@ -174,3 +174,29 @@ extension CensusTests {
     }
   }
 }
+
+/// A retainer's kind is written as the graph writes an edge's, among the retainer's own fields; the
+/// nested form written before reads.
+@Suite struct RetainerKindJSONTests {
+  static let former = #"""
+    {"typeName":"Image","origin":{"none":{}},"path":[],"notes":[],"retainers":[
+      {"holder":"Cache","label":"images[0]","ownership":"strong","isGlobal":false,"isWordOnly":false,
+       "isClosureContext":false,"kind":{"element":{}}},
+      {"holder":"closure #1 in Feed.start()","label":"capture 1","ownership":"strong","isGlobal":false,
+       "isWordOnly":false,"isClosureContext":true,"kind":{"capture":{"index":1}}},
+      {"holder":"Cache","label":"","ownership":"strong","isGlobal":false,"isWordOnly":true,
+       "isClosureContext":false}]}
+    """#
+
+  @Test func theKindIsWrittenAmongTheRetainersFields() throws {
+    let report = try JSONDecoder().decode(RetainerReport.self, from: Data(Self.former.utf8))
+    #expect(report.retainers.map(\.kind) == [.element, .capture(index: 1), nil])
+    let written = try JSONEncoder().encode(report)
+    let object = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
+    let retainers = try #require(object["retainers"] as? [[String: Any]])
+    #expect(retainers[0]["kind"] as? String == "element" && retainers[0]["capture"] == nil)
+    #expect(retainers[1]["kind"] as? String == "capture" && retainers[1]["capture"] as? Int == 1)
+    #expect(retainers[2]["kind"] == nil)
+    #expect(try JSONDecoder().decode(RetainerReport.self, from: written) == report)
+  }
+}

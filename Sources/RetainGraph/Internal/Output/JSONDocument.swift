@@ -61,7 +61,7 @@ struct JSONDocument {
     var ids: [Int] = []
     var types: [Int32] = []
     var kinds: [Node.Kind] = []
-    var error: (index: Int, message: String)?
+    var error: (index: Int, error: GraphDecodingError)?
   }
 
   struct EdgeRecords {
@@ -72,19 +72,19 @@ struct JSONDocument {
     var labelIDs: [JSONRawLabel: Int32] = [:]
     /// The first edge with an id beyond 32 bits, with its ids (stored as -1).
     var wide: (index: Int, from: Int, to: Int)?
-    var error: (index: Int, message: String)?
+    var error: (index: Int, error: GraphDecodingError)?
     /// The first edge that only version 2 rejects (its kind or the kind's argument).
-    var versionTwoError: (index: Int, message: String)?
+    var versionTwoError: (index: Int, error: GraphDecodingError)?
   }
 
   struct DanglingRecords {
     var references: [DanglingReference] = []
-    var error: String?
+    var error: GraphDecodingError?
   }
 
   struct NoteRecords {
     var notes: [String] = []
-    var error: String?
+    var error: GraphDecodingError?
   }
 
   // MARK: reading
@@ -118,7 +118,8 @@ struct JSONDocument {
         if case .value(let bytes) = try scanner.stringField() {
           records.notes.append(String(decoding: bytes, as: UTF8.self))
         } else {
-          records.error = "notes[\(index)]: expected a string, found \(describe(at: offset, in: scanner))"
+          records.error = .wrongType(
+            "notes[\(index)]", expected: "a string", found: describe(at: offset, in: scanner))
         }
       }
     } else if key.equals("noteDetails") {
@@ -164,7 +165,9 @@ struct JSONDocument {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = (index, "\(place): expected an object, found \(describe(at: offset, in: scanner))")
+      records.error = (
+        index, .wrongType("\(place)", expected: "an object", found: describe(at: offset, in: scanner))
+      )
       return
     }
     var id = JSONField<Int>.missing
@@ -188,8 +191,7 @@ struct JSONDocument {
       guard case .value(let kind) = kind else {
         if case .unknown(let offset) = kind {
           let known = Node.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-          throw GraphDecodingError(
-            "\(place).kind: unknown kind \"\(string(at: offset, in: scanner))\"; expected one of \(known)")
+          throw .unknownValue("\(place).kind", "kind", string(at: offset, in: scanner), known: known)
         }
         _ = try string(kind, "kind", at: place)
         return
@@ -198,7 +200,7 @@ struct JSONDocument {
       records.types.append(type)
       records.kinds.append(kind)
     } catch {
-      records.error = (index, error.message)
+      records.error = (index, error)
     }
   }
 
@@ -211,7 +213,9 @@ struct JSONDocument {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = (index, "\(place): expected an object, found \(describe(at: offset, in: scanner))")
+      records.error = (
+        index, .wrongType("\(place)", expected: "an object", found: describe(at: offset, in: scanner))
+      )
       return
     }
     var from = JSONField<Int>.missing
@@ -252,9 +256,8 @@ struct JSONDocument {
       guard case .value(let ownership) = ownership else {
         if case .unknown(let offset) = ownership {
           let known = Ownership.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-          throw GraphDecodingError(
-            "\(place).ownership: unknown ownership \"\(string(at: offset, in: scanner))\"; expected one of \(known)"
-          )
+          throw .unknownValue(
+            "\(place).ownership", "ownership", string(at: offset, in: scanner), known: known)
         }
         _ = try string(ownership, "ownership", at: place)
         return
@@ -267,8 +270,7 @@ struct JSONDocument {
         guard case .value(let kindIndex) = kind else {
           if case .unknown(let offset) = kind {
             let known = Edge.Kind.jsonNames.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw GraphDecodingError(
-              "\(place).kind: unknown kind \"\(string(at: offset, in: scanner))\"; expected one of \(known)")
+            throw .unknownValue("\(place).kind", "kind", string(at: offset, in: scanner), known: known)
           }
           _ = try string(kind, "kind", at: place)
           throw GraphDecodingError("")
@@ -282,7 +284,7 @@ struct JSONDocument {
         raw.function = try optionalString(function, "function", at: place)
         raw.kind = kindIndex
       } catch {
-        if records.versionTwoError == nil { records.versionTwoError = (index, error.message) }
+        if records.versionTwoError == nil { records.versionTwoError = (index, error) }
         raw = JSONRawLabel(label: label, kind: -1, argument: 0, property: -1, function: -1)
       }
       let labelID: Int32
@@ -295,7 +297,7 @@ struct JSONDocument {
       }
       edge = JSONRawEdge(from: narrowFrom ?? -1, to: narrowTo ?? -1, label: labelID, ownership: ownership)
     } catch {
-      records.error = (index, error.message)
+      records.error = (index, error)
       return
     }
     records.edges.append(edge)
@@ -309,7 +311,7 @@ struct JSONDocument {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = "\(place): expected an object, found \(describe(at: offset, in: scanner))"
+      records.error = .wrongType("\(place)", expected: "an object", found: describe(at: offset, in: scanner))
       return
     }
     var holder = JSONField<Int>.missing
@@ -329,7 +331,7 @@ struct JSONDocument {
       let label = try string(label, "label", at: place)
       records.references.append(DanglingReference(holder: holder, label: strings[label]))
     } catch {
-      records.error = error.message
+      records.error = error
     }
   }
 }
