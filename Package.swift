@@ -27,7 +27,18 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
-    .target(name: "RetainGraph", exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
+    .target(
+      name: "RetainGraph", dependencies: ["RetainGraphSupport", "RetainGraphImages"],
+      exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
+    // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
+    // The fork-safe lock the process-wide caches share.
+    .target(name: "RetainGraphSupport"),
+    // Binary images: ELF parsed and mapped once per image through one catalogue, and DWARF; the names of
+    // <elf.h>, the DWARF constants and the loader calls come from the C shim CRetainGraphELF.
+    .target(name: "CRetainGraphELF"),
+    .target(
+      name: "RetainGraphImages", dependencies: ["CRetainGraphELF", "RetainGraphSupport"],
+      exclude: ["README.md"]),
     .systemLibrary(
       name: "CGraphviz",
       path: "Sources/CGraphviz",
@@ -71,6 +82,8 @@ let package = Package(
       name: "RetainGraphTests",
       dependencies: [
         "RetainGraph",
+        "RetainGraphSupport",
+        "RetainGraphImages",
         "RetainGraphTestSupport",
         "Samples",
         "GRDBTwin",
@@ -83,6 +96,7 @@ let package = Package(
       ],
       exclude: ["__Snapshots__"]
     ),
+    .testTarget(name: "RetainGraphImagesTests", dependencies: ["RetainGraphImages", "CRetainGraphELF"]),
     .testTarget(
       name: "RetainGraphTestingTests",
       dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],
@@ -112,7 +126,8 @@ let package = Package(
 )
 
 // C targets take no Swift settings.
-for target in package.targets where target.type != .system && target.name != "CRetainGraphCensus" {
+let cTargets: Set = ["CRetainGraphCensus", "CRetainGraphELF"]
+for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
       .enableUpcomingFeature("ExistentialAny"),

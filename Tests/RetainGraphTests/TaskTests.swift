@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphImages
 import RetainGraphTestSupport
 import Testing
 
@@ -306,11 +307,11 @@ struct TaskTests {
   /// Async partial functions' names map to their function's (the debug information's funclets).
   @Test func partialFunctionNames() {
     let closure = "$s4twin8ConsumerC15startRecheckingyyFyyYacfU_"
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: closure + "TQ1_") == closure)
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: closure + "TY12_") == closure)
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: closure + "TA") == nil)
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: closure) == nil)
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: "TQ0_") == nil)
+    #expect(AsyncFunctionNames.asyncFunction(ofPartialFunction: closure + "TQ1_") == closure)
+    #expect(AsyncFunctionNames.asyncFunction(ofPartialFunction: closure + "TY12_") == closure)
+    #expect(AsyncFunctionNames.asyncFunction(ofPartialFunction: closure + "TA") == nil)
+    #expect(AsyncFunctionNames.asyncFunction(ofPartialFunction: closure) == nil)
+    #expect(AsyncFunctionNames.asyncFunction(ofPartialFunction: "TQ0_") == nil)
   }
 
   /// The report and the picture of a cycle through a stored task, and of one through a suspended

@@ -1,3 +1,5 @@
+internal import RetainGraphImages
+
 extension FrameLiveness {
   /// Follows every path from a resume point through the partial functions' machine code, and
   /// records each frame word's first access (its control flow: paths, branches, calls, tail calls).
@@ -263,11 +265,11 @@ extension FrameLiveness {
       let current = SymbolNames.symbolName(
         at: UnsafeRawPointer(bitPattern: state.function.start).unsafelyUnwrapped
       )
-      .flatMap(ImageDebugInfo.asyncFunction(ofPartialFunction:))
+      .flatMap(AsyncFunctionNames.asyncFunction(ofPartialFunction:))
       func sameFunction(_ address: UInt, _ entry: FrameLiveness.Entry) -> FunctionExtent? {
         guard let pointer = UnsafeRawPointer(bitPattern: address), FrameLiveness.entry(of: pointer) == entry,
           let name = SymbolNames.symbolName(at: pointer), current != nil,
-          ImageDebugInfo.asyncFunction(ofPartialFunction: name) == current
+          AsyncFunctionNames.asyncFunction(ofPartialFunction: name) == current
         else { return nil }
         return FunctionExtent(startingAt: pointer)
       }

@@ -1,4 +1,6 @@
 internal import Foundation
+internal import RetainGraphImages
+internal import RetainGraphSupport
 
 /// Which words of a suspended async frame hold nothing, read from the machine code of the partial
 /// function that resumes it (x86_64; README.md in this folder, "Frame liveness").
@@ -92,7 +94,7 @@ enum FrameLiveness {
   /// not an async partial function.
   static func entry(of resume: UnsafeRawPointer) -> Entry? {
     guard let name = SymbolNames.symbolName(at: resume),
-      ImageDebugInfo.asyncFunction(ofPartialFunction: name) != nil
+      AsyncFunctionNames.asyncFunction(ofPartialFunction: name) != nil
     else { return nil }
     let withoutNumber = name.dropLast().reversed().drop { $0.isNumber }
     return withoutNumber.starts(with: "QT") ? .calleeContext : .ownContext
@@ -103,11 +105,12 @@ enum FrameLiveness {
   /// dynamic relocations.
   static func functionName(at address: UInt) -> String? {
     guard let pointer = UnsafeRawPointer(bitPattern: address),
-      let (image, base) = SymbolNames.image(containing: pointer)
+      let (image, base) = ImageCatalogue.image(containing: pointer)
     else { return nil }
+    let functions = image.symbols.functions
     let offset = address &- UInt(bitPattern: base)
-    if let extent = image.extent(at: offset) {
-      return extent.start == offset ? image.name(at: offset) : nil
+    if let extent = functions.extent(at: offset) {
+      return extent.start == offset ? functions.name(at: offset) : nil
     }
     var position = 0
     func byte(_ at: Int) -> UInt8 { pointer.load(fromByteOffset: at, as: UInt8.self) }
@@ -116,14 +119,14 @@ enum FrameLiveness {
     guard byte(position) == 0xFF, byte(position + 1) == 0x25 else { return nil }
     let displacement = Int(pointer.loadUnaligned(fromByteOffset: position + 2, as: Int32.self))
     let slot = UInt(bitPattern: Int(bitPattern: address) &+ position &+ 6 &+ displacement)
-    return image.importedFunction(atSlot: slot &- UInt(bitPattern: base))
+    return image.symbols.importedFunction(atSlot: slot &- UInt(bitPattern: base))
   }
 
   #if arch(x86_64)
     private static func analyse(_ resume: UnsafeRawPointer) -> Analysis? {
       let started = DispatchTime.now().uptimeNanoseconds
       guard let entry = entry(of: resume), let name = SymbolNames.symbolName(at: resume),
-        let function = ImageDebugInfo.asyncFunction(ofPartialFunction: name),
+        let function = AsyncFunctionNames.asyncFunction(ofPartialFunction: name),
         let pointer = SymbolNames.dataSymbol(named: function + "Tu", inImageContaining: resume),
         let extent = FunctionExtent(startingAt: resume)
       else { return nil }

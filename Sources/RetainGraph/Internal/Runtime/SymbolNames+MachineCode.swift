@@ -1,4 +1,6 @@
 internal import Foundation
+internal import RetainGraphImages
+internal import RetainGraphSupport
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -108,7 +110,7 @@ extension SymbolNames {
       let body = UInt(bitPattern: base) + extent.start
       if let known = mergedCallersByBody.withLock({ $0[body] }) { return known }
       var callers: [(name: String, loads: [UInt])] = []
-      for start in image.starts(ofFunctionsUpTo: 64) {
+      for start in image.starts(ofSymbolsUpTo: 64) {
         guard let size = image.extent(at: start)?.size,
           let loads = mergedCallerLoads(
             UnsafeRawPointer(base) + Int(start), size: Int(size), jumpingTo: body),
