@@ -28,7 +28,8 @@ let package = Package(
   ],
   targets: [
     .target(
-      name: "RetainGraph", dependencies: ["RetainGraphSupport", "RetainGraphImages"],
+      name: "RetainGraph",
+      dependencies: ["RetainGraphSupport", "RetainGraphImages", "RetainGraphMachineCode"],
       exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
     // The fork-safe lock the process-wide caches share.
@@ -39,6 +40,8 @@ let package = Package(
     .target(
       name: "RetainGraphImages", dependencies: ["CRetainGraphELF", "RetainGraphSupport"],
       exclude: ["README.md"]),
+    // Machine code: one instruction model, the x86_64 decoder, and the matchers built on it.
+    .target(name: "RetainGraphMachineCode", exclude: ["README.md"]),
     .systemLibrary(
       name: "CGraphviz",
       path: "Sources/CGraphviz",
@@ -97,6 +100,7 @@ let package = Package(
       exclude: ["__Snapshots__"]
     ),
     .testTarget(name: "RetainGraphImagesTests", dependencies: ["RetainGraphImages", "CRetainGraphELF"]),
+    .testTarget(name: "RetainGraphMachineCodeTests", dependencies: ["RetainGraphMachineCode"]),
     .testTarget(
       name: "RetainGraphTestingTests",
       dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],

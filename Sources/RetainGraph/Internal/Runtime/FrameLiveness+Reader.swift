@@ -1,4 +1,5 @@
 internal import RetainGraphImages
+internal import RetainGraphMachineCode
 
 extension FrameLiveness {
   /// Follows every path from a resume point through the partial functions' machine code, and

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import RetainGraphImages
+internal import RetainGraphMachineCode
 internal import RetainGraphSupport
 
 /// Which words of a suspended async frame hold nothing, read from the machine code of the partial
@@ -112,13 +113,8 @@ enum FrameLiveness {
     if let extent = functions.extent(at: offset) {
       return extent.start == offset ? functions.name(at: offset) : nil
     }
-    var position = 0
-    func byte(_ at: Int) -> UInt8 { pointer.load(fromByteOffset: at, as: UInt8.self) }
-    if byte(0) == 0xF3 && byte(1) == 0x0F && byte(2) == 0x1E && byte(3) == 0xFA { position = 4 }
-    if byte(position) == 0xF2 { position += 1 }
-    guard byte(position) == 0xFF, byte(position + 1) == 0x25 else { return nil }
-    let displacement = Int(pointer.loadUnaligned(fromByteOffset: position + 2, as: Int32.self))
-    let slot = UInt(bitPattern: Int(bitPattern: address) &+ position &+ 6 &+ displacement)
+    // A PLT stub is 16 bytes.
+    guard let slot = MachineCode.stubSlot(at: pointer, available: 16) else { return nil }
     return image.symbols.importedFunction(atSlot: slot &- UInt(bitPattern: base))
   }
 
