@@ -29,7 +29,9 @@ let package = Package(
   targets: [
     .target(
       name: "RetainGraph",
-      dependencies: ["RetainGraphSupport", "RetainGraphImages", "RetainGraphMachineCode"],
+      dependencies: [
+        "RetainGraphSupport", "RetainGraphImages", "RetainGraphMachineCode", "RetainGraphAsyncFrames",
+      ],
       exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
     // The fork-safe lock the process-wide caches share.
@@ -42,6 +44,12 @@ let package = Package(
       exclude: ["README.md"]),
     // Machine code: one instruction model, the x86_64 decoder, and the matchers built on it.
     .target(name: "RetainGraphMachineCode", exclude: ["README.md"]),
+    // Async frames: which words of a suspended task's frames hold no reference, read from the machine code
+    // that resumes them (frame liveness).
+    .target(
+      name: "RetainGraphAsyncFrames",
+      dependencies: ["RetainGraphImages", "RetainGraphMachineCode", "RetainGraphSupport"],
+      exclude: ["README.md"]),
     .systemLibrary(
       name: "CGraphviz",
       path: "Sources/CGraphviz",
@@ -87,6 +95,7 @@ let package = Package(
         "RetainGraph",
         "RetainGraphSupport",
         "RetainGraphImages",
+        "RetainGraphAsyncFrames",
         "RetainGraphTestSupport",
         "Samples",
         "GRDBTwin",
@@ -101,6 +110,7 @@ let package = Package(
     ),
     .testTarget(name: "RetainGraphImagesTests", dependencies: ["RetainGraphImages", "CRetainGraphELF"]),
     .testTarget(name: "RetainGraphMachineCodeTests", dependencies: ["RetainGraphMachineCode"]),
+    .testTarget(name: "RetainGraphAsyncFramesTests", dependencies: ["RetainGraphAsyncFrames"]),
     .testTarget(
       name: "RetainGraphTestingTests",
       dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],

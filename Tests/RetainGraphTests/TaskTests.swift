@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphAsyncFrames
 import RetainGraphTestSupport
 import Testing
 

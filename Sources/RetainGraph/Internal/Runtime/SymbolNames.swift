@@ -65,10 +65,7 @@ enum SymbolNames {
   /// async function pointer `$s…Tu`, in the image that contains `address`; nil when it has none.
   static func dataSymbol(named name: String, inImageContaining address: UnsafeRawPointer) -> UnsafeRawPointer?
   {
-    guard let (image, base) = ImageCatalogue.image(containing: address) else { return nil }
-    let found = name.withCString { wanted in image.symbols.data.entries { strcmp($0, wanted) == 0 } }
-    guard let start = found.first?.start else { return nil }
-    return base + Int(start)
+    ImageCatalogue.dataSymbol(named: name, inImageContaining: address)
   }
 
   /// The address of the local symbol `name` (a demangling cache variable `$s…MD`, a metadata
@@ -109,12 +106,7 @@ enum SymbolNames {
   /// The raw (mangled) name of the symbol whose function contains `address`, from the dynamic
   /// symbol table or, for local symbols, the image's `.symtab`.
   static func symbolName(at address: UnsafeRawPointer) -> String? {
-    guard let info = Loader.lookUp(address) else { return nil }
-    if let symbol = info.symbolName, info.symbolAddress == address {
-      return String(cString: symbol)
-    }
-    guard let (image, base) = ImageCatalogue.image(of: info) else { return nil }
-    return image.symbols.functions.name(at: UInt(bitPattern: address) &- UInt(bitPattern: base))
+    ImageCatalogue.symbolName(at: address)
   }
 
   /// The functions an optimised build inlined into the function that starts at `address`, named
@@ -140,11 +132,9 @@ enum SymbolNames {
     return debugInfo.frameOffsets(ofFunctionResumingAt: start)
   }
 
-  /// The debug information of the image that holds `address` (read once per image, on first use)
-  /// and the address as that image's DWARF names it; nil when no image holds it.
+  /// The debug information of the image that holds `address` and the address as its DWARF names it.
   private static func debugInfo(at address: UnsafeRawPointer) -> (ImageDebugInfo, UInt)? {
-    guard let (image, base) = ImageCatalogue.image(containing: address) else { return nil }
-    return (image.debugInfo, image.virtualAddress(of: address, base: base))
+    ImageCatalogue.debugInfo(at: address)
   }
 
   /// The function symbols of the image that contains `address`, and its base.

@@ -263,13 +263,13 @@ extension FrameLiveness {
     /// else ends the path.
     mutating func tailCall(_ destination: UInt, _ state: inout PathState) -> Step {
       let name = FrameLiveness.functionName(at: destination)
-      let current = SymbolNames.symbolName(
+      let current = ImageCatalogue.symbolName(
         at: UnsafeRawPointer(bitPattern: state.function.start).unsafelyUnwrapped
       )
       .flatMap(AsyncFunctionNames.asyncFunction(ofPartialFunction:))
       func sameFunction(_ address: UInt, _ entry: FrameLiveness.Entry) -> FunctionExtent? {
         guard let pointer = UnsafeRawPointer(bitPattern: address), FrameLiveness.entry(of: pointer) == entry,
-          let name = SymbolNames.symbolName(at: pointer), current != nil,
+          let name = ImageCatalogue.symbolName(at: pointer), current != nil,
           AsyncFunctionNames.asyncFunction(ofPartialFunction: name) == current
         else { return nil }
         return FunctionExtent(startingAt: pointer)
