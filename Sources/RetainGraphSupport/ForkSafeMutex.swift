@@ -1,12 +1,11 @@
 package import Synchronization
 
-// `package`: the pthread types and calls are in `withLock`, inlined into its callers.
 #if canImport(Glibc)
-  package import Glibc
+  internal import Glibc
 #elseif canImport(Musl)
-  package import Musl
+  internal import Musl
 #elseif canImport(Darwin)
-  package import Darwin
+  internal import Darwin
 #endif
 
 /// A lock around a process-wide cache that a forked child may use (the snapshot walk runs in one):
@@ -15,8 +14,8 @@ package import Synchronization
 /// cannot do this: on Linux it is a priority-inheritance futex that records its owner's thread id,
 /// which in the child belongs to no thread, so locking it there traps.
 package final class ForkSafeMutex<Value>: @unchecked Sendable {
-  @usableFromInline let lock: UnsafeMutablePointer<pthread_mutex_t>
-  @usableFromInline var value: Value
+  private let lock: UnsafeMutablePointer<pthread_mutex_t>
+  private var value: Value
 
   package init(_ value: Value) {
     self.value = value
@@ -29,7 +28,6 @@ package final class ForkSafeMutex<Value>: @unchecked Sendable {
   package var lockAddress: UnsafeRawPointer { UnsafeRawPointer(lock) }
 
   /// Calls `body` with the value, the lock held.
-  @inlinable
   package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     pthread_mutex_lock(lock)
     defer { pthread_mutex_unlock(lock) }
@@ -69,7 +67,7 @@ package enum ForkSafeLocks {
   /// (A `Mutex`, used in the parent only: the child never calls it.)
   package static let busyLockObserver = Mutex<(@Sendable (UnsafeRawPointer) -> Void)?>(nil)
 
-  package static func register(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
+  static func register(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
     pthread_mutex_lock(registryLock)
     locks.append(lock)
     if childLockCount == childLockCapacity {
@@ -87,7 +85,7 @@ package enum ForkSafeLocks {
 
   /// Takes every registered lock and then the registry, never waiting for one lock while it holds
   /// another (see the type's comment).
-  package static func lockAll() {
+  static func lockAll() {
     while true {
       pthread_mutex_lock(registryLock)
       let all = locks

@@ -90,14 +90,20 @@ package final class ImageDebugInfo: @unchecked Sendable {
   /// The mangled names of the functions inlined (at any depth) into the function that starts at
   /// the virtual address `start`, in the order the DWARF lists them.
   package func inlinedFunctions(at start: UInt) -> [String] {
-    (inlined[start] ?? []).compactMap { offset in
+    // A loop, not `compactMap` with a closure: Swift 6.3.1's optimiser crashed (a SIL verification
+    // error in OwnershipModelEliminator) on that closure over the class's dictionaries in `-c release`.
+    var found: [String] = []
+    for offset in inlined[start] ?? [] {
       var die = offset
       for _ in 0..<8 {
-        if let name = names[die] { return String(cString: name) }
-        guard let next = origins[die] else { return nil }
+        if let name = names[die] {
+          found.append(String(cString: name))
+          break
+        }
+        guard let next = origins[die] else { break }
         die = next
       }
-      return nil
     }
+    return found
   }
 }
