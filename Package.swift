@@ -27,14 +27,19 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
-    .target(name: "RetainGraph", exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
+    // What every layer needs and none owns (not a product): the lock that is safe across fork, the
+    // chunked array of the graph's storage, the atomic file writes of rendering and the command line.
+    .target(name: "RetainGraphSupport"),
+    .target(
+      name: "RetainGraph", dependencies: ["RetainGraphSupport"],
+      exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
     .systemLibrary(
       name: "CGraphviz",
       path: "Sources/CGraphviz",
       pkgConfig: "libgvc",
       providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]
     ),
-    .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "CGraphviz"]),
+    .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "RetainGraphSupport", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
       dependencies: ["RetainGraph"]
@@ -49,6 +54,7 @@ let package = Package(
       dependencies: [
         "RetainGraph",
         "RetainGraphRendering",
+        "RetainGraphSupport",
         "Samples",
         .product(
           name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
@@ -71,6 +77,7 @@ let package = Package(
       name: "RetainGraphTests",
       dependencies: [
         "RetainGraph",
+        "RetainGraphSupport",
         "RetainGraphTestSupport",
         "Samples",
         "GRDBTwin",
@@ -83,6 +90,7 @@ let package = Package(
       ],
       exclude: ["__Snapshots__"]
     ),
+    .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
     .testTarget(
       name: "RetainGraphTestingTests",
       dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],

@@ -5,6 +5,7 @@
   import Foundation
   import RetainGraph
   import RetainGraphRendering
+  import RetainGraphSupport
 
   /// What the CLI can write.
   enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
@@ -145,7 +146,7 @@
       do {
         try AtomicFile.write(data, to: URL(fileURLWithPath: output))
       } catch {
-        throw CommandFailure(error.message)
+        throw CommandFailure(error.description)
       }
     }
   }

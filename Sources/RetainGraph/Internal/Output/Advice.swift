@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// The fix for one reference of a fix plan, structured: what the developer edits and where. The
 /// analysis chooses the reference and its idiom rule (`Analysis/Idioms.swift`); ``Advice`` turns the
 /// rule's ``AdviceForm`` into this value, and ``text`` is the sentence.

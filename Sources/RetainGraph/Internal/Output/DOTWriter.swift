@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// Chooses what to draw for a ``DOTStyle`` and writes it.
 struct DOTWriter {
   let graph: ObjectGraph

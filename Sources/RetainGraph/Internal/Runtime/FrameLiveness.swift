@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphSupport
 
 /// Which words of a suspended async frame hold nothing, read from the machine code of the partial
 /// function that resumes it (x86_64; README.md in this folder, "Frame liveness").

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphSupport
 internal import Synchronization
 
 /// A word of global storage that equals a live object's address.

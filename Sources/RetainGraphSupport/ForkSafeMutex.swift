@@ -1,4 +1,4 @@
-internal import Synchronization
+package import Synchronization
 
 #if canImport(Glibc)
   internal import Glibc
@@ -13,11 +13,11 @@ internal import Synchronization
 /// (`pthread_atfork`), so a child never inherits a lock that another thread held. Swift's `Mutex`
 /// cannot do this: on Linux it is a priority-inheritance futex that records its owner's thread id,
 /// which in the child belongs to no thread, so locking it there traps.
-final class ForkSafeMutex<Value>: @unchecked Sendable {
+package final class ForkSafeMutex<Value>: @unchecked Sendable {
   private let lock: UnsafeMutablePointer<pthread_mutex_t>
   private var value: Value
 
-  init(_ value: Value) {
+  package init(_ value: Value) {
     self.value = value
     lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     pthread_mutex_init(lock, nil)
@@ -25,10 +25,10 @@ final class ForkSafeMutex<Value>: @unchecked Sendable {
   }
 
   /// The lock's address, which ``ForkSafeLocks/busyLockObserver`` is called with.
-  var lockAddress: UnsafeRawPointer { UnsafeRawPointer(lock) }
+  package var lockAddress: UnsafeRawPointer { UnsafeRawPointer(lock) }
 
   /// Calls `body` with the value, the lock held.
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     pthread_mutex_lock(lock)
     defer { pthread_mutex_unlock(lock) }
     return try body(&value)
@@ -42,7 +42,7 @@ final class ForkSafeMutex<Value>: @unchecked Sendable {
 /// nest in any order. So the forking thread never waits for a lock while it holds the registry,
 /// and never waits for one lock while it holds others: it tries each lock, and when one is busy it
 /// lets go of every lock it took, waits for that one to be free, and starts again.
-enum ForkSafeLocks {
+package enum ForkSafeLocks {
   /// Guards `locks`; held across a fork, taken last.
   nonisolated(unsafe) static let registryLock: UnsafeMutablePointer<pthread_mutex_t> = {
     let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -65,7 +65,7 @@ enum ForkSafeLocks {
   /// Called (by tests) with a lock's address when a fork's handler finds it busy and is about to
   /// wait for it, holding no lock: the moment a thread holding it overlaps with the fork.
   /// (A `Mutex`, used in the parent only: the child never calls it.)
-  static let busyLockObserver = Mutex<(@Sendable (UnsafeRawPointer) -> Void)?>(nil)
+  package static let busyLockObserver = Mutex<(@Sendable (UnsafeRawPointer) -> Void)?>(nil)
 
   static func register(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
     pthread_mutex_lock(registryLock)
