@@ -4,6 +4,7 @@ import PackageDescription
 // A separate package so that CI's build stays light: run it with
 //   swift run -c release --package-path Benchmarks retain-graph-bench
 //   swift run -c release --package-path Benchmarks retain-graph-bench --allocations
+//   swift run -c release --package-path Benchmarks retain-graph-bench --reading
 //   swift run -c release --package-path Benchmarks retain-graph-bench --tasks
 //   swift run -c release --package-path Benchmarks retain-graph-census-bench
 //   swift run -c release --package-path Benchmarks retain-graph-census-bench --busy --local --searches=30

@@ -44,20 +44,35 @@ extension Cycle {
     let loopEdges: EdgeIndices
     /// The idiom the reference matches.
     public let idiom: Idiom
-    /// The fix, one sentence, such as `make Interactor.output weak` or: capture `[weak self]` in
-    /// closure #1 in CartViewModel.init() (stored in Store.subscribers[0]). When the one edit weakens
-    /// several references (``edges``), it says how many and which: `make
+    /// The fix as a value: what the developer edits and where (its `description` is the sentence,
+    /// such as `make Interactor.output weak`).
+    public let advice: FixAdvice
+    /// The fix, one sentence: ``advice``'s, such as `make Interactor.output weak` or: capture
+    /// `[weak self]` in closure #1 in CartViewModel.init() (stored in Store.subscribers[0]). When the
+    /// one edit weakens several references (``edges``), it says how many and which: `make
     /// NoteDetailViewModel.repository weak (3 references: entries[#0…#2])` (the holders are the
     /// elements of one collection), or `(2 references: one in each of 2 Node objects)`.
     public let fix: String
 
     /// Creates a break. Only the cycle finder makes them.
-    init(edges: EdgeIndices, loop: EdgeIndices, idiom: Idiom, fix: String) {
-      self.edge = edges.first ?? Edge(from: 0, to: 0, label: "", ownership: .strong)
+    /// - Parameters:
+    ///   - edge: the reference to weaken, the first of `edges`.
+    ///   - edges: every reference the edit weakens.
+    ///   - loop: a loop that only this break breaks.
+    ///   - idiom: the idiom the reference matches.
+    ///   - advice: the fix.
+    ///   - references: which references the edit weakens, when it weakens several.
+    init(
+      edge: Edge, edges: EdgeIndices, loop: EdgeIndices, idiom: Idiom, advice: FixAdvice, references: String?
+    ) {
+      self.edge = edge
       self.brokenEdges = edges
       self.loopEdges = loop
       self.idiom = idiom
-      self.fix = fix
+      self.advice = advice
+      self.fix =
+        references.map { "\(advice.description) (\(edges.indices.count) references: \($0))" }
+        ?? advice.description
     }
   }
 }

@@ -15,8 +15,19 @@ public struct Cycle: Sendable, Hashable {
   /// ``path`` and ``pathFromRoot`` as indices of the graph's edges.
   let loopEdges: EdgeIndices
   let rootPathEdges: EdgeIndices
-  /// The reference to make `weak` first: the first break of ``fixPlan``.
-  public let suggestedBreak: Edge
+  /// The reference to make `weak` first: the first break of ``fixPlan``; nil when the plan weakens
+  /// nothing, as for a library's own loop (``isLibraryOnly``).
+  public var suggestedEdge: Edge? { fixPlan.first?.edge }
+  /// The reference to make `weak` first, or for a plan that weakens nothing, the first reference of
+  /// ``path``.
+  @available(
+    *, deprecated, renamed: "suggestedEdge",
+    message: "suggestedEdge is nil when the plan weakens nothing, rather than a reference of the loop"
+  )
+  public var suggestedBreak: Edge {
+    // A cycle's loop has a reference at least (the finder makes cycles of strong loops only).
+    suggestedEdge ?? path[0]
+  }
   /// Every reference to weaken so that no strong cycle is left among the members, the most
   /// idiomatic fix first (see ``Break/Idiom``), each with the loop it breaks.
   ///
@@ -52,8 +63,7 @@ public struct Cycle: Sendable, Hashable {
   public var isLibraryOnly: Bool { fixPlan.isEmpty && libraryLoopMembers.count == members.count }
 
   /// Creates a cycle description whose plan weakens `referencesToWeaken` references, of which
-  /// `fixPlan` describes the first; ``suggestedBreak`` is the plan's first break (the first edge of
-  /// `path` when the plan is empty). Only the cycle finder makes cycles.
+  /// `fixPlan` describes the first. Only the cycle finder makes cycles.
   init(
     members: [Node.ID], path: EdgeIndices, pathFromRoot: EdgeIndices, fixPlan: [Break],
     referencesToWeaken: Int, libraryLoopMembers: [Node.ID]
@@ -64,9 +74,6 @@ public struct Cycle: Sendable, Hashable {
     self.fixPlan = fixPlan
     self.referencesToWeaken = max(referencesToWeaken, fixPlan.count)
     self.libraryLoopMembers = libraryLoopMembers
-    self.suggestedBreak =
-      fixPlan.first?.edge ?? path.first
-      ?? Edge(from: members.first ?? 0, to: members.first ?? 0, label: "", ownership: .strong)
   }
 }
 

@@ -1,29 +1,29 @@
 /// A reference from one node to another.
 public struct Edge: Sendable, Hashable {
   /// The node that holds the reference.
-  public var from: Node.ID
+  public let from: Node.ID
   /// The node that is referenced.
-  public var to: Node.ID
+  public let to: Node.ID
   /// The path from the holder to the held object, as a person would write it: `presenter`,
   /// `items[3]`, `handlers["done"]`, `state.loading`, `greeting (closure) → capture 0`.
   ///
   /// The label is for people: to tell what kind of reference an edge is, use ``kind``, and
   /// ``property`` for the stored property it is in.
-  public var label: String
+  public let label: String
   /// Whether the reference retains its target.
-  public var ownership: Ownership
+  public let ownership: Ownership
   /// How the reference is stored in its holder: a stored property, a collection's element, a
   /// closure, a closure's capture, a method reference…
-  public var kind: Kind
+  public let kind: Kind
   /// The stored property of the holder that the reference is in: `items` for `items[3].owner`,
   /// `greeting` for `greeting (closure) → capture 0`; nil when the holder is a closure context (its
   /// references are captures, `capture 0`, not properties).
-  public var property: String?
+  public let property: String?
   /// The function a closure stored at the path was written in, as the runtime names it
   /// (`closure #1 in App.Screen.init()`), for ``Kind/closure`` and ``Kind/singleCapture`` edges
   /// the walk could name; nil otherwise. (A ``Kind/closure`` edge's target node has the same name;
   /// a ``Kind/singleCapture`` closure has no node of its own, so this is where its name is.)
-  public var closureFunction: String?
+  public let closureFunction: String?
 
   /// How a reference is stored in its holder (what LeakCanary calls a reference type).
   ///

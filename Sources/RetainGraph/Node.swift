@@ -18,13 +18,13 @@ public struct Node: Sendable, Hashable {
   }
 
   /// The node's position in ``ObjectGraph/nodes``.
-  public var id: ID
+  public let id: ID
   /// The fully qualified type name (`App.Presenter`), or for a closure the function it runs when
   /// known (`closure #1 in App.Person.greeting.getter`); for a task, `task (` and the closure it
   /// runs `)`.
-  public var typeName: String
+  public let typeName: String
   /// Whether this is an object, a closure context or a value root.
-  public var kind: Kind
+  public let kind: Kind
 
   /// Creates a node.
   public init(id: ID, typeName: String, kind: Kind) {

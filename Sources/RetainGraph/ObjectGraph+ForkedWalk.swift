@@ -60,8 +60,12 @@ extension ObjectGraph {
     case crashBefore(try: Int)
     /// Trap (`fatalError`, as a Swift runtime error would): `SIGILL` or `SIGTRAP`.
     case trap
-    /// Sleep for the given time before walking (past a timeout, it is killed).
+    /// Block on a lock (a futex wait, as a child does on a lock another thread held at the fork) for
+    /// the given time before walking: replaced as stalled, or killed past a timeout.
     case hang(Duration)
+    /// Sleep (`nanosleep`: asleep, but on no lock, as a child waiting for a page or a full pipe)
+    /// for the given time, then walk: never replaced as stalled.
+    case sleep(Duration)
     /// Exit with this status without writing.
     case exit(Int32)
     /// Send these bytes instead of the graph.
@@ -151,6 +155,18 @@ extension ObjectGraph.ForkedChildFault {
     case .trap:
       fatalError("ForkedChildFault.trap")
     case .hang(let duration):
+      // Blocks as a child does on a lock held at the fork (a futex wait), until `duration` passed.
+      var now = timespec()
+      clock_gettime(CLOCK_REALTIME, &now)
+      let (seconds, attoseconds) = duration.components
+      let nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+      var deadline = timespec(
+        tv_sec: now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+      let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+      pthread_mutex_init(lock, nil)
+      pthread_mutex_lock(lock)
+      while pthread_mutex_timedlock(lock, &deadline) == EINTR {}
+    case .sleep(let duration):
       let (seconds, attoseconds) = duration.components
       var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
       var left = timespec()

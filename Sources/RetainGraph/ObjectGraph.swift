@@ -35,7 +35,7 @@ public struct ObjectGraph: Sendable {
   /// The modules whose code is not yours, as the graph was made with.
   let libraries: Libraries
 
-  /// Nodes and edges in compact form; ``nodes`` and ``edges`` are made from it on first use.
+  /// Nodes and edges in compact form; ``nodes`` and ``edges`` are views over it.
   let storage: GraphStorage
   /// Where each object node's object was when it was walked, for ``node(for:)``; empty for a graph
   /// read from JSON or made from parts.
@@ -43,11 +43,11 @@ public struct ObjectGraph: Sendable {
 
   /// Every node; `nodes[id]` is the node with that id.
   ///
-  /// The graph stores nodes compactly; the array is made on first use and kept. ``nodeCount`` and
-  /// ``node(_:)`` do not make it.
-  public var nodes: [Node] { storage.allNodes }
-  /// Every reference found, in walk order. Made on first use and kept, like ``nodes``.
-  public var edges: [Edge] { storage.allEdges }
+  /// A view over the graph's compact storage: each ``Node`` is made when read, and reading every
+  /// node keeps no copy of them (`Array(graph.nodes)` makes an array).
+  public var nodes: Nodes { Nodes(storage: storage) }
+  /// Every reference found, in walk order: a view like ``nodes``, each ``Edge`` made when read.
+  public var edges: Edges { Edges(storage: storage) }
   /// The number of nodes.
   public var nodeCount: Int { storage.nodeCount }
   /// The number of edges.
@@ -70,8 +70,8 @@ public struct ObjectGraph: Sendable {
   /// - Throws: ``GraphDecodingError`` when an edge names an unknown node, an id is out of place, or the
   ///   root is missing.
   public init(
-    nodes: [Node],
-    edges: [Edge],
+    nodes: some Collection<Node>,
+    edges: some Collection<Edge>,
     root: Node.ID = 0,
     isTruncated: Bool = false,
     danglingReferences: [DanglingReference] = [],
@@ -98,8 +98,8 @@ public struct ObjectGraph: Sendable {
   /// - Throws: ``GraphDecodingError`` when an edge or a note names an unknown node, an id is out of
   ///   place, or the root is missing.
   public init(
-    nodes: [Node],
-    edges: [Edge],
+    nodes: some Collection<Node>,
+    edges: some Collection<Edge>,
     root: Node.ID = 0,
     isTruncated: Bool = false,
     danglingReferences: [DanglingReference] = [],
@@ -109,7 +109,7 @@ public struct ObjectGraph: Sendable {
     let storage = try Self.validatedStorage(
       nodes: nodes, edges: edges, root: root, danglingReferences: danglingReferences)
     for (index, note) in walkNotes.enumerated() {
-      if let node = note.node, !nodes.indices.contains(node) {
+      if let node = note.node, !(0..<storage.nodeCount).contains(node) {
         throw GraphDecodingError("noteDetails[\(index)].node: \(node) is not the id of a node")
       }
     }
@@ -120,21 +120,23 @@ public struct ObjectGraph: Sendable {
 
   /// The compact storage of `nodes` and `edges`, once their ids are checked.
   private static func validatedStorage(
-    nodes: [Node], edges: [Edge], root: Node.ID, danglingReferences: [DanglingReference]
+    nodes: some Collection<Node>, edges: some Collection<Edge>, root: Node.ID,
+    danglingReferences: [DanglingReference]
   ) throws(GraphDecodingError) -> GraphStorage {
+    let ids = 0..<nodes.count
     for (index, node) in nodes.enumerated() where node.id != index {
       throw GraphDecodingError(
         "nodes[\(index)]: id \(node.id) is out of place; ids must be 0..<\(nodes.count) in order")
     }
-    guard nodes.indices.contains(root) else {
+    guard ids.contains(root) else {
       throw GraphDecodingError("root: \(root) is not the id of a node (there are \(nodes.count) nodes)")
     }
     for (index, edge) in edges.enumerated() {
-      for (end, id) in [("from", edge.from), ("to", edge.to)] where !nodes.indices.contains(id) {
+      for (end, id) in [("from", edge.from), ("to", edge.to)] where !ids.contains(id) {
         throw GraphDecodingError("edges[\(index)].\(end): \(id) is not the id of a node")
       }
     }
-    for (index, dangling) in danglingReferences.enumerated() where !nodes.indices.contains(dangling.holder) {
+    for (index, dangling) in danglingReferences.enumerated() where !ids.contains(dangling.holder) {
       throw GraphDecodingError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
     }
     guard let storage = GraphStorage(nodes: nodes, edges: edges) else {

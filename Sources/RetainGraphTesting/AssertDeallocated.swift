@@ -9,32 +9,33 @@ public import RetainGraph
 ///   - timeout: how long to wait for the object to go (default 1 second).
 ///   - options: limits and filters for the walk that explains a survivor.
 ///   - make: builds the object (and may use it); whatever else it creates is released on return.
-/// - Returns: the failure text, or nil when the object was deallocated in time.
+/// - Returns: the failure (its `description` is the text the `assert…` twin reports), or nil when the object was deallocated in time.
 // Disfavoured so that an `await`ed call in async code picks the async twin.
 @_disfavoredOverload
-public func verifyDeallocated<Object: AnyObject>(
+public func checkDeallocated<Object: AnyObject>(
   timeout: Duration = .seconds(1),
   options: GraphOptions = GraphOptions(),
   _ make: () throws -> Object
-) rethrows -> String? {
-  try deallocationFailure(timeout: timeout, options: options, make)?.fullText
+) rethrows -> LeakCheckFailure? {
+  try deallocationFailure(timeout: timeout, options: options, make).map(LeakCheckFailure.init)
 }
 
-/// The async twin of ``verifyDeallocated(timeout:options:_:)-(_,_,()->Object)``, for objects
+/// The async twin of ``checkDeallocated(timeout:options:_:)-(_,_,()->Object)``, for objects
 /// released on other tasks, queues or run loops: suspends while it waits.
 /// - Parameters:
 ///   - timeout: how long to wait for the object to go (default 1 second).
 ///   - options: limits and filters for the walk that explains a survivor.
 ///   - isolation: the caller's actor, inferred.
 ///   - make: builds the object (and may use it).
-/// - Returns: the failure text, or nil when the object was deallocated in time.
-public func verifyDeallocated<Object: AnyObject>(
+/// - Returns: the failure (its `description` is the text the `assert…` twin reports), or nil when the object was deallocated in time.
+public func checkDeallocated<Object: AnyObject>(
   timeout: Duration = .seconds(1),
   options: GraphOptions = GraphOptions(),
   isolation: isolated (any Actor)? = #isolation,
   _ make: nonisolated(nonsending) () async throws -> Object
-) async rethrows -> String? {
-  try await deallocationFailure(timeout: timeout, options: options, isolation: isolation, make)?.fullText
+) async rethrows -> LeakCheckFailure? {
+  try await deallocationFailure(timeout: timeout, options: options, isolation: isolation, make).map(
+    LeakCheckFailure.init)
 }
 
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when the object that `make`

@@ -7,11 +7,11 @@ public import RetainGraph
 ///   - limit: how many instances are allowed.
 ///   - root: where the walk starts.
 ///   - options: limits and filters for the walk.
-/// - Returns: the failure text (the count, and the path from the root to each instance), or nil.
-public func verifyInstances<T>(
+/// - Returns: the failure (its `description`: the count, and the path from the root to each instance), or nil.
+public func checkInstances<T>(
   of type: T.Type, atMost limit: Int, in root: Any, options: GraphOptions = GraphOptions()
-) -> String? {
-  instancesFailure(of: type, atMost: limit, in: root, options: options)?.fullText
+) -> LeakCheckFailure? {
+  instancesFailure(of: type, atMost: limit, in: root, options: options).map(LeakCheckFailure.init)
 }
 
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when more than `limit`

@@ -14,9 +14,10 @@ public import RetainGraph
 /// - Parameters:
 ///   - root: the object or value to check.
 ///   - options: limits and filters (e.g. `ignoredLabels: ["output"]` to accept a known cycle).
-/// - Returns: the failure text (the report), or nil when there is no cycle and the walk saw all.
-public func verifyNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) -> String? {
-  cyclesFailure(ObjectGraph(reflecting: root, options: options))
+/// - Returns: the failure (its `description`: the report), or nil when there is no cycle and the walk saw all.
+public func checkNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) -> LeakCheckFailure? {
+  let graph = ObjectGraph(reflecting: root, options: options)
+  return cyclesFailure(graph).map { LeakCheckFailure(description: $0, graphs: [graph]) }
 }
 
 /// The failure text of `assertNoCycles` for `graph`: its report when it has a cycle of yours (with
@@ -37,7 +38,7 @@ func cyclesFailure(_ graph: ObjectGraph) -> String? {
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when the graph reachable
 /// from `root` has a strong retain cycle through an object of yours (a loop among library objects
 /// alone, `Cycle.isLibraryOnly`, is not one), or when the walk did not see all of it (see
-/// ``verifyNoCycles(_:options:)``); the failure message is the leak trace, and in Swift Testing the
+/// ``checkNoCycles(_:options:)``); the failure message is the leak trace, and in Swift Testing the
 /// graph is attached.
 /// - Parameters:
 ///   - root: the object or value to check.

@@ -16,15 +16,15 @@ internal import RetainGraph
 ///   - iterations: how many times to run the scenario; at least 4 (default 5).
 ///   - allowances: types that may keep a number of survivors.
 ///   - scenario: one run of the scenario; it should return the program to its starting state.
-/// - Returns: the failure text, or nil when nothing grew.
+/// - Returns: the failure (its `description` is the text the `assert…` twin reports), or nil when nothing grew.
 // Disfavoured so that an `await`ed call in async code picks the async twin.
 @_disfavoredOverload
-public func verifyNoGrowth(
+public func checkNoGrowth(
   iterations: Int = 5,
   allowing allowances: [GrowthAllowance] = [],
   _ scenario: () throws -> Void
-) rethrows -> String? {
-  try censusGrowthFailure(iterations: iterations, allowances: allowances, scenario)?.fullText
+) rethrows -> LeakCheckFailure? {
+  try censusGrowthFailure(iterations: iterations, allowances: allowances, scenario).map(LeakCheckFailure.init)
 }
 
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when a type of object
@@ -37,7 +37,7 @@ public func verifyNoGrowth(
 /// ```
 /// Each growing type is listed with its count after every run and who retains a new instance
 /// (`retained by EventLog.shared.items[3]`). Needs the heap census (see
-/// ``verifyNoGrowth(iterations:allowing:_:)``).
+/// ``checkNoGrowth(iterations:allowing:_:)``).
 /// - Parameters:
 ///   - iterations: how many times to run the scenario; at least 4 (default 5).
 ///   - allowances: types that may keep a number of survivors.
@@ -66,7 +66,7 @@ public func assertNoGrowth(
     at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), context: message())
 }
 
-/// The `async` form of ``verifyNoGrowth(iterations:allowing:_:)``, for scenarios that await (a
+/// The `async` form of ``checkNoGrowth(iterations:allowing:_:)``, for scenarios that await (a
 /// request handler, an actor's method): it waits for its turn among census checks and for its
 /// holder searches without holding a thread of the cooperative pool.
 /// - Parameters:
@@ -74,15 +74,16 @@ public func assertNoGrowth(
 ///   - allowances: types that may keep a number of survivors.
 ///   - isolation: the caller's actor, inferred.
 ///   - scenario: one run of the scenario; it should return the program to its starting state.
-/// - Returns: the failure text, or nil when nothing grew.
-public func verifyNoGrowth(
+/// - Returns: the failure (its `description` is the text the `assert…` twin reports), or nil when nothing grew.
+public func checkNoGrowth(
   iterations: Int = 5,
   allowing allowances: [GrowthAllowance] = [],
   isolation: isolated (any Actor)? = #isolation,
   _ scenario: nonisolated(nonsending) () async throws -> Void
-) async rethrows -> String? {
+) async rethrows -> LeakCheckFailure? {
   try await censusGrowthFailure(
-    iterations: iterations, allowances: allowances, isolation: isolation, scenario)?.fullText
+    iterations: iterations, allowances: allowances, isolation: isolation, scenario
+  ).map(LeakCheckFailure.init)
 }
 
 /// The `async` form of ``assertNoGrowth(iterations:allowing:_:fileID:filePath:line:column:_:)``, for
@@ -136,8 +137,7 @@ private func censusGrowthFailure(
       try scenario()
       analysis.count(after: start..<census.mark())
     }
-    let findings = analysis.findings()
-    return analysis.failure(findings, holders: findings.map { $0.newest.map(census.holders(of:)) })
+    return analysis.failureNamingHolders()
   }
 }
 
@@ -157,16 +157,7 @@ private func censusGrowthFailure(
       try await scenario()
       analysis.count(after: start..<census.mark())
     }
-    let findings = analysis.findings()
-    var holders: [CensusHolderSearch?] = []
-    for finding in findings {
-      if let newest = finding.newest {
-        holders.append(await census.searchHolders(of: newest))
-      } else {
-        holders.append(nil)
-      }
-    }
-    return analysis.failure(findings, holders: holders)
+    return await analysis.failureNamingHolders()
   }
 }
 
@@ -175,9 +166,9 @@ private func censusGrowthFailure(
 /// - Parameters:
 ///   - type: the type to count; subclasses and conforming classes count too.
 ///   - limit: how many instances are allowed.
-/// - Returns: the failure text, or nil.
-public func verifyInstances<T>(of type: T.Type, atMost limit: Int) -> String? {
-  censusInstancesFailure(of: type, atMost: limit)?.fullText
+/// - Returns: the failure (its `description` is the text the `assert…` twin reports), or nil.
+public func checkInstances<T>(of type: T.Type, atMost limit: Int) -> LeakCheckFailure? {
+  censusInstancesFailure(of: type, atMost: limit).map(LeakCheckFailure.init)
 }
 
 /// Fails the current test at the caller's line when more than `limit` instances of `type` are

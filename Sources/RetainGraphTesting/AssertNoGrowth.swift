@@ -14,26 +14,26 @@ public import RetainGraph
 ///     `.type(ImageCache.self, survivors: 0...3)`, `.property("AppCoordinator.children", survivors: 0...10)`.
 ///   - options: limits and filters for the walks.
 ///   - scenario: one run of the scenario; it should return `root` to its starting state.
-/// - Returns: the failure text, or nil when nothing grew.
+/// - Returns: the failure (its `description` is the text the `assert…` twin reports), or nil when nothing grew.
 // Disfavoured so that an `await`ed call in async code picks the async twin.
 @_disfavoredOverload
-public func verifyNoGrowth<Root>(
+public func checkNoGrowth<Root>(
   iterations: Int = 5,
   of root: Root,
   allowing allowances: [GrowthAllowance] = [],
   options: GraphOptions = GraphOptions(),
   _ scenario: (Root) throws -> Void
-) rethrows -> String? {
+) rethrows -> LeakCheckFailure? {
   var analysis = GrowthAnalysis(iterations: iterations, allowances: allowances, options: options)
-  if let failure = analysis.tooFewIterations { return failure.fullText }
+  if let failure = analysis.tooFewIterations { return LeakCheckFailure(failure) }
   for _ in 0..<iterations {
     try scenario(root)
     analysis.snapshot(root)
   }
-  return analysis.failure()?.fullText
+  return analysis.failure().map(LeakCheckFailure.init)
 }
 
-/// The async twin of ``verifyNoGrowth(iterations:of:allowing:options:_:)-(_,_,_,_,(Root)->Void)``,
+/// The async twin of ``checkNoGrowth(iterations:of:allowing:options:_:)-(_,_,_,_,(Root)->Void)``,
 /// for scenarios that await.
 /// - Parameters:
 ///   - iterations: how many times to run the scenario; at least 4 (default 5).
@@ -42,22 +42,22 @@ public func verifyNoGrowth<Root>(
 ///   - options: limits and filters for the walks.
 ///   - isolation: the caller's actor, inferred.
 ///   - scenario: one run of the scenario; it should return `root` to its starting state.
-/// - Returns: the failure text, or nil when nothing grew.
-public func verifyNoGrowth<Root>(
+/// - Returns: the failure (its `description` is the text the `assert…` twin reports), or nil when nothing grew.
+public func checkNoGrowth<Root>(
   iterations: Int = 5,
   of root: Root,
   allowing allowances: [GrowthAllowance] = [],
   options: GraphOptions = GraphOptions(),
   isolation: isolated (any Actor)? = #isolation,
   _ scenario: nonisolated(nonsending) (Root) async throws -> Void
-) async rethrows -> String? {
+) async rethrows -> LeakCheckFailure? {
   var analysis = GrowthAnalysis(iterations: iterations, allowances: allowances, options: options)
-  if let failure = analysis.tooFewIterations { return failure.fullText }
+  if let failure = analysis.tooFewIterations { return LeakCheckFailure(failure) }
   for _ in 0..<iterations {
     try await scenario(root)
     analysis.snapshot(root)
   }
-  return analysis.failure()?.fullText
+  return analysis.failure().map(LeakCheckFailure.init)
 }
 
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when a type of object

@@ -18,32 +18,33 @@ public import RetainGraph
 ///   - timeout: how long to wait for the objects to go (default 1 second; returns as soon as they are).
 ///   - options: limits and filters for the walk (e.g. `ignoredTypes` for shared services).
 ///   - make: builds the module and returns its root. Keep no other reference to it.
-/// - Returns: the failure text, or nil when every object was deallocated.
+/// - Returns: the failure (its `description` is the text the `assert…` twin reports), or nil when every object was deallocated.
 // Disfavoured so that an `await`ed call in async code picks the async twin.
 @_disfavoredOverload
-public func verifyNoLeaks<Root>(
+public func checkNoLeaks<Root>(
   timeout: Duration = .seconds(1),
   options: GraphOptions = GraphOptions(),
   _ make: () throws -> Root
-) rethrows -> String? {
-  try noLeaksFailure(timeout: timeout, options: options, make)?.fullText
+) rethrows -> LeakCheckFailure? {
+  try noLeaksFailure(timeout: timeout, options: options, make).map(LeakCheckFailure.init)
 }
 
-/// The async twin of ``verifyNoLeaks(timeout:options:_:)-(_,_,()->Root)``, for modules built or
+/// The async twin of ``checkNoLeaks(timeout:options:_:)-(_,_,()->Root)``, for modules built or
 /// released on other tasks, queues or run loops: suspends while it waits.
 /// - Parameters:
 ///   - timeout: how long to wait for the objects to go (default 1 second; returns as soon as they are).
 ///   - options: limits and filters for the walk.
 ///   - isolation: the caller's actor, inferred.
 ///   - make: builds the module and returns its root. Keep no other reference to it.
-/// - Returns: the failure text, or nil when every object was deallocated.
-public func verifyNoLeaks<Root>(
+/// - Returns: the failure (its `description` is the text the `assert…` twin reports), or nil when every object was deallocated.
+public func checkNoLeaks<Root>(
   timeout: Duration = .seconds(1),
   options: GraphOptions = GraphOptions(),
   isolation: isolated (any Actor)? = #isolation,
   _ make: nonisolated(nonsending) () async throws -> Root
-) async rethrows -> String? {
-  try await noLeaksFailure(timeout: timeout, options: options, isolation: isolation, make)?.fullText
+) async rethrows -> LeakCheckFailure? {
+  try await noLeaksFailure(timeout: timeout, options: options, isolation: isolation, make).map(
+    LeakCheckFailure.init)
 }
 
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when any object reachable

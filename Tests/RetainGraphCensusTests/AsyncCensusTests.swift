@@ -43,10 +43,11 @@ extension CensusTests {
     private func leakingScenarioIsCaught() async throws {
       defer { asyncCensusLog.items.removeAll() }
       let failure = try #require(
-        await verifyNoGrowth(iterations: 5) {
+        await checkNoGrowth(iterations: 5) {
           await Task.yield()
           asyncCensusLog.items.append(CensusLeakyItem())
-        })
+        }
+      ).description
       let lines = failure.split(separator: "\n").map(String.init)
       let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
       #expect(
@@ -61,22 +62,22 @@ extension CensusTests {
     }
 
     @Test func anAwaitingScenarioThatCleansUpPasses() async {
-      let failure = await verifyNoGrowth(iterations: 5) {
+      let failure = await checkNoGrowth(iterations: 5) {
         await Task.yield()
         let first = CensusTransient()
         first.next = CensusTransient()
-      }
+      }?.description
       #expect(failure?.contains("CensusTransient") != true)
     }
 
     /// A synchronous census check inside an async one shares its turn (no deadlock), and an async
     /// check waits for its turn without holding a thread.
     @Test func checksNestAcrossAwaits() async {
-      let failure = await verifyNoGrowth(iterations: 4) {
+      let failure = await checkNoGrowth(iterations: 4) {
         await Task.yield()
-        #expect(verifyInstances(of: CensusXCWidget.self, atMost: 0) == nil)
-        #expect(await verifyNoGrowth(iterations: 4) { await Task.yield() } == nil)
-      }
+        #expect(checkInstances(of: CensusXCWidget.self, atMost: 0) == nil)
+        #expect(await checkNoGrowth(iterations: 4) { await Task.yield() } == nil)
+      }?.description
       #expect(failure?.contains("CensusXCWidget") != true)
     }
   }

@@ -34,12 +34,13 @@ extension CensusTests {
       var tag = 0
       weak var lastItem: CensusLeakyItem?
       let failure = try #require(
-        verifyNoGrowth(iterations: 5) {
+        checkNoGrowth(iterations: 5) {
           tag += 1
           let item = CensusLeakyItem()
           lastItem = item
           registerCensusHandler(item, tag: tag)
-        })
+        }
+      ).description
       let lines = failure.split(separator: "\n").map(String.init)
       // Other tests run in parallel in this process: only this closure's lines are compared.
       let index = try #require(
@@ -55,10 +56,10 @@ extension CensusTests {
 
     @Test func closuresThatAreRemovedAreNotNamed() {
       var tag = 0
-      let failure = verifyNoGrowth(iterations: 5) {
+      let failure = checkNoGrowth(iterations: 5) {
         tag += 1
         registerAndRemoveCensusHandler(CensusLeakyItem(), tag: tag)
-      }
+      }?.description
       #expect(failure?.contains("registerAndRemoveCensusHandler") != true)
       #expect(failure?.contains("CensusLeakyItem") != true)
     }

@@ -15,9 +15,10 @@ import Testing
       "assertNoGrowth without a root counts every live object in the process, which needs the heap census: "
       + "add `import RetainGraphCensus` to the test target and run the test under the census with the "
       + "`.heapCensus` trait, `HeapCensus.run { … }`, or `HeapCensus.start()` before the check."
-    #expect(verifyNoGrowth(iterations: 5) {} == expected)
+    #expect(checkNoGrowth(iterations: 5) {}?.description == expected)
     #expect(
-      verifyInstances(of: CensusWidget.self, atMost: 0)?.hasPrefix("assertInstances without a root") == true)
+      checkInstances(of: CensusWidget.self, atMost: 0)?.description.hasPrefix(
+        "assertInstances without a root") == true)
   }
 
   /// The census is process-wide: a test that did not ask for it does not use the one a parallel
@@ -36,9 +37,10 @@ import Testing
     started.wait()
     #expect(HeapCensus.isRunning)
     #expect(
-      verifyInstances(of: CensusWidget.self, atMost: 0)?.hasPrefix("assertInstances without a root counts")
+      checkInstances(of: CensusWidget.self, atMost: 0)?.description.hasPrefix(
+        "assertInstances without a root counts")
         == true)
-    HeapCensus.run { #expect(verifyInstances(of: CensusWidget.self, atMost: 1_000_000) == nil) }
+    HeapCensus.run { #expect(checkInstances(of: CensusWidget.self, atMost: 1_000_000) == nil) }
     finish.signal()
     finished.wait()
   }
@@ -398,7 +400,8 @@ import Testing
     @Test func growthFailureSaysWhereTheLeakWasMade() throws {
       defer { CensusEventLog.shared.items.removeAll() }
       let failure = try #require(
-        verifyNoGrowth(iterations: 4) { CensusEventLog.shared.items.append(makeLeakyItem()) })
+        checkNoGrowth(iterations: 4) { CensusEventLog.shared.items.append(makeLeakyItem()) }
+      ).description
       let lines = failure.split(separator: "\n").map(String.init)
       let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
       #expect(lines[index + 1] == "    the newest instance is retained by CensusEventLog.shared.items[3]")
@@ -411,7 +414,8 @@ import Testing
     @Test func rootlessGrowthLeakIsCaught() throws {
       defer { CensusEventLog.shared.items.removeAll() }
       let failure = try #require(
-        verifyNoGrowth(iterations: 5) { CensusEventLog.shared.items.append(CensusLeakyItem()) })
+        checkNoGrowth(iterations: 5) { CensusEventLog.shared.items.append(CensusLeakyItem()) }
+      ).description
       let lines = failure.split(separator: "\n").map(String.init)
       #expect(
         lines.first?.hasSuffix(
@@ -426,26 +430,26 @@ import Testing
     }
 
     @Test func rootlessScenarioThatCleansUpPasses() {
-      let failure = verifyNoGrowth(iterations: 5) {
+      let failure = checkNoGrowth(iterations: 5) {
         let first = CensusTransient()
         first.next = CensusTransient()
-      }
+      }?.description
       // Other tests run in parallel in this process: only this scenario's types are judged here.
       #expect(failure?.contains("CensusTransient") != true)
     }
 
     @Test func allowanceAcceptsBoundedSurvivors() {
       defer { CensusEventLog.shared.items.removeAll() }
-      let failure = verifyNoGrowth(iterations: 5, allowing: [.type(CensusLeakyItem.self, survivors: 0...5)]) {
+      let failure = checkNoGrowth(iterations: 5, allowing: [.type(CensusLeakyItem.self, survivors: 0...5)]) {
         CensusEventLog.shared.items.append(CensusLeakyItem())
-      }
+      }?.description
       #expect(failure?.contains("CensusLeakyItem") != true)
     }
 
     @Test func censusChecksNest() {
-      let failure = verifyNoGrowth(iterations: 4) {
-        #expect(verifyInstances(of: CensusXCWidget.self, atMost: 0) == nil)
-      }
+      let failure = checkNoGrowth(iterations: 4) {
+        #expect(checkInstances(of: CensusXCWidget.self, atMost: 0) == nil)
+      }?.description
       #expect(failure?.contains("CensusXCWidget") != true)
     }
 
@@ -453,8 +457,9 @@ import Testing
       let widgets = (0..<3).map { _ in CensusWidget() }
       censusWidgets = widgets
       defer { censusWidgets = [] }
-      #expect(verifyInstances(of: CensusWidget.self, atMost: 3) == nil)
-      let failure = try #require(verifyInstances(of: CensusLeakedWidget.self, atMost: 0, making: 1))
+      #expect(checkInstances(of: CensusWidget.self, atMost: 3) == nil)
+      let failure = try #require(checkInstances(of: CensusLeakedWidget.self, atMost: 0, making: 1))
+        .description
       #expect(
         failure == """
           1 instance of CensusLeakedWidget alive in the process; at most 0 allowed. Retained by:
@@ -465,11 +470,12 @@ import Testing
     @Test func assertNoLeaksNamesTheOutsideHolder() throws {
       defer { censusRegistry.presenters.removeAll() }
       let failure = try #require(
-        verifyNoLeaks(timeout: .milliseconds(20)) { () -> CensusScreen in
+        checkNoLeaks(timeout: .milliseconds(20)) { () -> CensusScreen in
           let screen = CensusScreen()
           censusRegistry.presenters.append(screen.presenter)
           return screen
-        })
+        }
+      ).description
       #expect(
         failure.contains(
           "  CensusPresenter: retained from outside the graph, by censusRegistry.presenters[0]"))
@@ -478,11 +484,12 @@ import Testing
     @Test func assertDeallocatedNamesTheHolder() throws {
       defer { censusRegistry.presenters.removeAll() }
       let failure = try #require(
-        verifyDeallocated(timeout: .milliseconds(20)) { () -> CensusPresenter in
+        checkDeallocated(timeout: .milliseconds(20)) { () -> CensusPresenter in
           let presenter = CensusPresenter()
           censusRegistry.presenters.append(presenter)
           return presenter
-        })
+        }
+      ).description
       #expect(
         failure.contains(
           "Why: no retain cycle keeps CensusPresenter alive; it is retained by censusRegistry.presenters[0].")
@@ -501,10 +508,10 @@ func makeTracedWidget() -> CensusWidget { CensusWidget() }
 func makeLeakyItem() -> CensusLeakyItem { CensusLeakyItem() }
 
 /// Makes `count` instances held by a global, then counts them process-wide.
-func verifyInstances<T>(of type: T.Type, atMost limit: Int, making count: Int) -> String? {
+func checkInstances<T>(of type: T.Type, atMost limit: Int, making count: Int) -> LeakCheckFailure? {
   censusLeakedWidgets = (0..<count).map { _ in CensusLeakedWidget() }
   defer { censusLeakedWidgets = [] }
-  return verifyInstances(of: type, atMost: limit)
+  return checkInstances(of: type, atMost: limit)
 }
 
 extension RetainerReport {

@@ -13,7 +13,7 @@ extension CensusTests {
       defer { CensusEventLog.shared.items.removeAll() }
       let failure = try #require(
         CensusProviderImplementation.shared.withSearchFault(.crash) {
-          verifyNoGrowth(iterations: 5) { CensusEventLog.shared.items.append(CensusLeakyItem()) }
+          checkNoGrowth(iterations: 5) { CensusEventLog.shared.items.append(CensusLeakyItem()) }?.description
         })
       let lines = failure.split(separator: "\n").map(String.init)
       let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
@@ -31,7 +31,7 @@ extension CensusTests {
       let failure = try #require(
         CensusProviderImplementation.shared.withSearchFault(.hang(.seconds(60)), timeout: .milliseconds(300))
         {
-          verifyInstances(of: CensusLeakedWidget.self, atMost: 1)
+          checkInstances(of: CensusLeakedWidget.self, atMost: 1)?.description
         })
       let hung =
         "  the holder search did not finish within 0.3 seconds (its forked child may have blocked on a lock "
@@ -48,11 +48,11 @@ extension CensusTests {
       defer { censusRegistry.presenters.removeAll() }
       let failure = try #require(
         CensusProviderImplementation.shared.withSearchFault(.trap) {
-          verifyNoLeaks(timeout: .milliseconds(20)) { () -> CensusScreen in
+          checkNoLeaks(timeout: .milliseconds(20)) { () -> CensusScreen in
             let screen = CensusScreen()
             censusRegistry.presenters.append(screen.presenter)
             return screen
-          }
+          }?.description
         })
       let line = try #require(failure.split(separator: "\n").first { $0.hasPrefix("  CensusPresenter:") })
       #expect(

@@ -151,12 +151,13 @@ extension CensusTests {
       var continuation: AsyncStream<Int>.Continuation?
       defer { continuation?.finish() }
       let failure = try #require(
-        await verifyDeallocated(timeout: .milliseconds(20)) { () -> FireAndForget in
+        await checkDeallocated(timeout: .milliseconds(20)) { () -> FireAndForget in
           let object = FireAndForget()
           object.start()
           continuation = object.continuation
           return object
-        })
+        }
+      ).description
       #expect(
         failure.contains(
           "Why: no retain cycle keeps FireAndForget alive; it is retained by a running task started in "

@@ -70,7 +70,8 @@ extension CensusTests {
         CensusEventLog.shared.items.removeAll()
       }
       let failure = try #require(
-        verifyNoGrowth(iterations: 5) { CensusEventLog.shared.items.append(CensusLeakyItem()) })
+        checkNoGrowth(iterations: 5) { CensusEventLog.shared.items.append(CensusLeakyItem()) }
+      ).description
       let lines = failure.split(separator: "\n").map(String.init)
       let index = try #require(lines.firstIndex { $0.hasPrefix("  CensusLeakyItem:") })
       #expect(

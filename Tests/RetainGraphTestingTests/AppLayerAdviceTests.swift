@@ -30,11 +30,12 @@ struct AppLayerAdviceTests {
     defer { cleanups.run() }
     // assertNoLeaks on the sample's root: one golden file per sample.
     let leaks = try #require(
-      verifyNoLeaks(timeout: .milliseconds(100)) {
+      checkNoLeaks(timeout: .milliseconds(100)) {
         let instance = sample.make()
         cleanups.breakers.append(instance.cycleBreaker)
         return instance.root
-      })
+      }
+    ).description
     assertGolden(leaks, named: "no-leaks-\(name)")
     // assertNoCycles and assertDeallocated from each object of the leak.
     let count = sample.make().objects.count
@@ -42,15 +43,16 @@ struct AppLayerAdviceTests {
       let instance = sample.make()
       defer { instance.breakCycles() }
       let object = instance.objects[index]
-      let cycles = try #require(verifyNoCycles(object))
-      for fix in expected { #expect(cycles.contains(fix), "verifyNoCycles from \(type(of: object))") }
+      let cycles = try #require(checkNoCycles(object)).description
+      for fix in expected { #expect(cycles.contains(fix), "checkNoCycles from \(type(of: object))") }
       let survivor = try #require(
-        verifyDeallocated(timeout: .milliseconds(50)) {
+        checkDeallocated(timeout: .milliseconds(50)) {
           let again = sample.make()
           cleanups.breakers.append(again.cycleBreaker)
           return again.objects[index]
-        })
-      for fix in expected { #expect(survivor.contains(fix), "verifyDeallocated of \(type(of: object))") }
+        }
+      ).description
+      for fix in expected { #expect(survivor.contains(fix), "checkDeallocated of \(type(of: object))") }
     }
   }
 }

@@ -53,7 +53,7 @@ struct AssertDeallocatedSwiftTestingTests {
 
   @Test func asyncVerifyReturnsNilWhenGone() async {
     let harness = SampleHarness()
-    let failure = await verifyDeallocated { harness.make("delegate") }
+    let failure = await checkDeallocated { harness.make("delegate") }?.description
     #expect(failure == nil)
   }
 
@@ -72,11 +72,12 @@ struct AssertDeallocatedSwiftTestingTests {
     #expect(harness.breakCyclesAndCheckFreed())
   }
 
-  @Test func verifyReturnsTheFailureText() throws {
+  @Test func checkReturnsTheFailure() throws {
     let harness = SampleHarness()
-    let text = try #require(verifyDeallocated(timeout: .milliseconds(100)) { harness.make("retain-cycle") })
+    let text = try #require(checkDeallocated(timeout: .milliseconds(100)) { harness.make("retain-cycle") })
+      .description
     assertGolden(text, named: "verify-retain-cycle")
-    #expect(verifyDeallocated { harness.make("greeter") } == nil)
+    #expect(checkDeallocated { harness.make("greeter") } == nil)
     #expect(harness.breakCyclesAndCheckFreed())
   }
 }

@@ -45,9 +45,10 @@ struct AssertNoGrowthSwiftTestingTests {
   @Test func aCacheOutsideItsAllowanceFails() throws {
     let dashboard = Dashboard(removesObservers: true, cachesPerRun: true)
     let text = try #require(
-      verifyNoGrowth(iterations: 4, of: dashboard, allowing: [.type(ImageCache.self, survivors: 0...2)]) {
+      checkNoGrowth(iterations: 4, of: dashboard, allowing: [.type(ImageCache.self, survivors: 0...2)]) {
         $0.openAndCloseScreen()
-      })
+      }
+    ).description
     assertGolden(text, named: "verify-cache-outside-allowance")
   }
 
@@ -55,15 +56,16 @@ struct AssertNoGrowthSwiftTestingTests {
     // Each run keeps a closure (capturing a Box and an Int), up to three.
     let boxes = GrowthAllowance.type(BoundedHandlers.Box.self, survivors: 0...3)
     let unallowed = try #require(
-      verifyNoGrowth(iterations: 4, of: BoundedHandlers(), allowing: [boxes]) { $0.run() })
+      checkNoGrowth(iterations: 4, of: BoundedHandlers(), allowing: [boxes]) { $0.run() }
+    ).description
     #expect(
       unallowed.contains(
         "BoundedHandlers.handlers grows by 1 per run: closure #1 in BoundedHandlers.run() (1, 2, 3, 3 after each run)"
       ))
-    let otherClosures = verifyNoGrowth(
+    let otherClosures = checkNoGrowth(
       iterations: 4, of: BoundedHandlers(),
       allowing: [boxes, .closures(named: "Unrelated", survivors: 0...3)]
-    ) { $0.run() }
+    ) { $0.run() }?.description
     #expect(otherClosures != nil)
     let handlers = BoundedHandlers()
     assertNoGrowth(
@@ -75,7 +77,7 @@ struct AssertNoGrowthSwiftTestingTests {
 
   @Test func finishedCoordinatorsLeadWithTheHolderLine() throws {
     let app = try #require(Sample.named("finished-coordinators")?.make().root as? AppCoordinator)
-    let text = try #require(verifyNoGrowth(of: app) { $0.startCheckout() })
+    let text = try #require(checkNoGrowth(of: app) { $0.startCheckout() }).description
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(
       lines.dropFirst().first
@@ -86,7 +88,7 @@ struct AssertNoGrowthSwiftTestingTests {
 
   @Test func closuresHeldByAGrowingObjectAreFoldedIntoItsHolder() throws {
     let flows = Flows()
-    let text = try #require(verifyNoGrowth(of: flows) { $0.start() })
+    let text = try #require(checkNoGrowth(of: flows) { $0.start() }).description
     let findings = text.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("    ") }
     #expect(findings == ["  Flows.running grows by 1 per run: Flow (1, 2, 3, 4, 5 after each run)"])
     #expect(text.contains("\n    with them: closure #1 in Flow.init(step:) (1 per run)\n"))
@@ -96,7 +98,8 @@ struct AssertNoGrowthSwiftTestingTests {
   @Test func aPropertyAllowanceCoversWhatThePropertyHolds() throws {
     let make = { (iterations: Int, allowances: [GrowthAllowance]) in
       let app = AppCoordinator()
-      return verifyNoGrowth(iterations: iterations, of: app, allowing: allowances) { $0.startCheckout() }
+      return checkNoGrowth(iterations: iterations, of: app, allowing: allowances) { $0.startCheckout() }?
+        .description
     }
     #expect(make(5, [.property("AppCoordinator.children", survivors: 0...5)]) == nil)
     #expect(make(5, [.property("Samples.AppCoordinator.children", survivors: 0...5)]) == nil)
@@ -110,7 +113,7 @@ struct AssertNoGrowthSwiftTestingTests {
     #expect(outside.split(separator: "\n").dropFirst().first.map(String.init) == expected)
     // What the property holds is covered with it: the closures a held flow stores do not fail.
     #expect(
-      verifyNoGrowth(of: Flows(), allowing: [.property("Flows.running", survivors: 0...5)]) { $0.start() }
+      checkNoGrowth(of: Flows(), allowing: [.property("Flows.running", survivors: 0...5)]) { $0.start() }
         == nil)
     let runs = Flows()
     assertNoGrowth(of: runs, allowing: [.property("Flows.running", survivors: 0...5)]) { $0.start() }
@@ -175,11 +178,11 @@ struct AssertNoGrowthSwiftTestingTests {
     }
     assertGolden(seen.text, named: "instances-of-observer")
     assertGolden(
-      try #require(verifyInstances(of: Observer.self, atMost: 1, in: dashboard)),
+      try #require(checkInstances(of: Observer.self, atMost: 1, in: dashboard)).description,
       named: "verify-instances-of-observer")
     assertInstances(of: Observer.self, atMost: 3, in: dashboard)
     assertInstances(of: ImageCache.self, atMost: 0, in: dashboard)
-    #expect(verifyInstances(of: EventBus.self, atMost: 1, in: dashboard) == nil)
+    #expect(checkInstances(of: EventBus.self, atMost: 1, in: dashboard) == nil)
   }
 }
 

@@ -48,7 +48,9 @@ struct FailFastTests {
 
   @Test func aCycleNothingOutsideRefersToFailsWithoutWaitingTheTimeout() {
     var failure: String?
-    let elapsed = seconds { failure = verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() } }
+    let elapsed = seconds {
+      failure = checkDeallocated(timeout: .seconds(20)) { twoObjectCycle() }?.description
+    }
     #expect(failure?.contains("Owner is still alive") == true)
     #expect(failure?.contains("and nothing can release it") == true)
     #expect(failure?.contains("instead of waiting 20.0 seconds") == true)
@@ -58,7 +60,9 @@ struct FailFastTests {
 
   @Test func aClosureCycleFailsAtOnceToo() {
     var failure: String?
-    let elapsed = seconds { failure = verifyDeallocated(timeout: .seconds(20)) { closureCycle() } }
+    let elapsed = seconds {
+      failure = checkDeallocated(timeout: .seconds(20)) { closureCycle() }?.description
+    }
     #expect(failure?.contains("Owner is still alive") == true)
     #expect(failure?.contains("and nothing can release it") == true)
     #expect(elapsed < 10)
@@ -71,14 +75,14 @@ struct FailFastTests {
     // In a census check turn of its own: a parallel rootless growth check keeps the newest instance
     // of every type allocated during its runs until its turn ends (a holder outside the graph).
     let failure = await CensusCheckTurns.shared.exclusively {
-      await verifyDeallocated(timeout: .seconds(60)) { twoObjectCycle() }
+      await checkDeallocated(timeout: .seconds(60)) { twoObjectCycle() }?.description
     }
     #expect(failure?.contains("Owner is still alive") == true)
     #expect(failure?.contains("and nothing can release it") == true, "\(failure ?? "passed")")
   }
 
   @Test func theMessageIsTheGoldenOne() {
-    let failure = verifyDeallocated(timeout: .seconds(20)) { twoObjectCycle() }
+    let failure = checkDeallocated(timeout: .seconds(20)) { twoObjectCycle() }?.description
     #expect(failure != nil)
     // The audit's time varies: keep the sentence, not the figure.
     let text = failure?.replacing(/checked after \d+ ms/, with: "checked after N ms")
@@ -87,46 +91,46 @@ struct FailFastTests {
 
   @Test func aCycleAPendingBlockBreaksStillPasses() {
     // The block holds the owner strongly and breaks the cycle 100 ms later.
-    let failure = verifyDeallocated(timeout: .seconds(10)) {
+    let failure = checkDeallocated(timeout: .seconds(10)) {
       let owner = twoObjectCycle()
       DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { owner.part = nil }
       return owner
-    }
+    }?.description
     #expect(failure == nil)
   }
 
   @Test func aCycleAWeakCaptureBreaksStillPasses() {
     // Only a weak reference from outside: still a way to break the cycle.
-    let failure = verifyDeallocated(timeout: .seconds(10)) {
+    let failure = checkDeallocated(timeout: .seconds(10)) {
       let owner = twoObjectCycle()
       DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { [weak owner] in
         owner?.part = nil
       }
       return owner
-    }
+    }?.description
     #expect(failure == nil)
   }
 
   @Test func aCycleBrokenThroughAnotherMemberStillPasses() {
     // The pending block holds the part, not the owner: the audit must look at every member.
-    let failure = verifyDeallocated(timeout: .seconds(10)) {
+    let failure = checkDeallocated(timeout: .seconds(10)) {
       let owner = twoObjectCycle()
       let part = owner.part!
       DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { part.owner = nil }
       return owner
-    }
+    }?.description
     #expect(failure == nil)
   }
 
   @Test func aCycleBrokenByCallingItsStoredClosureStillPasses() {
     // The pending block holds the closure's context (a copy of the closure), which clears itself.
-    let failure = verifyDeallocated(timeout: .seconds(10)) {
+    let failure = checkDeallocated(timeout: .seconds(10)) {
       let owner = Owner()
       owner.onDone = { owner.onDone = nil }
       let onDone = owner.onDone!
       DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { onDone() }
       return owner
-    }
+    }?.description
     #expect(failure == nil)
   }
 
@@ -134,11 +138,12 @@ struct FailFastTests {
     let holder = Mutex<Owner?>(nil)
     var failure: String?
     let elapsed = seconds {
-      failure = verifyDeallocated(timeout: .milliseconds(300)) {
-        let owner = twoObjectCycle()
-        holder.withLock { $0 = owner }
-        return owner
-      }
+      failure =
+        checkDeallocated(timeout: .milliseconds(300)) {
+          let owner = twoObjectCycle()
+          holder.withLock { $0 = owner }
+          return owner
+        }?.description
     }
     #expect(failure?.contains("still alive 0.3 seconds after") == true)
     #expect(elapsed >= 0.3)
@@ -281,7 +286,7 @@ private func countsAroundASecondReference(to owner: Owner) -> (ReferenceCounts, 
   return (before, after)
 }
 
-// The async twins that had none: assertNoLeaks / verifyNoLeaks and verifyNoGrowth(of:).
+// The async twins that had none: assertNoLeaks / checkNoLeaks and checkNoGrowth(of:).
 private final class Bus: @unchecked Sendable {
   var listeners: [Part] = []
   @MainActor func add() async {
@@ -296,23 +301,23 @@ private final class Bus: @unchecked Sendable {
 
 @Suite("Async twins")
 struct AsyncTwinTests {
-  @Test func verifyNoLeaksAsyncExplainsASurvivorAtOnce() async {
-    let failure = await verifyNoLeaks(timeout: .seconds(20)) {
+  @Test func checkNoLeaksAsyncExplainsASurvivorAtOnce() async {
+    let failure = await checkNoLeaks(timeout: .seconds(20)) {
       await Task.yield()
       return twoObjectCycle()
-    }
+    }?.description
     let headline = "2 objects reachable from Owner are still alive after Owner was released"
     #expect(failure?.contains(headline) == true)
     #expect(failure?.contains("nothing can release them") == true)
   }
 
-  @Test func verifyNoLeaksAsyncPassesWhenAPendingTaskReleasesTheModule() async {
-    let failure = await verifyNoLeaks(timeout: .seconds(10)) {
+  @Test func checkNoLeaksAsyncPassesWhenAPendingTaskReleasesTheModule() async {
+    let failure = await checkNoLeaks(timeout: .seconds(10)) {
       let owner = twoObjectCycle()
       // Released on a Dispatch thread: the concurrency pool may be busy with other tests.
       DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { owner.part = nil }
       return owner
-    }
+    }?.description
     #expect(failure == nil)
   }
 
@@ -324,10 +329,10 @@ struct AsyncTwinTests {
     }
   }
 
-  @Test @MainActor func verifyNoGrowthAsyncSeesGrowthAndItsAbsence() async {
-    let growing = await verifyNoGrowth(of: Bus()) { bus in await bus.add() }
+  @Test @MainActor func checkNoGrowthAsyncSeesGrowthAndItsAbsence() async {
+    let growing = await checkNoGrowth(of: Bus()) { bus in await bus.add() }?.description
     #expect(growing?.contains("Bus.listeners grows by 1 per run") == true)
-    let steady = await verifyNoGrowth(of: Bus()) { bus in await bus.addAndRemove() }
+    let steady = await checkNoGrowth(of: Bus()) { bus in await bus.addAndRemove() }?.description
     #expect(steady == nil)
   }
 }

@@ -65,7 +65,7 @@ struct GraphArtifactsSwiftTestingTests {
     let dashboard = Dashboard(removesObservers: false)
     let text = try #require(
       GraphArtifacts.withSetting(.folder(folder.path)) {
-        verifyNoGrowth(of: dashboard) { $0.openAndCloseScreen() }
+        checkNoGrowth(of: dashboard) { $0.openAndCloseScreen() }?.description
       })
     let stem = "GraphArtifactsSwiftTestingTests.aGrowthFailuresPageMarksTheHolderThatGrows-Dashboard-run4-1"
     #expect(filesIn(folder) == ["\(stem).dot", "\(stem).html", "\(stem).json"])
@@ -96,10 +96,10 @@ struct GraphArtifactsSwiftTestingTests {
     let (off, broken) = GraphArtifacts.withSetting(.folder(folder.path)) {
       (
         GraphArtifacts.withPageMaker(.off) {
-          verifyDeallocated(timeout: .milliseconds(50)) { harness.make("retain-cycle") }
+          checkDeallocated(timeout: .milliseconds(50)) { harness.make("retain-cycle") }?.description
         },
         GraphArtifacts.withPageMaker(.executable("/bin/false")) {
-          verifyDeallocated(timeout: .milliseconds(50)) { harness.make("retain-cycle") }
+          checkDeallocated(timeout: .milliseconds(50)) { harness.make("retain-cycle") }?.description
         }
       )
     }
@@ -129,7 +129,9 @@ struct GraphArtifactsSwiftTestingTests {
     let dashboard = Dashboard(removesObservers: false)
     let text = try #require(
       GraphArtifacts.withSetting(.folder(folder.path)) {
-        GraphArtifacts.withPageMaker(.off) { verifyNoGrowth(of: dashboard) { $0.openAndCloseScreen() } }
+        GraphArtifacts.withPageMaker(.off) {
+          checkNoGrowth(of: dashboard) { $0.openAndCloseScreen() }?.description
+        }
       })
     assertGolden(
       normalizingPaths(text, [folder.path: "$ARTIFACTS", GraphArtifacts.commandLine: "$RETAIN_GRAPH"]),
@@ -196,7 +198,7 @@ struct GraphArtifactsSwiftTestingTests {
     defer { try? FileManager.default.removeItem(at: file) }
     let harness = SampleHarness()
     let text = GraphArtifacts.withSetting(.folder(file.appendingPathComponent("sub").path)) {
-      verifyDeallocated(timeout: .milliseconds(50)) { harness.make("observer-token") }
+      checkDeallocated(timeout: .milliseconds(50)) { harness.make("observer-token") }?.description
     }
     #expect(
       text?.contains("Graph: could not be written to \(file.path)/sub (RETAIN_GRAPH_ARTIFACTS)") == true)

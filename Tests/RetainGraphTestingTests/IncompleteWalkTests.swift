@@ -13,7 +13,7 @@ struct IncompleteWalkTests {
     let registry = LongRegistry(count: 150_000)
     defer { registry.items.last?.owner = nil }
     weak let probe = registry.items.last
-    let text = try #require(verifyNoCycles(registry))
+    let text = try #require(checkNoCycles(registry)).description
     assertGolden(text, named: "cycle-past-the-cut")
     let seen = SeenIssues()
     withKnownIssue {
@@ -26,7 +26,7 @@ struct IncompleteWalkTests {
     let graph = ObjectGraph(reflecting: registry, options: GraphOptions(maxNodes: 200_000))
     #expect(graph.isComplete && graph.walkNotes.isEmpty)
     #expect(graph.cycles.count == 1)
-    let found = try #require(verifyNoCycles(registry, options: GraphOptions(maxNodes: 200_000)))
+    let found = try #require(checkNoCycles(registry, options: GraphOptions(maxNodes: 200_000))).description
     assertGolden(found, named: "cycle-past-the-cut-found")
     #expect(probe != nil)
   }
@@ -36,8 +36,8 @@ struct IncompleteWalkTests {
   @Test func aCleanGraphPassesOnlyWhenWalkedWhole() {
     let registry = LongRegistry(count: 150_000)
     registry.items.last?.owner = nil
-    #expect(verifyNoCycles(registry) != nil)
-    #expect(verifyNoCycles(registry, options: GraphOptions(maxNodes: 200_000)) == nil)
+    #expect(checkNoCycles(registry) != nil)
+    #expect(checkNoCycles(registry, options: GraphOptions(maxNodes: 200_000)) == nil)
     let small = LongRegistry(count: 10)
     small.items.last?.owner = nil
     assertNoCycles(small)
@@ -56,7 +56,7 @@ struct IncompleteWalkTests {
     #expect(graph.walkNotes.map(\.kind) == [.unreadElements])
     #expect(graph.walkNotes.first?.node == 0)
     assertGolden(graph.report(), named: "unread-buffer-report")
-    let text = try #require(verifyNoCycles(buffer))
+    let text = try #require(checkNoCycles(buffer)).description
     assertGolden(text, named: "unread-buffer")
 
     let described = ReflectedPeerSlots.make(peers: 2)
@@ -64,7 +64,7 @@ struct IncompleteWalkTests {
     let found = ObjectGraph(reflecting: described)
     #expect(found.isComplete && found.walkNotes.isEmpty)
     #expect(found.cycles.count == 1)
-    assertGolden(try #require(verifyNoCycles(described)), named: "reflected-buffer")
+    assertGolden(try #require(checkNoCycles(described)).description, named: "reflected-buffer")
     #expect(probe != nil)
   }
 
@@ -73,16 +73,17 @@ struct IncompleteWalkTests {
   @Test func aLeakCheckOverACutWalkFailsAsIncomplete() throws {
     weak var first: RegistryItem?
     let text = try #require(
-      verifyNoLeaks(options: GraphOptions(maxNodes: 5)) {
+      checkNoLeaks(options: GraphOptions(maxNodes: 5)) {
         let registry = LongRegistry(count: 20)
         registry.items.last?.owner = nil
         first = registry.items.first
         return registry
-      })
+      }
+    ).description
     assertGolden(text, named: "leak-check-past-the-cut")
     #expect(first == nil)
     #expect(
-      verifyNoLeaks {
+      checkNoLeaks {
         let registry = LongRegistry(count: 20)
         registry.items.last?.owner = nil
         return registry
@@ -94,11 +95,12 @@ struct IncompleteWalkTests {
   @Test func survivorsWithAnUnreadPartSayWhatWasNotRead() throws {
     weak var buffer: PeerSlots?
     let text = try #require(
-      verifyNoLeaks(timeout: .milliseconds(100)) {
+      checkNoLeaks(timeout: .milliseconds(100)) {
         let made = PeerSlots.make(peers: 2)
         buffer = made
         return SlotsOwner(slots: made)
-      })
+      }
+    ).description
     assertGolden(text, named: "leak-check-unread-buffer")
     #expect(buffer != nil)
     buffer?.clear()

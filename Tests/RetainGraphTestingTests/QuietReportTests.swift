@@ -11,11 +11,12 @@ struct QuietReportTests {
     let outside = MessageArchive()
     weak var first: ArchivedMessage?
     let text = try #require(
-      verifyNoLeaks(timeout: .milliseconds(100)) {
+      checkNoLeaks(timeout: .milliseconds(100)) {
         let inbox = Inbox(archive: outside, count: 25)
         first = inbox.messages.first
         return inbox
-      })
+      }
+    ).description
     assertGolden(text, named: "twenty-five-survivors")
     #expect(first != nil)
     outside.messages.removeAll()
@@ -26,7 +27,8 @@ struct QuietReportTests {
   @Test func pathsStandApart() throws {
     let outside = MessageArchive()
     let text = try #require(
-      verifyNoLeaks(timeout: .milliseconds(100)) { Inbox(archive: outside, count: 1, withFolder: true) })
+      checkNoLeaks(timeout: .milliseconds(100)) { Inbox(archive: outside, count: 1, withFolder: true) }
+    ).description
     assertGolden(text, named: "two-paths")
     outside.messages.removeAll()
     outside.folders.removeAll()

@@ -19,15 +19,16 @@ struct StreamConsumerTests {
       return made
     }
     #expect(consumer == nil)
-    #expect(await verifyNoLeaks { StreamConsumer(stream: room.stream) } == nil)
+    #expect(await checkNoLeaks { StreamConsumer(stream: room.stream) } == nil)
     // The storage did survive: taken as the user's own objects, it is what failed.
     let own = try #require(
-      await verifyNoLeaks(options: GraphOptions(libraryModules: [])) { StreamConsumer(stream: room.stream) })
+      await checkNoLeaks(options: GraphOptions(libraryModules: [])) { StreamConsumer(stream: room.stream) }
+    ).description
     assertGolden(own, named: "stream-storage-as-your-own")
     // Named as ignored types, the same storage is left out of the walk.
     let ignored = GraphOptions(
       ignoredTypeNames: ["AsyncStream<*>._Storage", "AsyncStream<*>._Context"], libraryModules: [])
-    #expect(await verifyNoLeaks(options: ignored) { StreamConsumer(stream: room.stream) } == nil)
+    #expect(await checkNoLeaks(options: ignored) { StreamConsumer(stream: room.stream) } == nil)
     room.continuation.finish()
   }
 
@@ -36,11 +37,12 @@ struct StreamConsumerTests {
     let room = ChatRoom()
     weak var consumer: LeakyStreamConsumer?
     let text = try #require(
-      await verifyNoLeaks(timeout: .milliseconds(200)) {
+      await checkNoLeaks(timeout: .milliseconds(200)) {
         let made = LeakyStreamConsumer(stream: room.stream)
         consumer = made
         return made
-      })
+      }
+    ).description
     assertGolden(text, named: "leaky-stream-consumer")
     #expect(consumer != nil)
     consumer?.task?.cancel()
@@ -55,11 +57,12 @@ struct StreamConsumerTests {
     weak var listener: Listener?
     let options = GraphOptions(libraryModules: GraphOptions.defaultLibraryModules.union(["Samples"]))
     let text = try #require(
-      verifyNoLeaks(timeout: .milliseconds(200), options: options) {
+      checkNoLeaks(timeout: .milliseconds(200), options: options) {
         let client = ServiceClientOfHub(hub: hub)
         listener = client.listener
         return client
-      })
+      }
+    ).description
     assertGolden(text, named: "library-keeps-yours")
     #expect(listener != nil)
     hub.service.completion = nil

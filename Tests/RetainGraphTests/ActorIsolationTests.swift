@@ -56,6 +56,14 @@ struct ActorIsolationTests {
     #expect(fix.edges.map(\.label) == ["capture 1", "capture 0 (actor isolation)"])
     #expect(
       fix.fix.hasSuffix("(2 references: capture 1, and capture 0 as the actor it runs on)"), "\(fix.fix)")
+    // The advice is the one edit (a task's, said whole); the fix adds how many references it
+    // weakens, and which.
+    guard case .sentence(let sentence) = fix.advice else {
+      Issue.record("not a task's advice: \(fix.advice)")
+      return
+    }
+    #expect(sentence.hasPrefix("the task stored in TickerActor.task runs closure #1 in "), "\(sentence)")
+    #expect(fix.fix == "\(fix.advice) (2 references: capture 1, and capture 0 as the actor it runs on)")
     #expect(graph.report().contains("1 fix (2 references) to weaken"), "\(graph.report())")
   }
 

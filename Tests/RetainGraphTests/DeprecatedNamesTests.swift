@@ -35,6 +35,23 @@ import Testing
     #expect(nodes == graph.predictedLeaks().map(graph.node))
   }
 
+  @Test func suggestedBreakIsTheSuggestedEdge() throws {
+    let instance = try #require(Sample.named("viper-module")).make()
+    defer { instance.breakCycles() }
+    let cycle = try #require(ObjectGraph(reflecting: instance.root).cycles.first)
+    #expect(cycle.suggestedEdge != nil)
+    #expect(old.suggestedBreak(of: cycle) == cycle.suggestedEdge)
+  }
+
+  @Test func suggestedBreakOfALibrarysOwnLoopIsTheLoopsFirstReference() throws {
+    let screen = TrackingScreen()
+    screen.observeWeakly()
+    defer { screen.model.value += 1 }  // ends the tracking
+    let cycle = try #require(ObjectGraph(reflecting: screen).cycles.first { $0.isLibraryOnly })
+    #expect(cycle.suggestedEdge == nil)
+    #expect(old.suggestedBreak(of: cycle) == cycle.path.first)
+  }
+
   @Test func snapshotWalkErrorIsForkedWalkError() {
     let same = old.snapshotWalkErrorIsTheNewType()
     #expect(same)
@@ -53,6 +70,7 @@ protocol OldNameUses {
   static func snapshotWalkErrorIsTheNewType() -> Bool
   static func makeSnapshotWalkError(status: Int32) -> ForkedWalkError
   static func predictedLeakedNodes(of graph: ObjectGraph) -> [Node]
+  static func suggestedBreak(of cycle: Cycle) -> Edge
 }
 
 enum OldNames: OldNameUses {
@@ -83,4 +101,7 @@ enum OldNames: OldNameUses {
 
   @available(*, deprecated, message: "spells the deprecated names on purpose")
   static func predictedLeakedNodes(of graph: ObjectGraph) -> [Node] { graph.predictedLeakedNodes() }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func suggestedBreak(of cycle: Cycle) -> Edge { cycle.suggestedBreak }
 }

@@ -41,7 +41,7 @@ struct FixPlanTests {
       let rootName = graph.nodes[graph.root].shortTypeName
       try #require(graph.cycles.count == 1, "from \(rootName)")
       #expect(graph.cycles[0].fixPlan.map(\.fix) == Self.expectedFixes[name], "from \(rootName)")
-      #expect(graph.cycles[0].suggestedBreak == graph.cycles[0].fixPlan[0].edge)
+      #expect(graph.cycles[0].suggestedEdge == graph.cycles[0].fixPlan[0].edge)
       #expect(graph.report().contains("← break this"))
     }
   }

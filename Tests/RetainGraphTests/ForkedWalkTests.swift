@@ -247,6 +247,17 @@ struct ForkedWalkTests {
     expectNoLeftovers(run.traces)
   }
 
+  /// A child asleep but on no lock (here `nanosleep`; under load, a page fault or a full pipe) is
+  /// working, not blocked: it is not replaced, and its answer comes back from the first try. Before,
+  /// any sleep of 250 ms without CPU time counted as a stall: 18 children of one loaded whole-suite
+  /// run were replaced while working (in memcpy, a sort, a global scan) and their work lost.
+  @Test func aChildAsleepOnNoLockIsNotReplaced() async {
+    let run = await runWithFault(.sleep(.seconds(1)), timeout: .seconds(60))
+    #expect(run.error == nil, "\(String(describing: run.error))")
+    #expect(run.traces.map(\.attempt) == [1])
+    expectNoLeftovers(run.traces)
+  }
+
   /// Every child blocks on a lock another thread holds through the whole call: each but the last is
   /// replaced once it stalls, the last is killed at the timeout.
   @Test func aLockHeldThroughTheCallTimesOutAfterEveryTry() async {

@@ -60,6 +60,8 @@ struct LibraryAdviceTests {
     // so `assertNoCycles` (which fails only on a cycle that is not library-only) passes.
     #expect(!graph.cycles.isEmpty)
     #expect(graph.cycles.allSatisfy { $0.isLibraryOnly }, "\(graph.report())")
+    // Nothing to weaken, so no reference is suggested.
+    #expect(graph.cycles.allSatisfy { $0.suggestedEdge == nil && $0.fixPlan.isEmpty })
   }
 
   @Test func aStrongOnChangeIsAdvisedAsTheAppsClosure() throws {
@@ -77,6 +79,13 @@ struct LibraryAdviceTests {
           + "(passed to Observation)"
       ])
     #expect(cycle.fixPlan.map(\.idiom) == [.closureCapture])
+    #expect(cycle.suggestedEdge == cycle.fixPlan.first?.edge)
+    #expect(
+      cycle.fixPlan.map(\.advice) == [
+        .weakCapture(
+          of: .selfObject, closure: "closure #2 in implicit closure #1 in TrackingScreen.observeStrongly()",
+          place: "passed to Observation")
+      ])
     // The one change fires `onChange` once, which ends the tracking and frees the screen.
     (probe.object as? TrackingScreen)?.model.value += 1
     #expect(probe.object == nil, "the change did not end the tracking")
@@ -94,6 +103,14 @@ struct LibraryAdviceTests {
           + "`.observerLifetime` (GRDB then holds it weakly)"
       ])
     #expect(cycle.fixPlan.map(\.idiom) == [.libraryReference])
+    #expect(
+      cycle.fixPlan.map(\.advice) == [
+        .libraryReference(
+          holding: "TransactionObservation.strongObserver is GRDBTwin's reference to PlayerTracker",
+          module: "GRDBTwin", target: "PlayerTracker",
+          wayOut: "remove the observer when done (`remove(transactionObserver:)`), or add it with extent "
+            + "`.observerLifetime` (GRDB then holds it weakly)")
+      ])
     // The way out works: removing the observer frees the tracker.
     removeObserver(probe)
     #expect(probe.object == nil, "removing the observer did not free the tracker")
@@ -106,6 +123,8 @@ struct LibraryAdviceTests {
     ) { PlayerTracker.make(extent: .databaseLifetime) }
     #expect(probe.object != nil)
     #expect(graph.cycles.first?.fixPlan.map(\.fix) == ["make TransactionObservation.strongObserver weak"])
+    #expect(
+      graph.cycles.first?.fixPlan.map(\.advice) == [.weakProperty("TransactionObservation.strongObserver")])
     removeObserver(probe)
   }
 

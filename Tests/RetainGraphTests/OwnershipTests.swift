@@ -81,7 +81,7 @@ struct OwnershipTests {
     let graph = ObjectGraph(reflecting: node)
     #expect(graph.cycles.count == 1)
     #expect(graph.cycles[0].members == [0])
-    #expect(graph.cycles[0].suggestedBreak.label == "other")
+    #expect(graph.cycles[0].suggestedEdge?.label == "other")
     node.other = nil
   }
 }

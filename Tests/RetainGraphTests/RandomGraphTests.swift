@@ -76,7 +76,7 @@ struct RandomGraphTests {
       for cycle in graph.cycles {
         #expect(cycle.path.first?.from == cycle.path.last?.to)
         #expect(cycle.path.allSatisfy { cycle.members.contains($0.from) && $0.ownership == .strong })
-        #expect(cycle.fixPlan.first?.edge == cycle.suggestedBreak)
+        #expect(cycle.fixPlan.first?.edge == cycle.suggestedEdge)
         #expect(cycle.fixPlan.allSatisfy { $0.loop.last == $0.edge && $0.loop.first?.from == $0.edge.to })
       }
 

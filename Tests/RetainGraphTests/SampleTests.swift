@@ -34,7 +34,7 @@ struct SampleTests {
     #expect(graph.cycles.count == 1)
     #expect(graph.cycles[0].members == [0, 1])
     // No idiom tells CycleA.b from CycleB.a: the plan takes the first by name, from either root.
-    #expect(graph.cycles[0].suggestedBreak.label == "b")
+    #expect(graph.cycles[0].suggestedEdge?.label == "b")
     #expect(graph.cycles[0].fixPlan.map(\.idiom) == [.structure])
   }
 
@@ -45,7 +45,7 @@ struct SampleTests {
     #expect(graph.cycles.count == 1)
     let cycle = graph.cycles[0]
     #expect(cycle.members.map { graph.nodes[$0].shortTypeName } == ["Presenter", "Interactor"])
-    #expect(cycle.suggestedBreak.label == "output")
+    #expect(cycle.suggestedEdge?.label == "output")
     #expect(cycle.pathFromRoot.map(\.label) == ["presenter"])
     #expect(cycle.path.map(\.label) == ["interactor", "output"])
     #expect(graph.edges.contains { $0.label == "view" && $0.ownership == .weak })

@@ -29,13 +29,34 @@ func rate(_ count: Int, _ time: Double) -> String {
     ? String(format: "%.2fM/s", perSecond / 1e6) : String(format: "%.0fk/s", perSecond / 1e3)
 }
 
+/// What a memory measurement does with the graph once it is walked.
+enum GraphUse: String {
+  /// Nothing: the walk and its cycles.
+  case walk
+  /// The walk, then a caller reads every node through `graph.nodes` (counting the objects).
+  case nodes
+  /// The walk, then a caller reads every node and every edge through `graph.nodes` and `graph.edges`.
+  case nodesAndEdges = "edges"
+}
+
 /// Measured in a fresh process, so that the peak is not hidden by memory freed earlier: builds the
-/// shape, then walks it, and prints the peak resident memory the walk added, in bytes per object.
-func measureMemoryInThisProcess(shape: Shape, size: Int) -> Never {
+/// shape, then walks it (and reads it, as `use` says), and prints the peak resident memory the walk
+/// added, in bytes per object.
+func measureMemoryInThisProcess(shape: Shape, size: Int, use: GraphUse) -> Never {
   let built = shape.build(count: size)
   _ = ObjectGraph(reflecting: shape.build(count: 10).root)
   let before = residentMemory().current
   let graph = ObjectGraph(reflecting: built.root, options: GraphOptions(maxNodes: 10_000_000))
+  var objects = 0
+  var strong = 0
+  if use != .walk {
+    for node in graph.nodes where node.kind == .object { objects += 1 }
+    precondition(objects > 0)
+  }
+  if use == .nodesAndEdges {
+    for edge in graph.edges where edge.ownership == .strong { strong += 1 }
+    precondition(strong > 0)
+  }
   let peak = residentMemory().peak
   precondition(graph.nodeCount == size && !graph.isTruncated)
   print(Double(max(0, peak - before)) / Double(size))
@@ -44,10 +65,10 @@ func measureMemoryInThisProcess(shape: Shape, size: Int) -> Never {
 }
 
 /// Runs this program again for one memory measurement.
-func peakBytesPerObject(shape: Shape, size: Int) -> Double? {
+func peakBytesPerObject(shape: Shape, size: Int, use: GraphUse = .walk) -> Double? {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-  process.arguments = ["--memory", shape.rawValue, String(size)]
+  process.arguments = ["--memory", shape.rawValue, String(size), use.rawValue]
   let pipe = Pipe()
   process.standardOutput = pipe
   guard (try? process.run()) != nil else { return nil }
@@ -56,10 +77,31 @@ func peakBytesPerObject(shape: Shape, size: Int) -> Double? {
   return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
 }
 
-if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory",
-  let shape = Shape(rawValue: CommandLine.arguments[2]), let size = Int(CommandLine.arguments[3])
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--memory",
+  let shape = Shape(rawValue: CommandLine.arguments[2]), let size = Int(CommandLine.arguments[3]),
+  let use = GraphUse(rawValue: CommandLine.arguments[4])
 {
-  measureMemoryInThisProcess(shape: shape, size: size)
+  measureMemoryInThisProcess(shape: shape, size: size, use: use)
+}
+
+/// `--reading [SIZE…]`: peak bytes per object for the walk alone, and when a caller then reads
+/// `graph.nodes`, and `graph.nodes` and `graph.edges` (each in a fresh process); 1M objects by default.
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--reading" {
+  let values = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+  print("shape   objects     peak bytes/object: walk   reading nodes   reading nodes and edges")
+  for shape in [Shape.tree, .list, .random] {
+    for size in values.isEmpty ? [1_000_000] : values {
+      let figures = [GraphUse.walk, .nodes, .nodesAndEdges].map { use in
+        String(format: "%.0f", peakBytesPerObject(shape: shape, size: size, use: use) ?? .nan)
+      }
+      print(
+        shape.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+          + String(size).padding(toLength: 12, withPad: " ", startingAt: 0)
+          + figures[0].padding(toLength: 26, withPad: " ", startingAt: 0)
+          + figures[1].padding(toLength: 16, withPad: " ", startingAt: 0) + figures[2])
+    }
+  }
+  exit(0)
 }
 
 /// `--walk SHAPE SIZE REPEATS`: only walks, for profiling (`perf record`, callgrind).

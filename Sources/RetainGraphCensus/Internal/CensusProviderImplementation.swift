@@ -77,19 +77,22 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
 
   /// What the forked holder search does instead of searching: tests reach its failure paths with it.
   private let searchFault = Mutex<ObjectGraph.ForkedChildFault?>(nil)
+  /// How long the forked holder search of a failure message may take by default: it reads every
+  /// live object, and under load (a parallel suite beside builds) one took over 10 s in CI.
+  static let defaultSearchTimeout: Duration = .seconds(30)
   /// How long the forked holder search may take.
-  private let searchTimeout = Mutex<Duration>(.seconds(10))
+  private let searchTimeout = Mutex<Duration>(defaultSearchTimeout)
 
   /// Runs `body` with the holder search of failure messages made to fail as `fault` says, within
   /// `timeout` (tests only).
   func withSearchFault<R>(
-    _ fault: ObjectGraph.ForkedChildFault?, timeout: Duration = .seconds(10), _ body: () throws -> R
+    _ fault: ObjectGraph.ForkedChildFault?, timeout: Duration = defaultSearchTimeout, _ body: () throws -> R
   ) rethrows -> R {
     searchFault.withLock { $0 = fault }
     searchTimeout.withLock { $0 = timeout }
     defer {
       searchFault.withLock { $0 = nil }
-      searchTimeout.withLock { $0 = .seconds(10) }
+      searchTimeout.withLock { $0 = Self.defaultSearchTimeout }
     }
     return try body()
   }

@@ -27,13 +27,16 @@ struct CensusGrowthAnalysis {
   mutating func count(after window: Range<UInt64>) {
     windows.append(window)
     var counts: [String: Int] = [:]
-    // The newest instances are dropped with this scope, before the next run.
-    for (type, entry) in census.liveCounts(allocatedIn: windows) {
-      counts[type] = entry.count
-      if allowanceOf[type] == nil, let object = entry.newest,
-        let index = allowances.firstIndex(where: { $0.matches(object) })
-      {
-        allowanceOf[type] = index
+    // The newest instances are a heap-wide retain (a parallel audit must not take them for a holder
+    // of its objects), dropped with this scope, before the next run.
+    HeapWideRetains.during {
+      for (type, entry) in census.liveCounts(allocatedIn: windows) {
+        counts[type] = entry.count
+        if allowanceOf[type] == nil, let object = entry.newest,
+          let index = allowances.firstIndex(where: { $0.matches(object) })
+        {
+          allowanceOf[type] = index
+        }
       }
     }
     generations.append(counts)
@@ -88,6 +91,32 @@ struct CensusGrowthAnalysis {
       !qualified[..<dot].contains(where: { "(<[ ".contains($0) })
     else { return name }
     return String(name[..<start] + qualified[qualified.index(after: dot)...])
+  }
+
+  /// The failure, with who holds each finding's newest instance. The findings hold those instances:
+  /// a heap-wide retain (``HeapWideRetains``) until the failure is made, so that a parallel test's
+  /// audit does not take them for holders of its objects.
+  func failureNamingHolders() -> LeakFailure? {
+    HeapWideRetains.during {
+      let findings = findings()
+      return failure(findings, holders: findings.map { $0.newest.map(census.holders(of:)) })
+    }
+  }
+
+  /// ``failureNamingHolders()`` whose holder searches wait off the cooperative pool.
+  func failureNamingHolders(isolation: isolated (any Actor)? = #isolation) async -> LeakFailure? {
+    await HeapWideRetains.during { () async -> LeakFailure? in
+      let findings = findings()
+      var holders: [CensusHolderSearch?] = []
+      for finding in findings {
+        if let newest = finding.newest {
+          holders.append(await census.searchHolders(of: newest))
+        } else {
+          holders.append(nil)
+        }
+      }
+      return failure(findings, holders: holders)
+    }
   }
 
   /// The failure, given the holder search of each finding's newest instance (nil when it has none).

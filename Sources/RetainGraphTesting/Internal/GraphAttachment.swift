@@ -46,7 +46,7 @@ enum GraphAttachment {
   }
 
   /// Where the graphs went and how to draw one: written to the artifacts folder, attached (Swift
-  /// Testing), or how to get them (`attached: false` for the text a `verify…` function returns).
+  /// Testing), or how to get them (`attached: false` for the text of the failure a `check…` function returns).
   static func hint(for files: [File], attached: Bool) -> String {
     save(files, attached: attached).hint
   }

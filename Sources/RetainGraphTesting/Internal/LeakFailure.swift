@@ -9,9 +9,9 @@ struct LeakFailure {
   /// Nodes to mark on the graphs' HTML pages (the holders that grow), by graph name.
   var marks: [String: [GraphAttachment.Mark]] = [:]
 
-  /// The message, followed by where the graphs are and how to draw them: the text a `verify…`
-  /// function returns (it writes the graphs to the artifacts folder when one is set, and attaches
-  /// nothing).
+  /// The message, followed by where the graphs are and how to draw them: the description of the
+  /// failure a `check…` function returns (it writes the graphs to the artifacts folder when one is
+  /// set, and attaches nothing).
   var fullText: String {
     let hint = GraphAttachment.hint(
       for: GraphAttachment.files(for: graphs, marks: marks, at: nil), attached: false)

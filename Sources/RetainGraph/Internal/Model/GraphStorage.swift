@@ -106,7 +106,8 @@ extension Ownership {
 }
 
 /// The nodes and edges of a graph, stored compactly: type names and labels interned, ids as
-/// 32-bit integers. Immutable once built; `Node` and `Edge` values are made on demand.
+/// 32-bit integers. Immutable once built; `Node` and `Edge` values are made when read (the public
+/// views ``ObjectGraph/Nodes`` and ``ObjectGraph/Edges`` keep none).
 final class GraphStorage: Sendable {
   let typeNames: [String]
   let nodeTypes: [Int32]
@@ -116,7 +117,6 @@ final class GraphStorage: Sendable {
   let edges: ChunkedArray<CompactEdge>
   /// The label and index pairs of edges too wide to pack.
   let wideLabels: WideLabels
-  private let materialized = Mutex<(nodes: [Node]?, edges: [Edge]?)>((nil, nil))
   private let rootSearch = Mutex<(root: Int, distances: RootDistances)?>(nil)
   private let rootDistance = Mutex<(root: Int, distance: [Int32])?>(nil)
 
@@ -134,7 +134,7 @@ final class GraphStorage: Sendable {
 
   /// Interns the names and labels of public nodes and edges (ids already validated); nil when
   /// there are more distinct labels than a compact edge can name (2²⁹).
-  convenience init?(nodes: [Node], edges: [Edge]) {
+  convenience init?(nodes: some Collection<Node>, edges: some Collection<Edge>) {
     var typeNames = Interner<String>()
     var labels = Interner<ReferencePath>()
     let nodeTypes = nodes.map { typeNames.intern($0.typeName) }
@@ -151,7 +151,6 @@ final class GraphStorage: Sendable {
       typeNames: typeNames.values, nodeTypes: nodeTypes, nodeKinds: nodes.map(\.kind),
       labels: labels.values,
       edges: compact)
-    materialized.withLock { $0 = (nodes, edges) }
   }
 
   var nodeCount: Int { nodeTypes.count }
@@ -211,22 +210,6 @@ final class GraphStorage: Sendable {
       from: Int(compact.from), to: Int(compact.to), label: reference.text(number: number),
       ownership: compact.ownership, kind: reference.kind, property: reference.property,
       closureFunction: reference.function)
-  }
-
-  /// Every node, made once and kept.
-  var allNodes: [Node] {
-    if let nodes = materialized.withLock({ $0.nodes }) { return nodes }
-    let nodes = (0..<nodeCount).map(node)
-    materialized.withLock { $0.nodes = nodes }
-    return nodes
-  }
-
-  /// Every edge, made once and kept.
-  var allEdges: [Edge] {
-    if let edges = materialized.withLock({ $0.edges }) { return edges }
-    let edges = self.edges.indices.map(edge)
-    materialized.withLock { $0.edges = edges }
-    return edges
   }
 
   /// Successor node ids of every node in compressed form: the successors of node `n` are

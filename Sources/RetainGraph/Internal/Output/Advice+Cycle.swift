@@ -3,8 +3,8 @@ internal import RetainGraphSupport
 /// The public description of the found cycles: their plans' breaks with their advice, written after
 /// the analysis from the idiom rule each break matched.
 extension Advice {
-  /// The ``Cycle`` of each of `found`, every break's ``Cycle/Break/fix`` written from its structured
-  /// advice and, when one edit weakens several references, how many and which.
+  /// The ``Cycle`` of each of `found`, every break with its ``FixAdvice`` and, when one edit weakens
+  /// several references, which (the break's ``Cycle/Break/fix`` says how many and which).
   static func cycles(_ found: [FoundCycle], isLibrary: [Bool]?, in storage: GraphStorage) -> [Cycle] {
     // The strong references into the holders of edits that weaken several references, found in one
     // pass over the edges: they say where each holder is (`entries[#0…#2]`).
@@ -39,16 +39,14 @@ extension Advice {
         breaking: planned.edge, loop: planned.loop, form: planned.rule.advice, isLibrary: isLibrary,
         in: storage)
       let edges = [planned.edge] + planned.sameEdit
-      let fix =
-        edges.count == 1
-        ? advice.text
-        : "\(advice.text) (\(edges.count) references: "
-          + "\(whichReferences(edges, members: memberSet(), holdersOf: holdersOf, in: storage)))"
       return Cycle.Break(
+        edge: storage.edge(Int(planned.edge)),
         edges: EdgeIndices(edges, in: storage),
         loop: EdgeIndices(planned.loop, in: storage),
         idiom: planned.rule.idiom,
-        fix: fix)
+        advice: advice,
+        references: edges.count == 1
+          ? nil : whichReferences(edges, members: memberSet(), holdersOf: holdersOf, in: storage))
     }
     return Cycle(
       members: found.members.map { Int($0) },

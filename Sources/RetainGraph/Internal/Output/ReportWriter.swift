@@ -17,32 +17,41 @@ struct ReportWriter {
         "warning: the walk could not read part of your objects (notes below); this graph may miss cycles")
     }
     lines.append(summary())
-    for (index, cycle) in graph.cycles.enumerated().prefix(limits.maxCycles ?? graph.cycles.count) {
+    let groups = Self.alikeGroups(graph.cycles)
+    for group in groups.prefix(limits.maxCycles ?? groups.count) {
+      let cycle = graph.cycles[group[0]]
       lines.append("")
       let fixes = Self.edits(of: cycle)
       let shown = cycle.fixPlan.count < fixes ? " (the first \(cycle.fixPlan.count) shown)" : ""
-      if graph.cycles.count > 1 {
-        let weaken = fixes > 1 ? "; \(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken))" : ""
+      let weaken = fixes > 1 ? "; \(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken))" : ""
+      if group.count > 1 {
         lines.append(
-          "cycle \(index + 1) of \(graph.cycles.count) (\(memberSummary(cycle)))\(weaken)\(shown):")
+          "cycles \(Self.numbers(group)) of \(graph.cycles.count), \(group.count) alike "
+            + "(\(memberSummary(cycle, each: true)))\(weaken)\(shown); the first:")
+      } else if graph.cycles.count > 1 {
+        lines.append(
+          "cycle \(group[0] + 1) of \(graph.cycles.count) (\(memberSummary(cycle)))\(weaken)\(shown):")
       } else if fixes > 1 {
         lines.append(
           "\(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken)), one loop each\(shown):")
       }
+      let alike = group.count > 1 ? ", one edit for all \(group.count) cycles" : ""
       for (number, fix) in cycle.fixPlan.enumerated() {
         if number > 0 { lines.append("") }
         let (trace, reachable) = graph.traceLines(of: fix, maxHops: limits.maxHops)
         lines += trace
         if !reachable { lines.append("(not reachable from the root)") }
-        lines.append(fixes > 1 ? "fix \(number + 1) of \(fixes): \(fix.fix)" : "fix: \(fix.fix)")
+        lines.append(
+          (fixes > 1 ? "fix \(number + 1) of \(fixes): \(fix.fix)" : "fix: \(fix.fix)") + alike)
       }
       if !cycle.libraryLoopMembers.isEmpty {
         if !cycle.fixPlan.isEmpty { lines.append("") }
         lines.append(libraryLoopLine(cycle.libraryLoopMembers))
       }
     }
-    if let maxCycles = limits.maxCycles, graph.cycles.count > maxCycles {
-      lines += ["", "… \(Self.count(graph.cycles.count - maxCycles, "more cycle")) not shown"]
+    if let maxCycles = limits.maxCycles, groups.count > maxCycles {
+      let hidden = groups.dropFirst(maxCycles).reduce(0) { $0 + $1.count }
+      lines += ["", "… \(Self.count(hidden, "more cycle")) not shown"]
     }
     if !graph.danglingReferences.isEmpty {
       lines.append("")
@@ -70,6 +79,45 @@ struct ReportWriter {
     return own.map { "note: \($0.description)" } + graph.libraryNoteLines(graph.walkNotes)
   }
 
+  /// The cycles' indices, grouped: cycles whose fix plans say the same fixes (the same references
+  /// of the same types, as 23 rings of two nodes each) form one group, said once; each group in
+  /// the order of its first cycle.
+  static func alikeGroups(_ cycles: [Cycle]) -> [[Int]] {
+    var groups: [[Int]] = []
+    var groupOf: [[String]: Int] = [:]
+    for (index, cycle) in cycles.enumerated() {
+      let fixes = cycle.fixPlan.map(\.fix)
+      // A plan that names no fix (a library's own loop) is never alike another.
+      if !fixes.isEmpty, let group = groupOf[fixes] {
+        groups[group].append(index)
+      } else {
+        groupOf[fixes] = groups.count
+        groups.append([index])
+      }
+    }
+    return groups
+  }
+
+  /// `1–23`, or `1, 3 and 5`: cycle numbers from their indices (ascending).
+  static func numbers(_ indices: [Int]) -> String {
+    var runs: [String] = []
+    var start = indices[0]
+    var end = start
+    for index in indices.dropFirst() + [Int.max] {
+      if index == end + 1 {
+        end = index
+        continue
+      }
+      runs +=
+        end == start
+        ? ["\(start + 1)"] : end == start + 1 ? ["\(start + 1)", "\(end + 1)"] : ["\(start + 1)–\(end + 1)"]
+      start = index
+      end = index
+    }
+    return runs.count == 1
+      ? runs[0] : runs.dropLast().joined(separator: ", ") + " and " + runs[runs.count - 1]
+  }
+
   /// How many edits a cycle's plan is: one per break, and one per reference not described (a
   /// huge component's plan describes its first breaks only, each one reference).
   static func edits(of cycle: Cycle) -> Int {
@@ -90,7 +138,8 @@ struct ReportWriter {
     guard !graph.cycles.isEmpty else { return "no retain cycle reachable from \(rootName)" }
     let objects = Set(graph.cycles.flatMap(\.members)).count
     let noun = graph.cycles.count == 1 ? "retain cycle" : "retain cycles"
-    let fixes = graph.cycles.reduce(0) { $0 + Self.edits(of: $1) }
+    // Alike cycles share their fixes: one edit of a declaration or a closure breaks them all.
+    let fixes = Self.alikeGroups(graph.cycles).reduce(0) { $0 + Self.edits(of: graph.cycles[$1[0]]) }
     let references = graph.cycles.reduce(0) { $0 + $1.referencesToWeaken }
     return "\(graph.cycles.count) \(noun) reachable from \(rootName) (\(Self.count(objects, "object"))); "
       + Self.toWeaken(edits: fixes, references: references)
@@ -115,9 +164,10 @@ struct ReportWriter {
     "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
   }
 
-  private func memberSummary(_ cycle: Cycle) -> String {
+  private func memberSummary(_ cycle: Cycle, each: Bool = false) -> String {
     let names = cycle.members.prefix(4).map { graph.displayName($0) }
     let more = cycle.members.count > 4 ? ", +\(cycle.members.count - 4) more" : ""
-    return "\(cycle.members.count) objects: \(names.joined(separator: ", "))\(more)"
+    return
+      "\(Self.count(cycle.members.count, "object"))\(each ? " each" : ""): \(names.joined(separator: ", "))\(more)"
   }
 }

@@ -39,21 +39,60 @@ package enum HeapWideRetains {
   /// must not inherit this lock held by another thread.
   private static let state = ForkSafeMutex(State())
 
-  /// Runs `body`, an operation that retains objects across the heap, once no audit waits or counts.
-  package static func during<Result>(_ body: () throws -> Result) rethrows -> Result {
-    while true {
-      let started = state.withLock { state -> Bool in
-        state.forThisProcess()
-        guard state.audits == 0 else { return false }
-        state.running += 1
-        state.started &+= 1
-        return true
-      }
-      if started { break }
-      usleep(1_000)
+  /// Whether the current task (or thread) already runs inside ``during(_:)``: a nested operation
+  /// (a growth check's holder search, a sweep's searches) must not wait for audits that in turn
+  /// wait for the outer one to end.
+  @TaskLocal private static var isInside = false
+
+  /// Whether the current task (or thread) runs inside ``during(_:)``.
+  package static var isInsideRetain: Bool { isInside }
+
+  /// Starts an operation when no audit waits or counts; false when one does.
+  private static func tryStart() -> Bool {
+    state.withLock { state -> Bool in
+      state.forThisProcess()
+      guard state.audits == 0 else { return false }
+      state.running += 1
+      state.started &+= 1
+      return true
     }
-    defer { state.withLock { $0.running -= 1 } }
-    return try body()
+  }
+
+  private static func end() { state.withLock { $0.running -= 1 } }
+
+  /// Registers an audit: always when `waits`, else only when no operation runs.
+  private static func registerAudit(waits: Bool) -> Bool {
+    state.withLock { state -> Bool in
+      state.forThisProcess()
+      guard waits || state.running == 0 else { return false }
+      state.audits += 1
+      return true
+    }
+  }
+
+  private static func unregisterAudit() { state.withLock { $0.audits -= 1 } }
+
+  private static var isRunning: Bool { state.withLock { $0.running > 0 } }
+
+  /// Runs `body`, an operation that retains objects across the heap, once no audit waits or counts.
+  /// Nested calls run at once.
+  package static func during<Result>(_ body: () throws -> Result) rethrows -> Result {
+    if isInside { return try body() }
+    while !tryStart() { usleep(1_000) }
+    defer { end() }
+    return try $isInside.withValue(true) { try body() }
+  }
+
+  /// The async twin of ``during(_:)``: suspends (never blocks its thread) while an audit waits or
+  /// counts, then holds the operation open across `body`'s suspensions (a rootless growth check
+  /// holds the newest instance of each type it names through its holder searches).
+  package static func during<Result>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+  ) async rethrows -> Result {
+    if isInside { return try await body() }
+    while !tryStart() { try? await Task.sleep(for: .milliseconds(1)) }
+    defer { end() }
+    return try await $isInside.withValue(true) { try await body() }
   }
 
   /// Runs `body`, an audit of reference counts, with no heap-wide operation running: it waits for
@@ -62,15 +101,10 @@ package enum HeapWideRetains {
   package static func excluded<Result>(
     waitingUntil deadline: ContinuousClock.Instant?, _ body: (_ quiet: Bool) throws -> Result
   ) rethrows -> Result {
-    let registered = state.withLock { state -> Bool in
-      state.forThisProcess()
-      guard deadline != nil || state.running == 0 else { return false }
-      state.audits += 1
-      return true
-    }
-    guard registered else { return try body(false) }
-    defer { state.withLock { $0.audits -= 1 } }
-    while state.withLock({ $0.running }) > 0 {
+    // Inside an operation, its own retains are never gone: no wait can make the counts quiet.
+    guard !isInside, registerAudit(waits: deadline != nil) else { return try body(false) }
+    defer { unregisterAudit() }
+    while isRunning {
       guard let deadline, ContinuousClock.now < deadline else { return try body(false) }
       usleep(1_000)
     }
@@ -83,12 +117,10 @@ package enum HeapWideRetains {
     waitingUntil deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation,
     _ body: (_ quiet: Bool) throws -> Result
   ) async rethrows -> Result {
-    state.withLock {
-      $0.forThisProcess()
-      $0.audits += 1
-    }
-    defer { state.withLock { $0.audits -= 1 } }
-    while state.withLock({ $0.running }) > 0 {
+    guard !isInside else { return try body(false) }
+    _ = registerAudit(waits: true)
+    defer { unregisterAudit() }
+    while isRunning {
       guard ContinuousClock.now < deadline else { return try body(false) }
       try? await Task.sleep(for: .milliseconds(1))
     }

@@ -1,0 +1,119 @@
+import Dispatch
+import Foundation
+import RetainGraph
+import Synchronization
+import Testing
+
+@testable import RetainGraphTesting
+
+private final class Retained {
+  var other: Retained?
+}
+
+/// A census that sees one growing type and records, at each call, whether a heap-wide retain was
+/// made inside a heap-wide retain.
+private final class RecordingCensus: CensusProvider, @unchecked Sendable {
+  let instance = Retained()
+  let calls = Mutex<[(String, Bool)]>([])
+  private let generation = Mutex(0)
+
+  private func record(_ call: String) {
+    let inside = HeapWideRetains.isInsideRetain
+    calls.withLock { $0.append((call, inside)) }
+  }
+
+  var isRunning: Bool { true }
+  func mark() -> UInt64 { 0 }
+  func liveCounts(allocatedIn windows: [Range<UInt64>]) -> [String: (count: Int, newest: AnyObject?)] {
+    record("liveCounts")
+    let count = generation.withLock {
+      $0 += 1
+      return $0
+    }
+    return ["App.Retained": (count, instance)]
+  }
+  func liveObjects<T>(of type: T.Type) -> [AnyObject] { [] }
+  func holders(of object: AnyObject) -> CensusHolderSearch {
+    record("holders")
+    return CensusHolderSearch(failure: "not searched")
+  }
+  func searchHolders(of object: AnyObject) async -> CensusHolderSearch {
+    record("searchHolders")
+    return CensusHolderSearch(failure: "not searched")
+  }
+  func exclusively<R>(_ body: () throws -> R) rethrows -> R { try body() }
+  func withDispatchSourceHandlers(
+    of source: UnsafeRawPointer, _ body: ([(block: UnsafeRawPointer, role: String)]) -> Void
+  ) { body([]) }
+}
+
+/// A heap-wide retain (a census search, a growth check holding the newest instance of each type)
+/// makes every object's strong count one higher than its holders explain; audits of reference counts
+/// wait for it to end (issue 29, "the rootless growth check holds newest instances").
+@Suite struct HeapWideRetainTests {
+  /// The rootless growth check holds each type's newest instance while it counts and while it
+  /// searches its holders: each of those calls runs as a heap-wide retain.
+  @Test func theGrowthCheckHoldsNewestInstancesAsAHeapWideRetain() async {
+    let census = RecordingCensus()
+    var analysis = CensusGrowthAnalysis(census: census, allowances: [.type(Retained.self, survivors: 0...0)])
+    for run in 0..<4 { analysis.count(after: UInt64(run)..<UInt64(run + 1)) }
+    #expect(Self.failureOfTheSynchronousCheck(analysis) != nil)
+    let asyncFailure = await analysis.failureNamingHolders()
+    #expect(asyncFailure != nil)
+    let calls = census.calls.withLock { $0 }
+    #expect(Set(calls.map(\.0)) == ["liveCounts", "holders", "searchHolders"])
+    let outside = calls.filter { !$0.1 }.map(\.0)
+    #expect(outside.isEmpty, "called outside a heap-wide retain")
+    #expect(!HeapWideRetains.isInsideRetain)
+  }
+
+  private static func failureOfTheSynchronousCheck(_ analysis: CensusGrowthAnalysis) -> LeakFailure? {
+    analysis.failureNamingHolders()
+  }
+
+  /// A search nested in another (a growth check's holder search, the sweep's searches) runs at once,
+  /// even while an audit waits for the outer one to end: before, the inner one waited for the audit,
+  /// which waited for the outer one, until the audit's deadline passed.
+  @Test func aNestedRetainDoesNotWaitForAnAuditWaitingForItsParent() {
+    let owner = Retained()
+    owner.other = Retained()
+    owner.other?.other = owner
+    defer { owner.other = nil }
+    let outerStarted = DispatchSemaphore(value: 0)
+    let outerEnded = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      HeapWideRetains.during {
+        outerStarted.signal()
+        // The audit below registers meanwhile and waits for this retain to end.
+        Thread.sleep(forTimeInterval: 0.2)
+        HeapWideRetains.during {}
+      }
+      outerEnded.signal()
+    }
+    outerStarted.wait()
+    let clock = ContinuousClock()
+    let start = clock.now
+    let audit = ObjectGraph.auditOutsideReferences(
+      of: owner, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in 0 },
+      waitingForSearchesUntil: .now.advanced(by: .seconds(60)))
+    let waited = clock.now - start
+    outerEnded.wait()
+    #expect(audit.incomplete == nil, "the audit counted once the retain ended")
+    #expect(waited < .seconds(30), "the audit waited \(waited)")
+  }
+
+  /// An audit inside a heap-wide retain cannot be quiet (its own retain never ends before it):
+  /// it says so at once instead of waiting for its deadline.
+  @Test func anAuditInsideARetainIsIncompleteAtOnce() {
+    let owner = Retained()
+    let clock = ContinuousClock()
+    let start = clock.now
+    let audit = HeapWideRetains.during {
+      ObjectGraph.auditOutsideReferences(
+        of: owner, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in 0 },
+        waitingForSearchesUntil: .now.advanced(by: .seconds(60)))
+    }
+    #expect(audit.incomplete != nil)
+    #expect(clock.now - start < .seconds(30))
+  }
+}
