@@ -34,7 +34,8 @@ let package = Package(
       ],
       exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
-    // The fork-safe lock the process-wide caches share.
+    // What every layer needs and none owns: the lock that is safe across fork, the chunked array of
+    // the graph's storage, the atomic file writes of rendering and the command line.
     .target(name: "RetainGraphSupport"),
     // Binary images: ELF parsed and mapped once per image through one catalogue, and DWARF; the names of
     // <elf.h>, the DWARF constants and the loader calls come from the C shim CRetainGraphELF.
@@ -56,7 +57,7 @@ let package = Package(
       pkgConfig: "libgvc",
       providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]
     ),
-    .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "CGraphviz"]),
+    .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "RetainGraphSupport", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
       dependencies: ["RetainGraph"]
@@ -71,6 +72,7 @@ let package = Package(
       dependencies: [
         "RetainGraph",
         "RetainGraphRendering",
+        "RetainGraphSupport",
         "Samples",
         .product(
           name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
@@ -111,6 +113,7 @@ let package = Package(
     .testTarget(name: "RetainGraphImagesTests", dependencies: ["RetainGraphImages", "CRetainGraphELF"]),
     .testTarget(name: "RetainGraphMachineCodeTests", dependencies: ["RetainGraphMachineCode"]),
     .testTarget(name: "RetainGraphAsyncFramesTests", dependencies: ["RetainGraphAsyncFrames"]),
+    .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
     .testTarget(
       name: "RetainGraphTestingTests",
       dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],

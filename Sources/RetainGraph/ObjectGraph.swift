@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// The object graph reachable from a root, as plain data, with the ownership of every reference.
 ///
 /// ```swift

@@ -5,6 +5,7 @@
   import Foundation
   import RetainGraph
   import RetainGraphRendering
+  import RetainGraphSupport
 
   /// `--format`: the formats the library writes (its one list). PNG and PDF are binary: they go to a
   /// file unless `--output -` asks for standard output; pictures are what `--max-nodes` limits.
@@ -128,7 +129,7 @@
       do {
         try AtomicFile.write(data, to: URL(fileURLWithPath: output))
       } catch {
-        throw CommandFailure(error.message)
+        throw CommandFailure(error.description)
       }
     }
   }

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 extension GraphTransfer {
   /// Reads the bytes ``GraphTransfer/encode(_:)`` wrote, checking each count, index and string.
   struct Reader {

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// The compact binary form in which a forked child sends a walked graph to its parent: the
 /// graph's own tables, not JSON and not a re-walk.
 ///

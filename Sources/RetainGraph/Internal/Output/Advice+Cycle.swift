@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// The public description of the found cycles: their plans' breaks with their advice, written after
 /// the analysis from the idiom rule each break matched.
 extension Advice {

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// Advice for references a task holds (issue 19): the captures of the closure a task runs, and
 /// what its suspended frames hold.
 extension Advice {

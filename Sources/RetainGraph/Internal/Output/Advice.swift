@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// Writes the fix for each reference of a fix plan, in the words a Swift developer applies it:
 /// every closure named by its function (or where it is stored), every method reference by its
 /// method, a library's reference with the library's way out.

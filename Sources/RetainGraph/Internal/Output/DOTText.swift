@@ -1,9 +1,6 @@
 /// Quoting and escaping of text for the DOT language, so that any type name or label, however hostile,
 /// reaches Graphviz as exactly one quoted string and comes out of it (as SVG, PNG or PDF) unchanged.
 package enum DOTText {
-  /// The longest label drawn, in characters; longer ones keep their start and end around an ellipsis.
-  static let maximumLabelLength = 80
-
   /// `text` as a quoted DOT string, escaped for use as a label.
   ///
   /// - `"` and `\` are escaped (a lone `\` would start a Graphviz escape such as `\N`).
@@ -45,14 +42,6 @@ package enum DOTText {
     }
     result += "\""
     return result
-  }
-
-  /// `text` shortened to at most ``maximumLabelLength`` characters, keeping its start and its end.
-  static func abbreviated(_ text: String) -> String {
-    guard text.count > maximumLabelLength else { return text }
-    let tail = maximumLabelLength / 3
-    let head = maximumLabelLength - tail - 1
-    return text.prefix(head) + "…" + text.suffix(tail)
   }
 
   private static func visible(_ scalar: Unicode.Scalar) -> Unicode.Scalar {

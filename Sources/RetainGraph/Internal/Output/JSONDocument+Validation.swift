@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphSupport
 
 /// Validating what was read, once the whole text is read (the version, which may come after the
 /// edges, decides how the edges' labels read): each problem reported with its place, in the order a

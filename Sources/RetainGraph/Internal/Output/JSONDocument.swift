@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphSupport
 
 /// A field as read: missing, a value, a value of another type, or a string that names nothing known
 /// (the last two by where the value is in the text, to describe it in a message).

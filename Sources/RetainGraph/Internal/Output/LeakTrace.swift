@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 extension ObjectGraph {
   /// How a node is named in a trace and in advice: the short type name, or for a closure its
   /// function without the module (`closure #1 in CartViewModel.init()`).

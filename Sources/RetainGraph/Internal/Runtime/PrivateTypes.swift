@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 // Types named by text that name lookup cannot find (private, fileprivate and local types), made
 // through their own nominal type descriptors: see README.md in this folder, "Private types in
 // hidden fields".

@@ -1,7 +1,7 @@
 /// Labels that stay narrow in a drawing: long names wrapped over a few lines. (The full name stays
 /// in the node's tooltip; a closure's label is its name as the fix lines write it,
-/// `Advice.closureName`.)
-extension DOTText {
+/// `Advice.closureName`.) A line break is `\n` in the text: each format writes it its own way.
+extension DrawingLabel {
   /// The widest line of a wrapped label, in characters.
   static let lineWidth = 24
   /// The most lines of a wrapped label; the last one ends with "…" when the text does not fit.

@@ -19,13 +19,32 @@ package import Foundation
 ///   directly: renaming a file over it would replace the device node or leave a FIFO's reader with
 ///   nothing.
 /// - A directory is an error.
+///
+/// Rendering and the command line's `--output` write through it (both turn a ``Failure`` into their
+/// own error, with its text).
 package enum AtomicFile {
+  /// A file could not be written: the path as given and the system's reason.
+  package struct Failure: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The path as the caller gave it (not where its links lead).
+    package var path: String
+    /// Why, in words (`Permission denied`, `it is a directory`).
+    package var reason: String
+
+    package init(path: String, reason: String) {
+      self.path = path
+      self.reason = reason
+    }
+
+    /// `cannot write PATH: REASON`.
+    package var description: String { "cannot write \(path): \(reason)" }
+  }
+
   /// The longest file name the temporary name may have, in bytes (`NAME_MAX` on Linux and Darwin).
   static let nameLimit = 255
 
   /// Writes `data` to `url` as described in ``AtomicFile``.
-  /// - Throws: ``RenderingError`` naming the file and the system's reason.
-  package static func write(_ data: Data, to url: URL) throws(RenderingError) {
+  /// - Throws: a ``Failure`` naming the file and the system's reason.
+  package static func write(_ data: Data, to url: URL) throws(Failure) {
     let path = url.path
     let target = try resolvedTarget(of: path)
     var status = stat()
@@ -34,7 +53,7 @@ package enum AtomicFile {
       case S_IFREG:
         try replaceRegularFile(target, with: data, keeping: status, reportedAs: path)
       case S_IFDIR:
-        throw RenderingError(.fileNotWritten, path: path, "cannot write \(path): it is a directory")
+        throw Failure(path: path, reason: "it is a directory")
       default:
         try writeDirectly(data, to: target, reportedAs: path)
       }
@@ -47,7 +66,7 @@ package enum AtomicFile {
 
   /// The path `path` names after following every symbolic link of its last component (a link to a
   /// link, a relative link). A dangling link gives the path it points to, which is then created.
-  static func resolvedTarget(of path: String) throws(RenderingError) -> String {
+  static func resolvedTarget(of path: String) throws(Failure) -> String {
     var current = path
     // Linux gives up after 40 links (ELOOP); so does this.
     for _ in 0..<40 {
@@ -92,7 +111,7 @@ package enum AtomicFile {
   /// `existing`'s permission bits and owner when there was a file, else the usual `0666 & ~umask`.
   private static func replaceRegularFile(
     _ target: String, with data: Data, keeping existing: stat?, reportedAs path: String
-  ) throws(RenderingError) {
+  ) throws(Failure) {
     var temporary = temporaryName(for: target)
     var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     // A name taken by chance: draw another once.
@@ -103,12 +122,12 @@ package enum AtomicFile {
     guard descriptor >= 0 else {
       guard existing != nil else { throw failure(path) }
       // The file exists (/proc/version, say): what failed is the temporary file beside it.
-      throw RenderingError(
-        .fileNotWritten, path: path,
-        "cannot write \(path): cannot create a file in \(directory(of: target)) to replace it with "
+      throw Failure(
+        path: path,
+        reason: "cannot create a file in \(directory(of: target)) to replace it with "
           + "(\(String(cString: strerror(errno))))")
     }
-    var error: RenderingError? = nil
+    var error: Failure? = nil
     if let existing {
       // Keep the owner when allowed (root can; anyone else keeps their own), then the mode: a 0600
       // file stays 0600. fchmod after fchown, which may clear set-id bits.
@@ -131,7 +150,7 @@ package enum AtomicFile {
 
   /// Opens what `target` names (a device, a FIFO: blocks until it has a reader) and writes to it.
   private static func writeDirectly(_ data: Data, to target: String, reportedAs path: String)
-    throws(RenderingError)
+    throws(Failure)
   {
     let descriptor = open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY)
     guard descriptor >= 0 else { throw failure(path) }
@@ -158,8 +177,8 @@ package enum AtomicFile {
     }
   }
 
-  private static func failure(_ path: String) -> RenderingError {
-    RenderingError(.fileNotWritten, path: path, "cannot write \(path): \(String(cString: strerror(errno)))")
+  private static func failure(_ path: String) -> Failure {
+    Failure(path: path, reason: String(cString: strerror(errno)))
   }
 }
 

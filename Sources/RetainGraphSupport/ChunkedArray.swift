@@ -4,14 +4,20 @@
 /// The chunks are memory of its own (an owner object frees them), not arrays: appending checks one
 /// owner for uniqueness (copy on write) and writes the element, where an array of arrays checked
 /// both levels for uniqueness and bounds; reading an element is two loads after one bounds check.
-struct ChunkedArray<Element>: RandomAccessCollection {
-  private static var chunkShift: Int { 16 }
-  private static var chunkSize: Int { 1 << chunkShift }
-  private static var chunkMask: Int { chunkSize - 1 }
+///
+/// Its reads and appends are `@inlinable`: the walk appends an edge per reference from another
+/// module, and a generic call that is not specialised there costs a call per element (the tree
+/// walk ran 30 % slower). The type is `public` for that reason alone: Swift 6.3 neither inlines nor
+/// specialises a `package` generic type's `@inlinable` members in another module, and does for a
+/// `public` type's. It has no public initialiser, and the module is no product.
+public struct ChunkedArray<Element>: RandomAccessCollection {
+  @inlinable static var chunkShift: Int { 16 }
+  @inlinable static var chunkSize: Int { 1 << chunkShift }
+  @inlinable static var chunkMask: Int { chunkSize - 1 }
 
   /// Owns the chunks: frees them when the last copy of the array goes away. The elements are
   /// trivial (plain data: checked when an array is made), so nothing is deinitialized.
-  private final class Owner {
+  @usableFromInline final class Owner {
     var chunks: UnsafeMutablePointer<UnsafeMutablePointer<Element>>
     var chunkCapacity: Int
     var chunkCount = 0
@@ -27,23 +33,27 @@ struct ChunkedArray<Element>: RandomAccessCollection {
     }
   }
 
-  private var owner: Owner
+  @usableFromInline var owner: Owner
   /// The owner's chunks, kept here too so that reading an element does not go through the owner.
-  private var chunks: UnsafeMutablePointer<UnsafeMutablePointer<Element>>
+  @usableFromInline var chunks: UnsafeMutablePointer<UnsafeMutablePointer<Element>>
   /// How many elements fit before the next chunk (or a larger first chunk) is needed.
-  private var capacity = 0
-  private(set) var count = 0
+  @usableFromInline var capacity = 0
+  /// The number of elements, behind ``count`` (which the inlined appends cannot set).
+  @usableFromInline var storedCount: Int
 
-  init() {
+  @inlinable public var count: Int { storedCount }
+
+  package init() {
     precondition(_isPOD(Element.self), "ChunkedArray holds plain data only")
     owner = Owner(chunkCapacity: 1)
     chunks = owner.chunks
+    storedCount = 0
   }
 
-  var startIndex: Int { 0 }
-  var endIndex: Int { count }
+  @inlinable public var startIndex: Int { 0 }
+  @inlinable public var endIndex: Int { count }
 
-  subscript(position: Int) -> Element {
+  @inlinable public subscript(position: Int) -> Element {
     @inline(__always)
     get {
       precondition(UInt(bitPattern: position) < UInt(bitPattern: count), "ChunkedArray index out of range")
@@ -56,22 +66,22 @@ struct ChunkedArray<Element>: RandomAccessCollection {
     }
   }
 
-  @inline(__always)
-  mutating func append(_ element: Element) {
+  @inlinable @inline(__always)
+  package mutating func append(_ element: Element) {
     makeUnique()
     if count == capacity { grow() }
     (chunks[count &>> Self.chunkShift] + (count & Self.chunkMask)).initialize(to: element)
-    count += 1
+    storedCount += 1
   }
 
   /// Copies the elements when another array shares them.
-  @inline(__always)
-  private mutating func makeUnique() {
+  @inlinable @inline(__always)
+  mutating func makeUnique() {
     if !isKnownUniquelyReferenced(&owner) { copyOwner() }
   }
 
   /// Gives this array chunks of its own, of the same sizes.
-  private mutating func copyOwner() {
+  @usableFromInline mutating func copyOwner() {
     let chunkCount = owner.chunkCount
     let copy = Owner(chunkCapacity: Swift.max(chunkCount, 1))
     var remaining = count
@@ -90,7 +100,7 @@ struct ChunkedArray<Element>: RandomAccessCollection {
   /// Makes room for one more element. The first chunk grows like an array (doubling), so that
   /// small graphs stay small; later ones are made whole, so that growing never copies (nor frees
   /// memory the allocator would keep resident).
-  private mutating func grow() {
+  @usableFromInline mutating func grow() {
     if count < Self.chunkSize {
       let size = Swift.min(Swift.max(count * 2, 16), Self.chunkSize)
       let made = UnsafeMutablePointer<Element>.allocate(capacity: size)
