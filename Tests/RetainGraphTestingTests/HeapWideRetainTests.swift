@@ -10,6 +10,12 @@ private final class Retained {
   var other: Retained?
 }
 
+/// Hands a test's object to a thread of its own.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}
+
 /// A census that sees one growing type and records, at each call, whether a heap-wide retain was
 /// made inside a heap-wide retain.
 private final class RecordingCensus: CensusProvider, @unchecked Sendable {
@@ -120,10 +126,11 @@ private final class RecordingCensus: CensusProvider, @unchecked Sendable {
     }
     firstStarted.wait()
     let audited = DispatchSemaphore(value: 0)
+    let box = UncheckedSendable(owner)
     Thread.detachNewThread {
       // Waits for the first retain to end.
       _ = ObjectGraph.auditOutsideReferences(
-        of: owner, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in 0 },
+        of: box.value, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in 0 },
         waitingForSearchesUntil: .now.advanced(by: .seconds(60)))
       audited.signal()
     }
