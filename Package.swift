@@ -30,8 +30,11 @@ let package = Package(
     // What every layer needs and none owns (not a product): the lock that is safe across fork, the
     // chunked array of the graph's storage, the atomic file writes of rendering and the command line.
     .target(name: "RetainGraphSupport"),
+    // The byte-level JSON scanner (not a product): reads JSON token by token, as Foundation accepts
+    // it, without a tree; the core reads the graph's JSON form with it.
+    .target(name: "RetainGraphJSONScanner"),
     .target(
-      name: "RetainGraph", dependencies: ["RetainGraphSupport"],
+      name: "RetainGraph", dependencies: ["RetainGraphSupport", "RetainGraphJSONScanner"],
       exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
     .systemLibrary(
       name: "CGraphviz",
@@ -91,6 +94,8 @@ let package = Package(
       exclude: ["__Snapshots__"]
     ),
     .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
+    .testTarget(
+      name: "RetainGraphJSONScannerTests", dependencies: ["RetainGraphJSONScanner", "RetainGraphTestSupport"]),
     .testTarget(
       name: "RetainGraphTestingTests",
       dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],

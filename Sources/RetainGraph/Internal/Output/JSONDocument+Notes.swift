@@ -1,3 +1,5 @@
+internal import RetainGraphJSONScanner
+
 // The notes as values (`noteDetails`, beside the `notes` sentences that every reader of version 2
 // knows): `{"description", "kind", "node", "type"}`, `node` optional. A reader that predates them skips
 // the key; a file without them reads its `notes` as notes of kind `unknown`.

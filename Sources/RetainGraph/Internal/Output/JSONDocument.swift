@@ -1,17 +1,6 @@
 internal import Foundation
+internal import RetainGraphJSONScanner
 internal import RetainGraphSupport
-
-/// A field as read: missing, a value, a value of another type, or a string that names nothing known
-/// (the last two by where the value is in the text, to describe it in a message).
-enum JSONField<Value> {
-  case missing
-  case value(Value)
-  case wrongType(at: Int)
-  case unknown(at: Int)
-  /// A value of another type, described (a top-level field's, whose text may be gone by the time
-  /// it is validated).
-  case described(String)
-}
 
 /// Where a record is, for messages (`nodes[3]`), made into text only for a message.
 struct JSONPlace: CustomStringConvertible {
