@@ -75,7 +75,7 @@ extension ObjectGraph {
     do {
       snapshot = try JSONReader.read(descriptor: descriptor, windowSize: windowSize)
     } catch {
-      throw error.message == JSONReader.readFailure ? .unreadable : .invalid(error)
+      throw error.reason == .unreadable ? .unreadable : .invalid(error)
     }
     self.init(
       storage: snapshot.storage, root: snapshot.root, isTruncated: snapshot.truncated,

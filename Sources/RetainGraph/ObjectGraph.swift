@@ -110,7 +110,7 @@ public struct ObjectGraph: Sendable {
       nodes: nodes, edges: edges, root: root, danglingReferences: danglingReferences)
     for (index, note) in walkNotes.enumerated() {
       if let node = note.node, !(0..<storage.nodeCount).contains(node) {
-        throw GraphDecodingError("noteDetails[\(index)].node: \(node) is not the id of a node")
+        throw .unknownNode("noteDetails[\(index)].node", node)
       }
     }
     self.init(
@@ -126,21 +126,22 @@ public struct ObjectGraph: Sendable {
     let ids = 0..<nodes.count
     for (index, node) in nodes.enumerated() where node.id != index {
       throw GraphDecodingError(
+        .idOutOfPlace, at: .field("nodes[\(index)].id"),
         "nodes[\(index)]: id \(node.id) is out of place; ids must be 0..<\(nodes.count) in order")
     }
     guard ids.contains(root) else {
-      throw GraphDecodingError("root: \(root) is not the id of a node (there are \(nodes.count) nodes)")
+      throw .unknownNode("root", root, " (there are \(nodes.count) nodes)")
     }
     for (index, edge) in edges.enumerated() {
       for (end, id) in [("from", edge.from), ("to", edge.to)] where !ids.contains(id) {
-        throw GraphDecodingError("edges[\(index)].\(end): \(id) is not the id of a node")
+        throw .unknownNode("edges[\(index)].\(end)", id)
       }
     }
     for (index, dangling) in danglingReferences.enumerated() where !ids.contains(dangling.holder) {
-      throw GraphDecodingError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
+      throw .unknownNode("dangling[\(index)].holder", dangling.holder)
     }
     guard let storage = GraphStorage(nodes: nodes, edges: edges) else {
-      throw GraphDecodingError("edges: more than \(1 << 29) distinct labels")
+      throw .tooManyLabels()
     }
     return storage
   }
@@ -152,6 +153,7 @@ public struct ObjectGraph: Sendable {
     danglingReferences: [DanglingReference],
     notes: [GraphNote],
     libraryModules: Set<String> = GraphOptions.defaultLibraryModules,
+    libraryRules: [LibraryRule] = [],
     objectAddresses: ChunkedArray<UInt> = ChunkedArray()
   ) {
     self.root = root
@@ -163,7 +165,8 @@ public struct ObjectGraph: Sendable {
     self.libraries = Libraries(modules: libraryModules)
     // The analysis finds the cycles and their plans; the advice is written from them afterwards.
     let finder = CycleFinder(storage: storage, root: root, libraryModules: libraryModules)
-    self.cycles = Advice.cycles(finder.cycles(), isLibrary: finder.isLibrary, in: storage)
+    self.cycles = Advice.cycles(
+      finder.cycles(), isLibrary: finder.isLibrary, libraries: libraryRules, in: storage)
   }
 
   /// Walks the graph reachable from `root`.
@@ -182,7 +185,7 @@ public struct ObjectGraph: Sendable {
   /// - Complexity: O(*n* + *e*) for *n* objects and *e* references, plus the values walked through.
   public init(reflecting root: Any, options: GraphOptions = GraphOptions()) {
     var walker = Walker(options: options)
-    self.init(walk: walker.walk(root), libraryModules: options.libraryModules)
+    self.init(walk: walker.walk(root), options: options)
   }
 
   /// Walks the graph from `root` like ``init(reflecting:options:)`` and also returns the objects it
@@ -197,14 +200,15 @@ public struct ObjectGraph: Sendable {
   ) -> (graph: ObjectGraph, objects: [AnyObject?]) {
     var walker = Walker(options: options)
     let result = walker.walk(root, keepingObjects: true)
-    return (ObjectGraph(walk: result, libraryModules: options.libraryModules), result.objects)
+    return (ObjectGraph(walk: result, options: options), result.objects)
   }
 
-  /// Assembles the graph a walk produced, its fix plans made with `libraryModules`.
-  init(walk result: WalkResult, libraryModules: Set<String>) {
+  /// Assembles the graph a walk produced, its fix plans made with the libraries of `options`.
+  init(walk result: WalkResult, options: GraphOptions) {
     self.init(
       storage: result.storage, root: 0, isTruncated: result.isTruncated,
-      danglingReferences: result.danglingReferences, notes: result.notes, libraryModules: libraryModules,
+      danglingReferences: result.danglingReferences, notes: result.notes,
+      libraryModules: options.planLibraryModules, libraryRules: options.libraries,
       objectAddresses: result.objectAddresses)
   }
 }

@@ -219,3 +219,44 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
   /// record-shape punctuation and control characters, so any name reaches Graphviz literally.
   private func quoted(_ text: String) -> String { DOTText.quoted(text) }
 }
+
+extension RetainerReport.Retainer {
+  fileprivate enum Key: String, CodingKey {
+    case holder, label, ownership, isGlobal, isWordOnly, isClosureContext, kind
+  }
+
+  /// Reads a retainer: its kind as the graph's JSON writes an edge's (`"kind": "capture",
+  /// "capture": 0` among its fields), or nested as Swift's synthesised coding wrote it before.
+  /// - Parameter decoder: the decoder.
+  /// - Throws: `DecodingError` when a field is missing or of another type.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Key.self)
+    holder = try container.decode(String.self, forKey: .holder)
+    label = try container.decode(String.self, forKey: .label)
+    ownership = try container.decode(Ownership.self, forKey: .ownership)
+    isGlobal = try container.decode(Bool.self, forKey: .isGlobal)
+    isWordOnly = try container.decodeIfPresent(Bool.self, forKey: .isWordOnly) ?? false
+    isClosureContext = try container.decodeIfPresent(Bool.self, forKey: .isClosureContext) ?? false
+    if !container.contains(.kind) || (try? container.decodeNil(forKey: .kind)) == true {
+      kind = nil
+    } else if (try? container.decode(String.self, forKey: .kind)) != nil {
+      kind = try Edge.Kind(from: decoder)
+    } else {
+      kind = try container.decode(Edge.Kind.self, forKey: .kind)
+    }
+  }
+
+  /// Writes a retainer, its kind's fields among its own as the graph's JSON writes an edge's.
+  /// - Parameter encoder: the encoder.
+  /// - Throws: what the encoder throws.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(holder, forKey: .holder)
+    try container.encode(label, forKey: .label)
+    try container.encode(ownership, forKey: .ownership)
+    try container.encode(isGlobal, forKey: .isGlobal)
+    try container.encode(isWordOnly, forKey: .isWordOnly)
+    try container.encode(isClosureContext, forKey: .isClosureContext)
+    try kind?.encode(to: encoder)
+  }
+}

@@ -22,7 +22,7 @@ public enum Graphviz {
   ///   lay it out or render it.
   public static func render(dot: String, format: RenderFormat) throws(RenderingError) -> Data {
     if dot.utf8.contains(0) {
-      throw RenderingError("Graphviz could not read the DOT text: it contains a NUL character")
+      throw RenderingError(.invalidDOT, "Graphviz could not read the DOT text: it contains a NUL character")
     }
     return try session.withLock { context throws(RenderingError) -> Data in
       let gvc = try GraphvizSession.prepare(&context)
@@ -31,11 +31,13 @@ public enum Graphviz {
       cgraphviz_reset_lexer()
       guard let graph = dot.withCString({ agmemread($0) }) else {
         throw RenderingError(
+          .invalidDOT,
           "Graphviz could not read the DOT text: \(GraphvizSession.messages(or: "no graph found"))")
       }
       defer { agclose(graph) }
       guard gvLayout(gvc, graph, "dot") == 0 else {
         throw RenderingError(
+          .layoutFailed,
           "Graphviz could not lay out the graph: \(GraphvizSession.messages(or: "gvLayout failed"))")
       }
       defer { gvFreeLayout(gvc, graph) }
@@ -45,6 +47,7 @@ public enum Graphviz {
       defer { if let bytes { gvFreeRenderData(bytes) } }
       guard status == 0, let bytes, length > 0 else {
         throw RenderingError(
+          .renderFailed,
           "Graphviz could not render \(format.rawValue): "
             + GraphvizSession.messages(or: "no output (is Graphviz's cairo plugin installed?)"))
       }
@@ -119,7 +122,8 @@ private enum GraphvizSession {
     // gvContext() loads the plugins listed in Graphviz's installed config (dot layout, core SVG
     // renderer, cairo for PNG and PDF).
     guard let created = gvContext() else {
-      throw RenderingError("Graphviz could not create a context: \(messages(or: "gvContext failed"))")
+      throw RenderingError(
+        .graphvizUnavailable, "Graphviz could not create a context: \(messages(or: "gvContext failed"))")
     }
     context = created
     return created

@@ -49,7 +49,7 @@ extension ObjectGraph {
     do {
       try AtomicFile.write(page, to: url)
     } catch {
-      throw RenderingError(error.description)
+      throw RenderingError(.fileNotWritten, path: error.path, error.description)
     }
   }
 }

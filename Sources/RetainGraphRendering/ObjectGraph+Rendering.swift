@@ -31,7 +31,7 @@ extension ObjectGraph {
     do {
       try AtomicFile.write(data, to: url)
     } catch {
-      throw RenderingError(error.description)
+      throw RenderingError(.fileNotWritten, path: error.path, error.description)
     }
   }
 }

@@ -13,7 +13,8 @@ public import RetainGraph
 /// Build your own assertion on it, or use ``assertNoCycles(_:options:_:fileID:filePath:line:column:)``.
 /// - Parameters:
 ///   - root: the object or value to check.
-///   - options: limits and filters (e.g. `ignoredLabels: ["output"]` to accept a known cycle).
+///   - options: limits and filters (e.g. `ignoredReferences: [.property("output", of: "Interactor")]`
+///     to accept a known cycle).
 /// - Returns: the failure (its `description`: the report), or nil when there is no cycle and the walk saw all.
 public func checkNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) -> LeakCheckFailure? {
   let graph = ObjectGraph(reflecting: root, options: options)

@@ -124,6 +124,7 @@ import Testing
       try graph.htmlPage(marking: [HTMLMark(node: 4, note: "grows")])
     }
     #expect(error.message == "cannot mark node 4: the graph's nodes are 0 to 3")
+    #expect(error.reason == .unknownNode)
   }
 
   @Test func writeHTMLPageWritesThePage() throws {

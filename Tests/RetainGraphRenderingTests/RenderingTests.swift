@@ -46,6 +46,7 @@ import Testing
     }
     #expect(error.message.hasPrefix("Graphviz could not read the DOT text: "))
     #expect(error.message.contains("syntax error in line 1"), "\(error.message)")
+    #expect(error.reason == .invalidDOT && error.path == nil)
     // Graphviz keeps working afterwards.
     let svg = try Graphviz.render(dot: "digraph { a -> b }", format: .svg)
     #expect(String(decoding: svg, as: UTF8.self).contains("<title>a&#45;&gt;b</title>"))
@@ -64,12 +65,16 @@ import Testing
   @Test(arguments: [
     "", "not dot at all", "graph { a -> b }", "digraph { \"unterminated }", "digraph { a -> b",
   ])
-  func otherMalformedDOT(_ dot: String) {
-    #expect(throws: RenderingError.self) { try Graphviz.render(dot: dot, format: .svg) }
+  func otherMalformedDOT(_ dot: String) throws {
+    let error = try #require(throws: RenderingError.self) { try Graphviz.render(dot: dot, format: .svg) }
+    #expect(error.reason == .invalidDOT, "\(error)")
   }
 
-  @Test func nulInDOTIsRejected() {
-    #expect(throws: RenderingError.self) { try Graphviz.render(dot: "digraph { a\u{0} -> b }", format: .svg) }
+  @Test func nulInDOTIsRejected() throws {
+    let error = try #require(throws: RenderingError.self) {
+      try Graphviz.render(dot: "digraph { a\u{0} -> b }", format: .svg)
+    }
+    #expect(error.reason == .invalidDOT)
   }
 
   /// 1,000 random graphs with hostile labels and type names: every SVG parses as XML and contains
@@ -153,6 +158,7 @@ import Testing
     let nowhere = directory.appendingPathComponent("missing/viper.pdf")
     let error = try #require(throws: RenderingError.self) { try graph.write(to: nowhere, format: .pdf) }
     #expect(error.message == "cannot write \(nowhere.path): No such file or directory")
+    #expect(error.reason == .fileNotWritten && error.path == nowhere.path)
     #expect(!FileManager.default.fileExists(atPath: nowhere.path))
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["viper.svg"])
   }

@@ -52,6 +52,26 @@ import Testing
     #expect(old.suggestedBreak(of: cycle) == cycle.path.first)
   }
 
+  /// The labels' texts still match as they did: `items[0]` one element, `Holder.leaf` by the holder's
+  /// short type name.
+  @Test func ignoredLabelsStillLeaveOutTheirLabels() {
+    let leaves = [Leaf(), Leaf()]
+    let root = Holder(leaves[0])
+    let box = GenericBox(root)
+    let options = old.options(ignoringLabels: ["Holder.leaf", "strongValue"])
+    #expect(old.ignoredLabels(of: options) == ["Holder.leaf", "strongValue"])
+    let graph = ObjectGraph(reflecting: box, options: options)
+    #expect(!graph.edges.contains { $0.label == "leaf" || $0.label == "strongValue" })
+    #expect(graph.edges.contains { $0.label == "weakValue" })
+    #expect(ObjectGraph(reflecting: box).edges.contains { $0.label == "strongValue" })
+  }
+
+  /// The process-wide modules still reach every default (read only here: setting them would touch
+  /// every test running at the same time).
+  @Test func additionalLibraryModulesAreInTheDefault() {
+    #expect(GraphOptions.defaultLibraryModules.isSuperset(of: old.additionalLibraryModules()))
+  }
+
   @Test func snapshotWalkErrorIsForkedWalkError() {
     let same = old.snapshotWalkErrorIsTheNewType()
     #expect(same)
@@ -71,6 +91,9 @@ protocol OldNameUses {
   static func makeSnapshotWalkError(status: Int32) -> ForkedWalkError
   static func predictedLeakedNodes(of graph: ObjectGraph) -> [Node]
   static func suggestedBreak(of cycle: Cycle) -> Edge
+  static func options(ignoringLabels labels: Set<String>) -> GraphOptions
+  static func ignoredLabels(of options: GraphOptions) -> Set<String>
+  static func additionalLibraryModules() -> Set<String>
 }
 
 enum OldNames: OldNameUses {
@@ -104,4 +127,15 @@ enum OldNames: OldNameUses {
 
   @available(*, deprecated, message: "spells the deprecated names on purpose")
   static func suggestedBreak(of cycle: Cycle) -> Edge { cycle.suggestedBreak }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func options(ignoringLabels labels: Set<String>) -> GraphOptions {
+    GraphOptions(ignoredLabels: labels)
+  }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func ignoredLabels(of options: GraphOptions) -> Set<String> { options.ignoredLabels }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func additionalLibraryModules() -> Set<String> { GraphOptions.additionalLibraryModules }
 }

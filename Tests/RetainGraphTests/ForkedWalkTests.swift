@@ -28,7 +28,7 @@ struct ForkedWalkTests {
     let root = try #require(instance?.root)
     for options in [
       GraphOptions(maxNodes: 2), GraphOptions(maxDepth: 1), GraphOptions(includeClosures: false),
-      GraphOptions(ignoredLabels: ["output"]),
+      GraphOptions(ignoredReferences: [.property("output", of: "*")]),
     ] {
       let inProcess = ObjectGraph(reflecting: root, options: options)
       expectSameGraph(try ObjectGraph(snapshotting: root, options: options), inProcess, "\(options)")

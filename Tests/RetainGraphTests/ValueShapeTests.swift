@@ -137,9 +137,15 @@ struct ValueShapeTests {
     let withoutLeaves = ObjectGraph(reflecting: shapes, options: GraphOptions(ignoredTypes: [Leaf.self]))
     #expect(withoutLeaves.nodes.allSatisfy { !$0.typeName.hasSuffix(".Leaf") })
     let withoutArray = ObjectGraph(
-      reflecting: shapes, options: GraphOptions(ignoredLabels: ["array[0]", "Shapes.optional"]))
+      reflecting: shapes,
+      options: GraphOptions(ignoredReferences: [
+        .property("array", of: "*"), .property("optional", of: "ValueShapeTests.Shapes"),
+      ]))
     let labels = Set(withoutArray.edges.map(\.label))
-    #expect(!labels.contains("array[0]") && !labels.contains("optional") && labels.contains("array[1]"))
+    #expect(!labels.contains("array[0]") && !labels.contains("array[1]") && !labels.contains("optional"))
+    // Only those properties: the others, `doubleOptional` beside `optional`, stay.
+    #expect(withoutArray.edges.contains { $0.property == "doubleOptional" })
+    #expect(withoutArray.edges.contains { $0.property == "tuple" })
   }
 
   @Test func customReflectionIsConsulted() {

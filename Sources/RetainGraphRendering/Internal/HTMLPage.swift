@@ -25,6 +25,7 @@ package struct HTMLPage {
   {
     if let bad = marks.first(where: { $0.node < 0 || $0.node >= graph.nodeCount }) {
       throw RenderingError(
+        .unknownNode,
         "cannot mark node \(bad.node): the graph's nodes are 0 to \(graph.nodeCount - 1)")
     }
     self.graph = graph

@@ -5,7 +5,9 @@ internal import RetainGraphSupport
 extension Advice {
   /// The ``Cycle`` of each of `found`, every break with its ``FixAdvice`` and, when one edit weakens
   /// several references, which (the break's ``Cycle/Break/fix`` says how many and which).
-  static func cycles(_ found: [FoundCycle], isLibrary: [Bool]?, in storage: GraphStorage) -> [Cycle] {
+  static func cycles(
+    _ found: [FoundCycle], isLibrary: [Bool]?, libraries: [LibraryRule] = [], in storage: GraphStorage
+  ) -> [Cycle] {
     // The strong references into the holders of edits that weaken several references, found in one
     // pass over the edges: they say where each holder is (`entries[#0…#2]`).
     var holdersOf: [Int32: [Int32]] = [:]
@@ -19,11 +21,14 @@ extension Advice {
         holdersOf[edge.to]?.append(Int32(index))
       }
     }
-    return found.map { cycle(describing: $0, isLibrary: isLibrary, holdersOf: holdersOf, in: storage) }
+    return found.map {
+      cycle(describing: $0, isLibrary: isLibrary, libraries: libraries, holdersOf: holdersOf, in: storage)
+    }
   }
 
   private static func cycle(
-    describing found: FoundCycle, isLibrary: [Bool]?, holdersOf: [Int32: [Int32]], in storage: GraphStorage
+    describing found: FoundCycle, isLibrary: [Bool]?, libraries: [LibraryRule], holdersOf: [Int32: [Int32]],
+    in storage: GraphStorage
   ) -> Cycle {
     // Made only for an edit that weakens several references (a million-member cycle's set costs
     // about 9 bytes a member).
@@ -37,7 +42,7 @@ extension Advice {
     let fixPlan = found.breaks.map { planned in
       let advice = fix(
         breaking: planned.edge, loop: planned.loop, form: planned.rule.advice, isLibrary: isLibrary,
-        in: storage)
+        libraries: libraries, in: storage)
       let edges = [planned.edge] + planned.sameEdit
       return Cycle.Break(
         edge: storage.edge(Int(planned.edge)),

@@ -10,10 +10,13 @@ enum Advice {
   ///   - loop: the loop it breaks (edge indices).
   ///   - form: the advice of the idiom rule the reference matched.
   ///   - isLibrary: whether each node is a library's (nil when the plans treat every node alike).
+  ///   - libraries: the graph's own library rules (their ways out are tried first).
   ///   - storage: the graph.
   /// - Returns: the fix, structured.
   static func fix(
-    breaking edgeIndex: Int32, loop: [Int32], form: AdviceForm, isLibrary: [Bool]?, in storage: GraphStorage
+    breaking edgeIndex: Int32, loop: [Int32], form: AdviceForm, isLibrary: [Bool]?,
+    libraries: [LibraryRule] = [],
+    in storage: GraphStorage
   ) -> FixAdvice {
     let edge = storage.edges[Int(edgeIndex)]
     let reference = storage.reference(edge)
@@ -37,7 +40,8 @@ enum Advice {
         isClosure
         ? nil
         : KnownLibraries.wayOut(
-          module: module, holder: String(holderName.prefix { $0 != "<" }), property: reference.property)
+          module: module, holder: String(holderName.prefix { $0 != "<" }), property: reference.property,
+          extra: libraries)
       return .libraryReference(holding: holding, module: moduleName, target: targetName, wayOut: wayOut)
     }
     if let fix = taskFix(breaking: edge, loop: loop, in: storage)

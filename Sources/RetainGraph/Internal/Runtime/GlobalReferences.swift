@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphImages
 internal import RetainGraphSupport
 internal import Synchronization
 

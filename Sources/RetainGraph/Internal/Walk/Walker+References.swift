@@ -49,15 +49,25 @@ extension Walker {
     _ referent: consuming Referent, labelID: Int32?, index: Int32 = -1, label: () -> PendingLabel,
     ownership: Ownership, closure: ReferencePath.ClosureForm? = nil, closureName: String? = nil
   ) {
-    if !options.ignoredLabels.isEmpty {
-      let text =
-        labelID.map { recorder.label($0).text(number: index) }
+    if !options.ignoredReferences.isEmpty || !options.ignoredLabelTexts.isEmpty {
+      let (reference, number) =
+        labelID.map { (recorder.label($0), index) }
         ?? {
           let pending = label()
-          return ReferencePath(pending, closure: closure).text(number: pending.index)
+          return (ReferencePath(pending, closure: closure), pending.index)
         }()
-      let holder = TypeNames.short(recorder.typeName(of: current))
-      if options.ignoredLabels.contains(text) || options.ignoredLabels.contains("\(holder).\(text)") {
+      let holderName = recorder.typeName(of: current)
+      let isIgnored =
+        options.ignoredReferences.contains {
+          $0.matches(holderName: holderName, property: reference.property)
+        }
+        || {
+          guard !options.ignoredLabelTexts.isEmpty else { return false }
+          let text = reference.text(number: number)
+          return options.ignoredLabelTexts.contains(text)
+            || options.ignoredLabelTexts.contains("\(TypeNames.short(holderName)).\(text)")
+        }()
+      if isIgnored {
         referent.discard()
         return
       }

@@ -7,7 +7,7 @@ internal import RetainGraphJSONScanner
 extension JSONDocument {
   struct NoteDetailRecords {
     var notes: [GraphNote] = []
-    var error: String?
+    var error: GraphDecodingError?
   }
 
   mutating func readNoteDetail(
@@ -18,7 +18,7 @@ extension JSONDocument {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = "\(place): expected an object, found \(describe(at: offset, in: scanner))"
+      records.error = .wrongType("\(place)", expected: "an object", found: describe(at: offset, in: scanner))
       return
     }
     var kind = JSONField<String>.missing
@@ -60,7 +60,7 @@ extension JSONDocument {
       records.notes.append(
         GraphNote(kind: GraphNote.Kind(rawValue: kind), node: node, typeName: type, description: description))
     } catch {
-      records.error = error.message
+      records.error = error
     }
   }
 
@@ -70,10 +70,10 @@ extension JSONDocument {
     guard let records = try optionalArray(noteDetails, "noteDetails") else {
       return texts.map { GraphNote(kind: .unknown, description: $0) }
     }
-    if let error = records.error { throw GraphDecodingError(error) }
+    if let error = records.error { throw error }
     for (index, note) in records.notes.enumerated() {
       if let node = note.node, !(0..<count).contains(node) {
-        throw GraphDecodingError("noteDetails[\(index)].node: \(node) is not the id of a node")
+        throw .unknownNode("noteDetails[\(index)].node", node)
       }
     }
     return records.notes

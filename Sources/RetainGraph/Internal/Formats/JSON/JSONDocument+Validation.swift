@@ -13,12 +13,14 @@ extension JSONDocument {
     }
     guard format == JSONFormat.formatName else {
       throw GraphDecodingError(
+        .notAGraph, at: .field("format"),
         "format: expected \"\(JSONFormat.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
       )
     }
     let version = try integer(version, "version", at: .top)
     guard JSONFormat.readableVersions.contains(version) else {
       throw GraphDecodingError(
+        .unsupportedVersion, at: .field("version"),
         "version: \(version) is not supported; this reader understands versions 1 and \(JSONFormat.version)")
     }
     let root = try integer(root, "root", at: .top)
@@ -31,49 +33,52 @@ extension JSONDocument {
     for (index, id) in nodeRecords.ids.enumerated() {
       guard slots.indices.contains(id) else {
         throw GraphDecodingError(
+          .idOutOfPlace, at: .field("nodes[\(index)].id"),
           "nodes[\(index)].id: \(id) is out of range; ids must be 0..<\(count), one per node, none missing")
       }
       guard slots[id] < 0 else {
-        throw GraphDecodingError("nodes[\(index)].id: duplicate id \(id) (also nodes[\(slots[id])].id)")
+        throw GraphDecodingError(
+          .duplicateID, at: .field("nodes[\(index)].id"),
+          "nodes[\(index)].id: duplicate id \(id) (also nodes[\(slots[id])].id)")
       }
       slots[id] = index
     }
-    if let error = nodeRecords.error { throw GraphDecodingError(error.message) }
+    if let error = nodeRecords.error { throw error.error }
 
     let edgeRecords = try array(edges, "edges")
     let edgeError = [edgeRecords.error, version >= 2 ? edgeRecords.versionTwoError : nil].compactMap { $0 }
       .min { $0.index < $1.index }
-    if let edgeError { throw GraphDecodingError(edgeError.message) }
+    if let edgeError { throw edgeError.error }
 
     var danglingReferences: [DanglingReference] = []
     if case .value(let records) = dangling, records.error == nil {
       danglingReferences = records.references
     } else if let records = try optionalArray(dangling, "dangling"), let error = records.error {
-      throw GraphDecodingError(error)
+      throw error
     }
     var noteTexts: [String] = []
     if case .value(let records) = notes, records.error == nil {
       noteTexts = records.notes
     } else if let records = try optionalArray(notes, "notes"), let error = records.error {
-      throw GraphDecodingError(error)
+      throw error
     }
 
     // Where ids lead, in the order `ObjectGraph(nodes:edges:…)` checks them.
     guard (0..<count).contains(root) else {
-      throw GraphDecodingError("root: \(root) is not the id of a node (there are \(count) nodes)")
+      throw .unknownNode("root", root, " (there are \(count) nodes)")
     }
     for (index, edge) in edgeRecords.edges.enumerated() {
       var (from, to) = (Int(edge.from), Int(edge.to))
       if let wide = edgeRecords.wide, wide.index == index { (from, to) = (wide.from, wide.to) }
       guard from >= 0 && from < count else {
-        throw GraphDecodingError("edges[\(index)].from: \(from) is not the id of a node")
+        throw .unknownNode("edges[\(index)].from", from)
       }
       guard to >= 0 && to < count else {
-        throw GraphDecodingError("edges[\(index)].to: \(to) is not the id of a node")
+        throw .unknownNode("edges[\(index)].to", to)
       }
     }
     for (index, dangling) in danglingReferences.enumerated() where !(0..<count).contains(dangling.holder) {
-      throw GraphDecodingError("dangling[\(index)].holder: \(dangling.holder) is not the id of a node")
+      throw .unknownNode("dangling[\(index)].holder", dangling.holder)
     }
     let notes = try noteValues(notes: noteTexts, nodeCount: count)
     let storage = try storage(nodes: nodeRecords, slots: slots, edges: edgeRecords, version: version)
@@ -122,7 +127,7 @@ extension JSONDocument {
       guard
         let packed = CompactEdge(
           from: Int(edge.from), to: Int(edge.to), label: labelIDs[Int(edge.label)], ownership: edge.ownership)
-      else { throw GraphDecodingError("edges: more than \(1 << 29) distinct labels") }
+      else { throw .tooManyLabels() }
       compact.append(packed)
     }
     return GraphStorage(
@@ -139,11 +144,11 @@ extension JSONDocument {
   {
     switch field {
     case .value(let value): return value
-    case .missing: throw GraphDecodingError("\(Self.join(place, key)): missing field")
+    case .missing: throw .missingField(Self.join(place, key))
     case .described(let text):
-      throw GraphDecodingError("\(Self.join(place, key)): expected an integer, found \(text)")
+      throw .wrongType(Self.join(place, key), expected: "an integer", found: text)
     case .wrongType, .unknown:
-      throw GraphDecodingError("\(Self.join(place, key)): expected an integer, found a value")
+      throw .wrongType(Self.join(place, key), expected: "an integer", found: "a value")
     }
   }
 
@@ -152,11 +157,11 @@ extension JSONDocument {
   {
     switch field {
     case .value(let value): return value
-    case .missing: throw GraphDecodingError("\(Self.join(place, key)): missing field")
+    case .missing: throw .missingField(Self.join(place, key))
     case .described(let text):
-      throw GraphDecodingError("\(Self.join(place, key)): expected true or false, found \(text)")
+      throw .wrongType(Self.join(place, key), expected: "true or false", found: text)
     case .wrongType, .unknown:
-      throw GraphDecodingError("\(Self.join(place, key)): expected true or false, found a value")
+      throw .wrongType(Self.join(place, key), expected: "true or false", found: "a value")
     }
   }
 
@@ -167,11 +172,11 @@ extension JSONDocument {
   {
     switch field {
     case .value(let value): return value
-    case .missing: throw GraphDecodingError("\(Self.join(place, key)): missing field")
+    case .missing: throw .missingField(Self.join(place, key))
     case .described(let text):
-      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found \(text)")
+      throw .wrongType(Self.join(place, key), expected: "a string", found: text)
     case .wrongType, .unknown:
-      throw GraphDecodingError("\(Self.join(place, key)): expected a string, found a value")
+      throw .wrongType(Self.join(place, key), expected: "a string", found: "a value")
     }
   }
 
@@ -187,11 +192,11 @@ extension JSONDocument {
   func array<Records>(_ field: JSONField<Records>, _ key: String) throws(GraphDecodingError) -> Records {
     switch field {
     case .value(let records): return records
-    case .missing: throw GraphDecodingError("\(key): missing field")
+    case .missing: throw .missingField(key)
     case .described(let text):
-      throw GraphDecodingError("\(key): expected an array, found \(text)")
+      throw .wrongType(key, expected: "an array", found: text)
     case .wrongType, .unknown:
-      throw GraphDecodingError("\(key): expected an array, found a value")
+      throw .wrongType(key, expected: "an array", found: "a value")
     }
   }
 

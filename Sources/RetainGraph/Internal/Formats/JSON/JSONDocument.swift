@@ -51,7 +51,7 @@ struct JSONDocument {
     var ids: [Int] = []
     var types: [Int32] = []
     var kinds: [Node.Kind] = []
-    var error: (index: Int, message: String)?
+    var error: (index: Int, error: GraphDecodingError)?
   }
 
   struct EdgeRecords {
@@ -62,19 +62,19 @@ struct JSONDocument {
     var labelIDs: [JSONRawLabel: Int32] = [:]
     /// The first edge with an id beyond 32 bits, with its ids (stored as -1).
     var wide: (index: Int, from: Int, to: Int)?
-    var error: (index: Int, message: String)?
+    var error: (index: Int, error: GraphDecodingError)?
     /// The first edge that only version 2 rejects (its kind or the kind's argument).
-    var versionTwoError: (index: Int, message: String)?
+    var versionTwoError: (index: Int, error: GraphDecodingError)?
   }
 
   struct DanglingRecords {
     var references: [DanglingReference] = []
-    var error: String?
+    var error: GraphDecodingError?
   }
 
   struct NoteRecords {
     var notes: [String] = []
-    var error: String?
+    var error: GraphDecodingError?
   }
 
   // MARK: reading
@@ -108,7 +108,8 @@ struct JSONDocument {
         if case .value(let bytes) = try scanner.stringField() {
           records.notes.append(String(decoding: bytes, as: UTF8.self))
         } else {
-          records.error = "notes[\(index)]: expected a string, found \(describe(at: offset, in: scanner))"
+          records.error = .wrongType(
+            "notes[\(index)]", expected: "a string", found: describe(at: offset, in: scanner))
         }
       }
     } else if key.equals("noteDetails") {
@@ -154,7 +155,9 @@ struct JSONDocument {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = (index, "\(place): expected an object, found \(describe(at: offset, in: scanner))")
+      records.error = (
+        index, .wrongType("\(place)", expected: "an object", found: describe(at: offset, in: scanner))
+      )
       return
     }
     var id = JSONField<Int>.missing
@@ -178,8 +181,7 @@ struct JSONDocument {
       guard case .value(let kind) = kind else {
         if case .unknown(let offset) = kind {
           let known = Node.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-          throw GraphDecodingError(
-            "\(place).kind: unknown kind \"\(string(at: offset, in: scanner))\"; expected one of \(known)")
+          throw .unknownValue("\(place).kind", "kind", string(at: offset, in: scanner), known: known)
         }
         _ = try string(kind, "kind", at: place)
         return
@@ -188,7 +190,7 @@ struct JSONDocument {
       records.types.append(type)
       records.kinds.append(kind)
     } catch {
-      records.error = (index, error.message)
+      records.error = (index, error)
     }
   }
 
@@ -201,7 +203,9 @@ struct JSONDocument {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = (index, "\(place): expected an object, found \(describe(at: offset, in: scanner))")
+      records.error = (
+        index, .wrongType("\(place)", expected: "an object", found: describe(at: offset, in: scanner))
+      )
       return
     }
     var from = JSONField<Int>.missing
@@ -242,9 +246,8 @@ struct JSONDocument {
       guard case .value(let ownership) = ownership else {
         if case .unknown(let offset) = ownership {
           let known = Ownership.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-          throw GraphDecodingError(
-            "\(place).ownership: unknown ownership \"\(string(at: offset, in: scanner))\"; expected one of \(known)"
-          )
+          throw .unknownValue(
+            "\(place).ownership", "ownership", string(at: offset, in: scanner), known: known)
         }
         _ = try string(ownership, "ownership", at: place)
         return
@@ -257,8 +260,7 @@ struct JSONDocument {
         guard case .value(let kindIndex) = kind else {
           if case .unknown(let offset) = kind {
             let known = Edge.Kind.jsonNames.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw GraphDecodingError(
-              "\(place).kind: unknown kind \"\(string(at: offset, in: scanner))\"; expected one of \(known)")
+            throw .unknownValue("\(place).kind", "kind", string(at: offset, in: scanner), known: known)
           }
           _ = try string(kind, "kind", at: place)
           throw GraphDecodingError("")
@@ -272,7 +274,7 @@ struct JSONDocument {
         raw.function = try optionalString(function, "function", at: place)
         raw.kind = kindIndex
       } catch {
-        if records.versionTwoError == nil { records.versionTwoError = (index, error.message) }
+        if records.versionTwoError == nil { records.versionTwoError = (index, error) }
         raw = JSONRawLabel(label: label, kind: -1, argument: 0, property: -1, function: -1)
       }
       let labelID: Int32
@@ -285,7 +287,7 @@ struct JSONDocument {
       }
       edge = JSONRawEdge(from: narrowFrom ?? -1, to: narrowTo ?? -1, label: labelID, ownership: ownership)
     } catch {
-      records.error = (index, error.message)
+      records.error = (index, error)
       return
     }
     records.edges.append(edge)
@@ -299,7 +301,7 @@ struct JSONDocument {
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
-      records.error = "\(place): expected an object, found \(describe(at: offset, in: scanner))"
+      records.error = .wrongType("\(place)", expected: "an object", found: describe(at: offset, in: scanner))
       return
     }
     var holder = JSONField<Int>.missing
@@ -319,7 +321,7 @@ struct JSONDocument {
       let label = try string(label, "label", at: place)
       records.references.append(DanglingReference(holder: holder, label: strings[label]))
     } catch {
-      records.error = error.message
+      records.error = error
     }
   }
 }

@@ -52,7 +52,7 @@ struct JSONReader {
         do throws(JSONSyntaxError) {
           utf8 = try JSONScanner.utf8(of: bytes)
         } catch {
-          throw GraphDecodingError("not JSON: \(error.reason)")
+          throw GraphDecodingError(.notJSON, at: nil, "not JSON: \(error.reason)")
         }
         guard let transcoded = utf8.transcoded else {
           return try Self.read(UnsafeBufferPointer(rebasing: bytes[utf8.skip...]))
@@ -91,25 +91,32 @@ struct JSONReader {
       try scanner.expectEnd()
     } catch {
       // A file that fails to read ends early: that is the file's fault, not its text's.
-      if scanner.valueTooLarge { throw GraphDecodingError(JSONReader.valueTooLarge(at: scanner)) }
-      throw GraphDecodingError(scanner.readFailed ? JSONReader.readFailure : "not JSON: \(error.reason)")
+      if scanner.valueTooLarge { throw JSONReader.valueTooLarge(at: scanner) }
+      if scanner.readFailed { throw JSONReader.readFailure }
+      // Where the scanner stopped: at the token it could not read.
+      throw GraphDecodingError(
+        .notJSON, at: .byteOffset(scanner.consumed + scanner.position), "not JSON: \(error.reason)")
     }
-    if scanner.valueTooLarge { throw GraphDecodingError(JSONReader.valueTooLarge(at: scanner)) }
-    if scanner.readFailed { throw GraphDecodingError(JSONReader.readFailure) }
-    if let topLevel { throw GraphDecodingError("the top level: expected an object, found \(topLevel)") }
+    if scanner.valueTooLarge { throw JSONReader.valueTooLarge(at: scanner) }
+    if scanner.readFailed { throw JSONReader.readFailure }
+    if let topLevel {
+      throw GraphDecodingError(.notAGraph, at: nil, "the top level: expected an object, found \(topLevel)")
+    }
     return try document.validate()
   }
 
-  /// The message when reading a file fails midway (never a message about a snapshot's text).
-  static let readFailure = "\u{0}the file cannot be read"
+  /// The error when reading a file fails midway (never a message about a snapshot's text).
+  static let readFailure = GraphDecodingError(.unreadable, at: nil, "\u{0}the file cannot be read")
 
   /// The most bytes of a text in UTF-16 or UTF-32 read (it is converted whole).
   static let maxConvertedText = 1 << 28
 
-  /// The message when one value needs more than the scanner's largest window.
-  static func valueTooLarge(at scanner: JSONScanner) -> String {
-    "not a snapshot: one value at byte \(scanner.consumed) is longer than "
-      + "\(scanner.maxWindow >> 20) MB (reading stopped there)"
+  /// The error when one value needs more than the scanner's largest window.
+  static func valueTooLarge(at scanner: JSONScanner) -> GraphDecodingError {
+    GraphDecodingError(
+      .tooLarge, at: .byteOffset(scanner.consumed),
+      "not a snapshot: one value at byte \(scanner.consumed) is longer than "
+        + "\(scanner.maxWindow >> 20) MB (reading stopped there)")
   }
 
   /// Reads a snapshot from the file open at `descriptor`, in a window of `windowSize` bytes (grown
@@ -132,7 +139,7 @@ struct JSONReader {
       let count = first.withUnsafeMutableBytes {
         source(UnsafeMutableRawBufferPointer(rebasing: $0[filled...]))
       }
-      if count < 0 { throw GraphDecodingError(readFailure) }
+      if count < 0 { throw readFailure }
       if count == 0 { break }
       filled += count
     }
@@ -145,17 +152,18 @@ struct JSONReader {
       // Converted whole, as Foundation converts it.
       // A text that starts with four zero bytes is JSON in no encoding (/dev/zero, a sparse file).
       if first.prefix(4).allSatisfy({ $0 == 0 }) {
-        throw GraphDecodingError("not JSON: the text starts with zero bytes")
+        throw GraphDecodingError(.notJSON, at: .byteOffset(0), "not JSON: the text starts with zero bytes")
       }
       var rest = first
       var chunk = [UInt8](repeating: 0, count: 1 << 16)
       while true {
         let count = chunk.withUnsafeMutableBytes { source($0) }
-        if count < 0 { throw GraphDecodingError(readFailure) }
+        if count < 0 { throw readFailure }
         if count == 0 { break }
         rest += chunk[0..<count]
         if rest.count > maxConvertedText {
           throw GraphDecodingError(
+            .tooLarge, at: nil,
             "not a snapshot: its text in UTF-16 or UTF-32 is longer than \(maxConvertedText >> 20) MB "
               + "(reading stopped there; write it in UTF-8, which is read in a window)")
         }

@@ -1,3 +1,5 @@
+internal import RetainGraphMachineCode
+
 // The liveness reader's operands: what a call may read, and each read and write of a register,
 // a stack slot or a frame word.
 extension FrameLiveness.Reader {

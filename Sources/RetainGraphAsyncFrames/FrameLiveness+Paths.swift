@@ -1,3 +1,5 @@
+internal import RetainGraphMachineCode
+
 // The liveness reader's abstract state: values, one path's registers, stack slots and frame words,
 // how a path ends, where a memory operand points.
 extension FrameLiveness {

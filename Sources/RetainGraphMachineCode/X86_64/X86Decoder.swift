@@ -1,94 +1,19 @@
-/// An x86_64 instruction decoder for the subset of instructions the Swift compiler emits in async
-/// partial functions (README.md in this folder, "Frame liveness"): legacy prefixes, REX, the
-/// one-byte and 0F opcode maps, the 0F 38 / 0F 3A maps with a 66 prefix (SSE), ModRM, SIB,
-/// displacements and immediates. An opcode it does not know fully decodes to nil: the caller then
-/// stops reading that path and assumes nothing. VEX and EVEX (AVX) are not decoded (measured: the
-/// test binaries' partial functions contain none, debug or release).
-enum MachineCode {
-  /// A general-purpose register, numbered as the encoding numbers it (REX.B/R/X give bit 3).
-  enum Register: Int, CaseIterable, Sendable {
-    case rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15
-  }
-
-  /// A memory operand `segment:[base + index * scale + displacement]`; `ripRelative` when the base
-  /// is the next instruction's address.
-  struct Memory: Equatable, Sendable {
-    var base: Register?
-    var index: Register?
-    var scale: Int = 1
-    var displacement: Int
-    var ripRelative = false
-    /// An `fs` or `gs` override (thread-local storage).
-    var segmented = false
-  }
-
-  enum Operand: Equatable, Sendable {
-    /// A general-purpose register read or written over `width` bytes (1, 2, 4, 8); `highByte` for
-    /// `ah`, `ch`, `dh`, `bh`.
-    case register(Register, width: Int, highByte: Bool = false)
-    /// An XMM (or x87/MMX-free SSE) register.
-    case vector(Int)
-    case memory(Memory, width: Int)
-    case immediate(Int)
-  }
-
-  /// What an instruction does, as far as the liveness reader needs it. Operands are listed
-  /// destination first.
-  enum Operation: Equatable, Sendable {
-    /// `mov`, `movabs`, `movzx`/`movsx`/`movsxd` (extending: the value is not a copy),
-    /// SSE moves: writes the destination with the source.
-    case move(extending: Bool)
-    /// `lea`: the destination is the memory operand's address; no memory is accessed.
-    case loadAddress
-    /// `add`/`sub` (a tracked pointer plus or minus a constant stays tracked).
-    case add, subtract
-    /// Any other two-operand operation that reads both operands and writes the destination
-    /// (`and`, `or`, `xor`, `adc`, `sbb`, shifts, `imul`, `cmov`, `bts`/`btr`/`btc`, `xadd`, SSE
-    /// arithmetic).
-    case readModifyWrite
-    /// Reads every operand and writes none (`cmp`, `test`, `bt`, `ucomiss`).
-    case compare
-    /// Writes the destination without reading it (`setcc`).
-    case writeOnly
-    /// Reads and writes its only operand (`inc`, `dec`, `neg`, `not`, `bswap`).
-    case unary
-    /// `mul`, `imul`, `div`, `idiv` with one operand: reads it, writes `rax` and `rdx`; `cltq`,
-    /// `cqto` (no operand).
-    case wideArithmetic
-    /// `xchg`: reads and writes both operands, swapping them.
-    case exchange
-    /// `cmpxchg`: reads and writes its destination and `rax`, reads its source.
-    case compareExchange
-    case push, pop
-    /// `leave`: `rsp = rbp; pop rbp`.
-    case leave
-    /// A direct call or jump: `target` is relative to the next instruction.
-    case call(target: Int)
-    case jump(target: Int)
-    case conditionalJump(target: Int)
-    /// A call or jump through its operand (register or memory).
-    case indirectCall, indirectJump
-    case ret
-    /// `ud2`, `int3`, `hlt`: the process stops here.
-    case trap
-    case nop
-  }
-
-  struct Instruction: Equatable, Sendable {
-    var length: Int
-    var operation: Operation
-    var operands: [Operand] = []
-  }
-
+/// An x86_64 instruction decoder for the subset of instructions the Swift compiler emits
+/// (`Internal/Runtime/README.md` in the core, "Frame liveness"): legacy prefixes, REX, the one-byte
+/// and 0F opcode maps, the 0F 38 / 0F 3A maps with a 66 prefix (SSE), ModRM, SIB, displacements and
+/// immediates. An opcode it does not know fully decodes to nil: the caller then stops reading that
+/// path and assumes nothing. VEX and EVEX (AVX) are not decoded (measured: the test binaries'
+/// partial functions contain none, debug or release).
+extension MachineCode {
   /// The instruction at `code`, reading at most `available` bytes; nil when it is not one this
   /// decoder knows fully (or is cut short).
-  static func decode(_ code: UnsafeRawPointer, available: Int) -> Instruction? {
+  package static func decode(_ code: UnsafeRawPointer, available: Int) -> Instruction? {
     var reader = Reader(code: code, available: min(available, 15))
     return reader.instruction()
   }
 
   /// Decodes a byte string (tests).
-  static func decode(_ bytes: [UInt8]) -> Instruction? {
+  package static func decode(_ bytes: [UInt8]) -> Instruction? {
     bytes.withUnsafeBytes { buffer in
       guard let base = buffer.baseAddress else { return nil }
       return decode(base, available: buffer.count)

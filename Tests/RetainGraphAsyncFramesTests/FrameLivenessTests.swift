@@ -1,6 +1,5 @@
+import RetainGraphAsyncFrames
 import Testing
-
-@testable import RetainGraph
 
 /// The frame liveness reader (`FrameLiveness`) on machine code assembled by hand (encodings from
 /// the Intel SDM, checked once against `objdump -D` by hand), each with a frame of 64 bytes: which

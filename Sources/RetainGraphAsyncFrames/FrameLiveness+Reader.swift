@@ -1,3 +1,6 @@
+internal import RetainGraphImages
+internal import RetainGraphMachineCode
+
 extension FrameLiveness {
   /// Follows every path from a resume point through the partial functions' machine code, and
   /// records each frame word's first access (its control flow: paths, branches, calls, tail calls).
@@ -260,14 +263,14 @@ extension FrameLiveness {
     /// else ends the path.
     mutating func tailCall(_ destination: UInt, _ state: inout PathState) -> Step {
       let name = FrameLiveness.functionName(at: destination)
-      let current = SymbolNames.symbolName(
+      let current = ImageCatalogue.symbolName(
         at: UnsafeRawPointer(bitPattern: state.function.start).unsafelyUnwrapped
       )
-      .flatMap(ImageDebugInfo.asyncFunction(ofPartialFunction:))
+      .flatMap(AsyncFunctionNames.asyncFunction(ofPartialFunction:))
       func sameFunction(_ address: UInt, _ entry: FrameLiveness.Entry) -> FunctionExtent? {
         guard let pointer = UnsafeRawPointer(bitPattern: address), FrameLiveness.entry(of: pointer) == entry,
-          let name = SymbolNames.symbolName(at: pointer), current != nil,
-          ImageDebugInfo.asyncFunction(ofPartialFunction: name) == current
+          let name = ImageCatalogue.symbolName(at: pointer), current != nil,
+          AsyncFunctionNames.asyncFunction(ofPartialFunction: name) == current
         else { return nil }
         return FunctionExtent(startingAt: pointer)
       }

@@ -1,12 +1,11 @@
+import RetainGraphMachineCode
 import Testing
 
-@testable import RetainGraph
-
-/// The x86_64 decoder the frame liveness reader uses (`MachineCode`), on byte strings assembled by
+/// The x86_64 decoder the matchers and the frame liveness reader use (`MachineCode.decode`), on byte strings assembled by
 /// hand from the Intel SDM (volume 2) for each instruction form it supports; the lengths were also
 /// checked against `objdump -D -b binary -mi386:x86-64` once, by hand.
 @Suite("x86_64 instruction decoder")
-struct MachineCodeDecoderTests {
+struct X86DecoderTests {
   typealias Memory = MachineCode.Memory
 
   static func register(_ register: MachineCode.Register, _ width: Int = 8) -> MachineCode.Operand {
