@@ -52,13 +52,13 @@ extension JSONDocument {
 
     var danglingReferences: [DanglingReference] = []
     if case .value(let records) = dangling, records.error == nil {
-      danglingReferences = records.references
+      danglingReferences = records.values
     } else if let records = try optionalArray(dangling, "dangling"), let error = records.error {
       throw error
     }
     var noteTexts: [String] = []
     if case .value(let records) = notes, records.error == nil {
-      noteTexts = records.notes
+      noteTexts = records.values
     } else if let records = try optionalArray(notes, "notes"), let error = records.error {
       throw error
     }

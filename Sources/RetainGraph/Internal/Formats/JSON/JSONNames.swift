@@ -8,9 +8,7 @@ internal import RetainGraphJSONScanner
 protocol JSONRecords { init() }
 extension JSONDocument.NodeRecords: JSONRecords {}
 extension JSONDocument.EdgeRecords: JSONRecords {}
-extension JSONDocument.DanglingRecords: JSONRecords {}
-extension JSONDocument.NoteRecords: JSONRecords {}
-extension JSONDocument.NoteDetailRecords: JSONRecords {}
+extension JSONDocument.OptionalRecords: JSONRecords {}
 
 extension Node.Kind {
   init?(json bytes: UnsafeBufferPointer<UInt8>) {
