@@ -30,13 +30,17 @@ let package = Package(
     .target(
       name: "RetainGraph",
       dependencies: [
-        "RetainGraphSupport", "RetainGraphImages", "RetainGraphMachineCode", "RetainGraphAsyncFrames",
+        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphImages", "RetainGraphMachineCode",
+        "RetainGraphAsyncFrames",
       ],
       exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
     // What every layer needs and none owns: the lock that is safe across fork, the chunked array of
     // the graph's storage, the atomic file writes of rendering and the command line.
     .target(name: "RetainGraphSupport"),
+    // The byte-level JSON scanner: reads JSON token by token, as Foundation accepts it, without a
+    // tree; the core reads the graph's JSON form with it.
+    .target(name: "RetainGraphJSONScanner"),
     // Binary images: ELF parsed and mapped once per image through one catalogue, and DWARF; the names of
     // <elf.h>, the DWARF constants and the loader calls come from the C shim CRetainGraphELF.
     .target(name: "CRetainGraphELF"),
@@ -114,6 +118,8 @@ let package = Package(
     .testTarget(name: "RetainGraphMachineCodeTests", dependencies: ["RetainGraphMachineCode"]),
     .testTarget(name: "RetainGraphAsyncFramesTests", dependencies: ["RetainGraphAsyncFrames"]),
     .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
+    .testTarget(
+      name: "RetainGraphJSONScannerTests", dependencies: ["RetainGraphJSONScanner", "RetainGraphTestSupport"]),
     .testTarget(
       name: "RetainGraphTestingTests",
       dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphJSONScanner
 
 #if canImport(Glibc)
   internal import Glibc

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphJSONScanner
 internal import RetainGraphSupport
 
 /// Validating what was read, once the whole text is read (the version, which may come after the
@@ -51,13 +52,13 @@ extension JSONDocument {
 
     var danglingReferences: [DanglingReference] = []
     if case .value(let records) = dangling, records.error == nil {
-      danglingReferences = records.references
+      danglingReferences = records.values
     } else if let records = try optionalArray(dangling, "dangling"), let error = records.error {
       throw error
     }
     var noteTexts: [String] = []
     if case .value(let records) = notes, records.error == nil {
-      noteTexts = records.notes
+      noteTexts = records.values
     } else if let records = try optionalArray(notes, "notes"), let error = records.error {
       throw error
     }
@@ -209,31 +210,9 @@ extension JSONDocument {
   // MARK: describing values
 
   /// The string at `offset` in the scanner's window.
-  func string(at offset: Int, in window: JSONScanner) -> String {
-    var scanner = window.rereading(at: offset)
-    defer { scanner.deallocate() }
-    guard let bytes = try? scanner.string() else { return "" }
-    return String(decoding: bytes, as: UTF8.self)
-  }
+  func string(at offset: Int, in window: JSONScanner) -> String { window.text(at: offset) }
 
   /// A short description of the value at `offset` in the scanner's window, for messages: its type
   /// and, for scalars, the value.
-  func describe(at offset: Int, in window: JSONScanner) -> String {
-    var scanner = window.rereading(at: offset)
-    defer { scanner.deallocate() }
-    switch scanner.byte(offset) {
-    case 0x22:
-      let text = string(at: offset, in: window)
-      let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
-      return "the string \"\(shown)\""
-    case 0x5B: return "an array"
-    case 0x7B: return "an object"
-    case 0x74: return "true"
-    case 0x66: return "false"
-    case 0x6E: return "null"
-    default:
-      guard let number = try? scanner.number() else { return "a value" }
-      return "the number \(number.description)"
-    }
-  }
+  func describe(at offset: Int, in window: JSONScanner) -> String { window.valueDescription(at: offset) }
 }

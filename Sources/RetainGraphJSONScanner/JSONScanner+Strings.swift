@@ -4,7 +4,7 @@ internal import Foundation
 extension JSONScanner {
   /// The string at the position (`"`), as UTF-8 with its escapes resolved: the input's own bytes
   /// when it has no escape, else the scanner's buffer; valid until the next string is read.
-  mutating func string() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8> {
+  @inlinable package mutating func string() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8> {
     position += 1
     let start = position
     var high: UInt8 = 0
@@ -24,7 +24,9 @@ extension JSONScanner {
   }
 
   /// The rest of a string with an escape (or a fault) at the position, decoded into the buffer.
-  private mutating func escapedString(from start: Int) throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8> {
+  @usableFromInline mutating func escapedString(from start: Int) throws(JSONSyntaxError)
+    -> UnsafeBufferPointer<UInt8>
+  {
     var length = 0
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
       if length + bytes.count > scratch.count {
@@ -146,7 +148,9 @@ extension JSONScanner {
   }
 
   /// Throws unless `bytes` are well-formed UTF-8 (no overlong form, surrogate or value past U+10FFFF).
-  static func validate(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONSyntaxError) {
+  @usableFromInline package static func validate(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int)
+    throws(JSONSyntaxError)
+  {
     var index = 0
     while index < bytes.count {
       let lead = bytes[index]
@@ -196,7 +200,9 @@ extension JSONScanner {
 extension JSONScanner {
   /// Whether a text longer than `prefix` (at least 4 bytes) is UTF-8 as ``utf8(of:)`` detects it,
   /// and how many bytes of byte order mark to skip.
-  static func detectedEncoding(ofLongText prefix: UnsafeBufferPointer<UInt8>) -> (isUTF8: Bool, skip: Int) {
+  package static func detectedEncoding(ofLongText prefix: UnsafeBufferPointer<UInt8>) -> (
+    isUTF8: Bool, skip: Int
+  ) {
     let (first, second, third, fourth) = (prefix[0], prefix[1], prefix[2], prefix[3])
     if first == 0xEF && second == 0xBB && third == 0xBF { return (true, 3) }
     if (first == 0xFF && second == 0xFE) || (first == 0xFE && second == 0xFF) { return (false, 0) }
@@ -212,7 +218,7 @@ extension JSONScanner {
   /// mark (UTF-8's is skipped), or the zero bytes of UTF-16 and UTF-32 text; nil when the text is
   /// already UTF-8 (its bytes are then read as they are, from `skip`).
   /// - Throws: when the detected encoding does not decode.
-  static func utf8(of data: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> (
+  package static func utf8(of data: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> (
     skip: Int, transcoded: [UInt8]?
   ) {
     let count = data.count

@@ -1,9 +1,9 @@
-internal import Foundation
+public import Foundation
 
 /// Reading literals and numbers.
 extension JSONScanner {
   /// The literal at the position: `true`, `false` or `null` (nil).
-  mutating func literal() throws(JSONSyntaxError) -> Bool? {
+  @inlinable package mutating func literal() throws(JSONSyntaxError) -> Bool? {
     let (word, value): ([UInt8], Bool?) =
       switch byte(position) {
       case 0x74: (Self.trueBytes, true)
@@ -17,18 +17,18 @@ extension JSONScanner {
     return value
   }
 
-  private static let trueBytes = Array("true".utf8)
-  private static let falseBytes = Array("false".utf8)
-  private static let nullBytes = Array("null".utf8)
+  @usableFromInline static let trueBytes = Array("true".utf8)
+  @usableFromInline static let falseBytes = Array("false".utf8)
+  @usableFromInline static let nullBytes = Array("null".utf8)
 
   /// A number as `JSONSerialization` reads it: an integer written with at most 18 digits as itself,
   /// any other as the `NSNumber` Foundation makes of it (`Int64`, `UInt64`, `Decimal` or `Double`).
-  enum Number {
+  @usableFromInline package enum Number {
     case integer(Int)
     case other(NSNumber)
 
     /// The integer it is, as the reader accepts one: an `NSNumber` that converts to `Int` exactly.
-    var integerValue: Int? {
+    @inlinable package var integerValue: Int? {
       switch self {
       case .integer(let value): return value
       case .other(let number):
@@ -40,7 +40,7 @@ extension JSONScanner {
     }
 
     /// As a message shows it: `42`, `0.5`, `1e+300`.
-    var description: String {
+    package var description: String {
       switch self {
       case .integer(let value): "\(value)"
       case .other(let number): "\(number)"
@@ -50,12 +50,12 @@ extension JSONScanner {
 
   /// JSON booleans are `NSNumber`s of Objective-C type `c`; a number never is one here, but the
   /// check is the one the reader always made.
-  static func isBoolean(_ number: NSNumber) -> Bool {
+  @usableFromInline package static func isBoolean(_ number: NSNumber) -> Bool {
     String(cString: number.objCType) == "c"
   }
 
   /// The number at the position (`-` or a digit), in JSON's grammar.
-  mutating func number() throws(JSONSyntaxError) -> Number {
+  @inlinable package mutating func number() throws(JSONSyntaxError) -> Number {
     let start = position
     var negative = false
     if base[position] == 0x2D {
@@ -111,7 +111,7 @@ extension JSONScanner {
   }
 
   /// One or more digits.
-  private mutating func skipDigits() throws(JSONSyntaxError) {
+  @usableFromInline mutating func skipDigits() throws(JSONSyntaxError) {
     let start = position
     while position < count, base[position] >= 0x30, base[position] <= 0x39 { position += 1 }
     if position == start { throw unexpected(at: position) }
@@ -120,7 +120,7 @@ extension JSONScanner {
   /// The `NSNumber` `JSONSerialization` makes of a number's text (swift-corelibs-foundation's
   /// `NSNumber.fromJSONNumber`): only for numbers that are not small integers, so never on the
   /// way of a valid snapshot.
-  static func foundationNumber(_ literal: String) -> NSNumber? {
+  @usableFromInline package static func foundationNumber(_ literal: String) -> NSNumber? {
     let exponentIndex = literal.firstIndex(of: "e")
     let isInteger = literal.firstIndex(of: ".") == nil && exponentIndex == nil
     let digitCount = literal[literal.startIndex..<(exponentIndex ?? literal.endIndex)].count

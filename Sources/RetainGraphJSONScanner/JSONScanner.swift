@@ -1,13 +1,15 @@
 internal import Foundation
 
 /// Why a text is not JSON, in the words Foundation's `JSONSerialization` uses for the same fault.
-struct JSONSyntaxError: Error {
-  var reason: String
+@usableFromInline package struct JSONSyntaxError: Error {
+  @usableFromInline package var reason: String
+
+  @usableFromInline package init(reason: String) { self.reason = reason }
 
   /// Not an error of the text: a scanner reading a file in windows reached the end of its window
   /// (``JSONScanner/refill(keepingFrom:)`` reads on and the value is read again).
-  static let needsMore = JSONSyntaxError(reason: "")
-  var needsMore: Bool { reason.isEmpty }
+  @usableFromInline package static let needsMore = JSONSyntaxError(reason: "")
+  @usableFromInline package var needsMore: Bool { reason.isEmpty }
 }
 
 /// Reads JSON from UTF-8 bytes token by token, without building a tree: the reader asks for the
@@ -16,42 +18,46 @@ struct JSONSyntaxError: Error {
 /// that fit a `Double` or a `Decimal`), except that a string keeps a U+FEFF that follows an escape or
 /// opens it (Foundation drops it there). Nothing here recurses: containers are skipped with a counter
 /// and a stack of their kinds.
-struct JSONScanner {
+///
+/// A `public` type with `package` members, no product's API: the document reader calls its small
+/// members per token from another module, and Swift 6.3 inlines a type's `@inlinable` members
+/// there only when the type itself is `public`.
+public struct JSONScanner {
   /// The deepest nesting of arrays and objects `JSONSerialization` reads.
-  static let maximumDepth = 512
+  package static let maximumDepth = 512
 
   /// The window's first byte.
-  private(set) var base: UnsafePointer<UInt8>
+  @usableFromInline var base: UnsafePointer<UInt8>
   /// The bytes in the window, from ``base``.
-  private(set) var count: Int
+  @usableFromInline var count: Int
   /// The offset in the window of the next byte to read (moved only by the scanner's readers, here
   /// and in JSONScanner+Scalars.swift and JSONScanner+Strings.swift).
-  var position: Int
+  @usableFromInline package var position: Int
   /// Whether the window ends where the text ends (always, unless the text is read from a file).
-  private(set) var isFinal = true
+  @usableFromInline var isFinal = true
   /// The offset in the text of the window's first byte.
-  private(set) var consumed = 0
+  @usableFromInline package private(set) var consumed = 0
   /// How many times the window moved: a saved offset is valid while this is unchanged.
-  private(set) var moves = 0
+  @usableFromInline var moves = 0
   /// A file's bytes in a window, and how to read more (nil when the whole text is in memory).
   private var window: UnsafeMutableBufferPointer<UInt8>?
   private let source: ((UnsafeMutableRawBufferPointer) -> Int)?
   /// Whether reading the file failed (the text then ends there).
-  private(set) var readFailed = false
+  package private(set) var readFailed = false
   /// Whether one value needed a window larger than ``maxWindow`` (the reading stopped there).
-  private(set) var valueTooLarge = false
+  package private(set) var valueTooLarge = false
   /// The largest the window grows (``defaultMaxWindow`` unless a test asks for less).
-  private(set) var maxWindow = JSONScanner.defaultMaxWindow
+  package private(set) var maxWindow = JSONScanner.defaultMaxWindow
   /// How many arrays and objects are open around ``position``.
-  private(set) var depth = 0
+  @usableFromInline var depth = 0
   /// Strings with escapes are decoded here (grown as needed by the string reader, freed by
   /// ``deallocate()``).
-  var scratch: UnsafeMutableBufferPointer<UInt8>
+  @usableFromInline var scratch: UnsafeMutableBufferPointer<UInt8>
   /// Whether each container ``skipValue()`` has open is an object (its kinds, innermost last).
-  private var skipping: [Bool] = []
+  @usableFromInline var skipping: [Bool] = []
 
   /// A scanner of `buffer`, which must outlive it; call ``deallocate()`` when done.
-  init(_ buffer: UnsafeBufferPointer<UInt8>, position: Int = 0) {
+  package init(_ buffer: UnsafeBufferPointer<UInt8>, position: Int = 0) {
     // An empty buffer may have no address; nothing is read from it then.
     base = buffer.baseAddress ?? UnsafePointer(Self.empty)
     count = buffer.count
@@ -64,7 +70,7 @@ struct JSONScanner {
   /// A scanner of a text read from `source` (which fills the buffer it is given and returns how
   /// many bytes it read, 0 at the end, -1 on failure) in a window of `windowSize` bytes at first,
   /// grown when one value needs more; `initial` is what was read already (at most `windowSize`).
-  init(
+  package init(
     initial: UnsafeBufferPointer<UInt8>, windowSize: Int, maxWindow: Int = JSONScanner.defaultMaxWindow,
     source: @escaping (UnsafeMutableRawBufferPointer) -> Int
   ) {
@@ -82,13 +88,13 @@ struct JSONScanner {
 
   nonisolated(unsafe) private static let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
-  func deallocate() {
+  package func deallocate() {
     scratch.deallocate()
     window?.deallocate()
   }
 
   /// A scanner of the window as it is, to read again a value already read (for a message).
-  func rereading(at offset: Int) -> JSONScanner {
+  package func rereading(at offset: Int) -> JSONScanner {
     JSONScanner(UnsafeBufferPointer(start: base, count: count), position: offset)
   }
 
@@ -96,7 +102,7 @@ struct JSONScanner {
 
   /// Moves the window to start at `start` (an offset in it) and reads on; the window grows when
   /// what it keeps fills more than half of it. At the end of the file, the window is final.
-  mutating func refill(keepingFrom start: Int) {
+  @usableFromInline mutating func refill(keepingFrom start: Int) {
     guard let source, var buffer = window, !isFinal else { return }
     let kept = count - start
     if kept * 2 > buffer.count && buffer.count * 2 > maxWindow {
@@ -135,12 +141,12 @@ struct JSONScanner {
   }
 
   /// Reads on when fewer than `amount` bytes are left in the window.
-  @inline(__always) mutating func ensureAhead(_ amount: Int) {
+  @inlinable @inline(__always) mutating func ensureAhead(_ amount: Int) {
     if !isFinal && count - position < amount { refill(keepingFrom: position) }
   }
 
   /// ``skipWhitespace()``, reading on at the end of the window: only where no offset is kept.
-  mutating func skipWhitespaceReadingOn() -> Int {
+  @inlinable package mutating func skipWhitespaceReadingOn() -> Int {
     while true {
       let next = skipWhitespace()
       if next >= 0 || isFinal { return next }
@@ -150,7 +156,9 @@ struct JSONScanner {
 
   /// Reads a value with `body` from the position, again from the same place with more of the file
   /// in the window whenever the window ends before the value does.
-  mutating func rereadingOn<Value>(_ body: (inout JSONScanner) throws(JSONSyntaxError) -> Value)
+  @inlinable package mutating func rereadingOn<Value>(
+    _ body: (inout JSONScanner) throws(JSONSyntaxError) -> Value
+  )
     throws(JSONSyntaxError) -> Value
   {
     ensureAhead(Self.lookahead)
@@ -173,20 +181,20 @@ struct JSONScanner {
   }
 
   /// How much of the file the window holds ahead of a value before reading it.
-  static let lookahead = 1 << 16
+  @usableFromInline static let lookahead = 1 << 16
 
   /// The largest window: one value of a snapshot (a node, an edge, a name) is far smaller.
-  static let defaultMaxWindow = 1 << 28
+  package static let defaultMaxWindow = 1 << 28
 
   // MARK: bytes
 
   /// The byte at `offset`, or -1 past the end.
-  @inline(__always) func byte(_ offset: Int) -> Int {
+  @inlinable @inline(__always) package func byte(_ offset: Int) -> Int {
     offset < count ? Int(base[offset]) : -1
   }
 
   /// Skips spaces, tabs, line feeds and carriage returns; returns the next byte (-1 at the end).
-  @inline(__always) mutating func skipWhitespace() -> Int {
+  @inlinable @inline(__always) package mutating func skipWhitespace() -> Int {
     while position < count {
       let next = base[position]
       guard next == 0x20 || next == 0x0A || next == 0x0D || next == 0x09 else { return Int(next) }
@@ -196,7 +204,7 @@ struct JSONScanner {
   }
 
   /// The error for the byte at `offset`: the end of the text, or a byte that cannot be there.
-  func unexpected(at offset: Int) -> JSONSyntaxError {
+  @usableFromInline func unexpected(at offset: Int) -> JSONSyntaxError {
     if offset >= count && !isFinal { return .needsMore }
     return offset >= count
       ? JSONSyntaxError(reason: "Unexpected end of file during JSON parse.")
@@ -204,20 +212,20 @@ struct JSONScanner {
   }
 
   /// After a value: only whitespace may follow the top level.
-  mutating func expectEnd() throws(JSONSyntaxError) {
+  package mutating func expectEnd() throws(JSONSyntaxError) {
     if skipWhitespaceReadingOn() >= 0 {
       throw JSONSyntaxError(reason: "Invalid value around character \(consumed + position).")
     }
   }
 
   /// Skips whitespace and a colon and the whitespace after it, up to a member's value.
-  @inline(__always) mutating func expectColon() throws(JSONSyntaxError) {
+  @inlinable @inline(__always) package mutating func expectColon() throws(JSONSyntaxError) {
     guard skipWhitespace() == 0x3A else { throw unexpected(at: position) }
     position += 1
     _ = skipWhitespace()
   }
 
-  private mutating func open() throws(JSONSyntaxError) {
+  @usableFromInline mutating func open() throws(JSONSyntaxError) {
     guard depth < Self.maximumDepth else {
       throw JSONSyntaxError(
         reason: "Too many nested arrays or dictionaries around character \(consumed + position + 1).")
@@ -234,7 +242,7 @@ struct JSONScanner {
   /// `readingOn`: the window reads on between members, and a member is read again when the window
   /// ends inside it (``rereadingOn(_:)``); `member` must then change nothing before it has read the
   /// value whole.
-  @inline(__always) mutating func members(
+  @inlinable @inline(__always) package mutating func members(
     readingOn: Bool = false,
     _ member: (inout JSONScanner, UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> Void
   ) throws(JSONSyntaxError) {
@@ -276,7 +284,7 @@ struct JSONScanner {
   /// Reads the array at the position (`[`), calling `element` with each element's index while the
   /// position is at the element; `element` must read or skip it.
   /// `readingOn`: as for ``members(readingOn:_:)``.
-  @inline(__always) mutating func elements(
+  @inlinable @inline(__always) package mutating func elements(
     readingOn: Bool = false, _ element: (inout JSONScanner, Int) throws(JSONSyntaxError) -> Void
   ) throws(JSONSyntaxError) {
     try open()
@@ -310,7 +318,7 @@ struct JSONScanner {
   }
 
   /// Skips the value at the position, checking that it is JSON, with no recursion on its depth.
-  mutating func skipValue() throws(JSONSyntaxError) {
+  @usableFromInline package mutating func skipValue() throws(JSONSyntaxError) {
     let outer = skipping.count
     while true {
       // At a value.

@@ -1,17 +1,6 @@
 internal import Foundation
+internal import RetainGraphJSONScanner
 internal import RetainGraphSupport
-
-/// A field as read: missing, a value, a value of another type, or a string that names nothing known
-/// (the last two by where the value is in the text, to describe it in a message).
-enum JSONField<Value> {
-  case missing
-  case value(Value)
-  case wrongType(at: Int)
-  case unknown(at: Int)
-  /// A value of another type, described (a top-level field's, whose text may be gone by the time
-  /// it is validated).
-  case described(String)
-}
 
 /// Where a record is, for messages (`nodes[3]`), made into text only for a message.
 struct JSONPlace: CustomStringConvertible {
@@ -78,15 +67,14 @@ struct JSONDocument {
     var versionTwoError: (index: Int, error: GraphDecodingError)?
   }
 
-  struct DanglingRecords {
-    var references: [DanglingReference] = []
+  /// An optional array's elements (`dangling`, `notes`, `noteDetails`) up to the first wrong one,
+  /// whose error is kept (the rest are skipped).
+  struct OptionalRecords<Value> {
+    var values: [Value] = []
     var error: GraphDecodingError?
   }
-
-  struct NoteRecords {
-    var notes: [String] = []
-    var error: GraphDecodingError?
-  }
+  typealias DanglingRecords = OptionalRecords<DanglingReference>
+  typealias NoteRecords = OptionalRecords<String>
 
   // MARK: reading
 
@@ -117,7 +105,7 @@ struct JSONDocument {
         guard records.error == nil else { return try scanner.skipValue() }
         let offset = scanner.position
         if case .value(let bytes) = try scanner.stringField() {
-          records.notes.append(String(decoding: bytes, as: UTF8.self))
+          records.values.append(String(decoding: bytes, as: UTF8.self))
         } else {
           records.error = .wrongType(
             "notes[\(index)]", expected: "a string", found: describe(at: offset, in: scanner))
@@ -307,30 +295,45 @@ struct JSONDocument {
   private mutating func readDangling(
     _ index: Int, into records: inout DanglingRecords, _ scanner: inout JSONScanner
   ) throws(JSONSyntaxError) {
+    var holder = JSONField<Int>.missing
+    var label = JSONField<Int32>.missing
+    try readObject(index, of: "dangling", into: &records, &scanner) {
+      document, scanner, key throws(JSONSyntaxError) in
+      if key.equals("holder") {
+        holder = try scanner.integerField()
+      } else if key.equals("label") {
+        label = try scanner.stringField().map { document.strings.intern($0) }
+      } else {
+        try scanner.skipValue()
+      }
+    } value: { document, scanner, place throws(GraphDecodingError) in
+      let holder = try document.integer(document.settled(holder, scanner), "holder", at: place)
+      let label = try document.string(document.settled(label, scanner), "label", at: place)
+      return DanglingReference(holder: holder, label: document.strings[label])
+    }
+  }
+
+  /// Reads element `index` of the optional array `array` of objects into `records`: `member` reads
+  /// each member (into the caller's fields), then `value` makes the element of them, or throws what
+  /// is wrong with it, which becomes the records' error. Once an element is wrong the others are
+  /// skipped. The one reader of `dangling` and `noteDetails` records.
+  mutating func readObject<Value>(
+    _ index: Int, of array: String, into records: inout OptionalRecords<Value>, _ scanner: inout JSONScanner,
+    member: (inout JSONDocument, inout JSONScanner, UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) ->
+      Void,
+    value: (JSONDocument, JSONScanner, JSONPlace) throws(GraphDecodingError) -> Value
+  ) throws(JSONSyntaxError) {
     guard records.error == nil else { return try scanner.skipValue() }
-    let place = JSONPlace(array: "dangling", index: index)
+    let place = JSONPlace(array: array, index: index)
     let offset = scanner.position
     guard scanner.byte(offset) == 0x7B else {
       try scanner.skipValue()
       records.error = .wrongType("\(place)", expected: "an object", found: describe(at: offset, in: scanner))
       return
     }
-    var holder = JSONField<Int>.missing
-    var label = JSONField<Int32>.missing
-    try scanner.members { scanner, key throws(JSONSyntaxError) in
-      if key.equals("holder") {
-        holder = try scanner.integerField()
-      } else if key.equals("label") {
-        label = try scanner.stringField().map { strings.intern($0) }
-      } else {
-        try scanner.skipValue()
-      }
-    }
-    (holder, label) = (settled(holder, scanner), settled(label, scanner))
+    try scanner.members { scanner, key throws(JSONSyntaxError) in try member(&self, &scanner, key) }
     do throws(GraphDecodingError) {
-      let holder = try integer(holder, "holder", at: place)
-      let label = try string(label, "label", at: place)
-      records.references.append(DanglingReference(holder: holder, label: strings[label]))
+      records.values.append(try value(self, scanner, place))
     } catch {
       records.error = error
     }
