@@ -27,14 +27,41 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
-    .target(name: "RetainGraph", exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
+    .target(
+      name: "RetainGraph",
+      dependencies: [
+        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphImages", "RetainGraphMachineCode",
+        "RetainGraphAsyncFrames",
+      ],
+      exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
+    // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
+    // What every layer needs and none owns: the lock that is safe across fork, the chunked array of
+    // the graph's storage, the atomic file writes of rendering and the command line.
+    .target(name: "RetainGraphSupport"),
+    // The byte-level JSON scanner: reads JSON token by token, as Foundation accepts it, without a
+    // tree; the core reads the graph's JSON form with it.
+    .target(name: "RetainGraphJSONScanner"),
+    // Binary images: ELF parsed and mapped once per image through one catalogue, and DWARF; the names of
+    // <elf.h>, the DWARF constants and the loader calls come from the C shim CRetainGraphELF.
+    .target(name: "CRetainGraphELF"),
+    .target(
+      name: "RetainGraphImages", dependencies: ["CRetainGraphELF", "RetainGraphSupport"],
+      exclude: ["README.md"]),
+    // Machine code: one instruction model, the x86_64 decoder, and the matchers built on it.
+    .target(name: "RetainGraphMachineCode", exclude: ["README.md"]),
+    // Async frames: which words of a suspended task's frames hold no reference, read from the machine code
+    // that resumes them (frame liveness).
+    .target(
+      name: "RetainGraphAsyncFrames",
+      dependencies: ["RetainGraphImages", "RetainGraphMachineCode", "RetainGraphSupport"],
+      exclude: ["README.md"]),
     .systemLibrary(
       name: "CGraphviz",
       path: "Sources/CGraphviz",
       pkgConfig: "libgvc",
       providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]
     ),
-    .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "CGraphviz"]),
+    .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "RetainGraphSupport", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
       dependencies: ["RetainGraph"]
@@ -49,6 +76,7 @@ let package = Package(
       dependencies: [
         "RetainGraph",
         "RetainGraphRendering",
+        "RetainGraphSupport",
         "Samples",
         .product(
           name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
@@ -71,6 +99,9 @@ let package = Package(
       name: "RetainGraphTests",
       dependencies: [
         "RetainGraph",
+        "RetainGraphSupport",
+        "RetainGraphImages",
+        "RetainGraphAsyncFrames",
         "RetainGraphTestSupport",
         "Samples",
         "GRDBTwin",
@@ -83,6 +114,12 @@ let package = Package(
       ],
       exclude: ["__Snapshots__"]
     ),
+    .testTarget(name: "RetainGraphImagesTests", dependencies: ["RetainGraphImages", "CRetainGraphELF"]),
+    .testTarget(name: "RetainGraphMachineCodeTests", dependencies: ["RetainGraphMachineCode"]),
+    .testTarget(name: "RetainGraphAsyncFramesTests", dependencies: ["RetainGraphAsyncFrames"]),
+    .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
+    .testTarget(
+      name: "RetainGraphJSONScannerTests", dependencies: ["RetainGraphJSONScanner", "RetainGraphTestSupport"]),
     .testTarget(
       name: "RetainGraphTestingTests",
       dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],
@@ -112,7 +149,8 @@ let package = Package(
 )
 
 // C targets take no Swift settings.
-for target in package.targets where target.type != .system && target.name != "CRetainGraphCensus" {
+let cTargets: Set = ["CRetainGraphCensus", "CRetainGraphELF"]
+for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
       .enableUpcomingFeature("ExistentialAny"),

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// A strong retain cycle: a strongly connected component of the strong references.
 public struct Cycle: Sendable, Hashable {
   /// The component's nodes, in ascending id order.

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 #if canImport(Glibc)
   internal import Glibc
 #elseif canImport(Musl)
@@ -60,12 +62,20 @@ public struct GraphOptions: Sendable {
   public var includeClosures: Bool
 
   /// Modules whose code is not yours (the toolchain's and well-known packages': see
-  /// ``knownLibraryModules``; and yours to name once: ``additionalLibraryModules``). When a graph has objects of other modules too, a fix plan never asks
+  /// ``knownLibraryModules``; yours are ``libraries``). When a graph has objects of other modules too, a fix plan never asks
   /// you to weaken a reference one library object holds to another: it frees your objects with
   /// references that touch them, and a loop among library objects alone is left to the library
   /// (``Cycle/libraryLoopMembers``). Add the modules of your own dependencies here; a graph whose
   /// objects are all of these modules is planned as if the set were empty.
   public var libraryModules: Set<String>
+  /// Libraries of your own to add to the known ones for this graph, as data (a test target's
+  /// dependencies): their modules are library modules beside ``libraryModules``, and their ways out
+  /// are what the fix says for a reference one of them holds to your object.
+  public var libraries: [LibraryRule] = []
+  /// The modules the fix plans treat as libraries: ``libraryModules`` and those of ``libraries``.
+  var planLibraryModules: Set<String> {
+    libraries.isEmpty ? libraryModules : libraryModules.union(libraries.flatMap(\.modules))
+  }
 
   /// Whether the walk reads class references, optional class references and arrays of class
   /// references straight from memory (the default). Turn it off to send every value through the
@@ -86,6 +96,7 @@ public struct GraphOptions: Sendable {
   ///   - includeClosures: whether to follow closures to their captures.
   ///   - libraryModules: modules whose code is not yours (default ``defaultLibraryModules``: the
   ///     known ones and those you named once).
+  ///   - libraries: libraries of your own, as data, added to the known ones (see ``libraries``).
   public init(
     maxNodes: Int = 100_000,
     maxDepth: Int? = nil,
@@ -93,7 +104,8 @@ public struct GraphOptions: Sendable {
     ignoredTypeNames: [String] = [],
     ignoredReferences: [ReferencePattern] = [],
     includeClosures: Bool = true,
-    libraryModules: Set<String> = GraphOptions.defaultLibraryModules
+    libraryModules: Set<String> = GraphOptions.defaultLibraryModules,
+    libraries: [LibraryRule] = []
   ) {
     self.nodeLimit = max(1, maxNodes)
     self.maxDepth = maxDepth
@@ -102,6 +114,7 @@ public struct GraphOptions: Sendable {
     self.ignoredReferences = ignoredReferences
     self.includeClosures = includeClosures
     self.libraryModules = libraryModules
+    self.libraries = libraries
   }
 
   /// Creates options that leave out edges by their label's text (see ``ignoredLabels``).
@@ -148,6 +161,9 @@ public struct GraphOptions: Sendable {
   /// `remove(transactionObserver:)` or extent `.observerLifetime`, a Combine `AnyCancellable`'s
   /// cancel), the fix says it.
   public static let knownLibraryModules: Set<String> = KnownLibraries.modules
+  /// The libraries known by name, as data: each one's modules (``knownLibraryModules``) and its ways
+  /// out of references it holds to your objects. Add your own per graph with ``libraries``.
+  public static let knownLibraries: [LibraryRule] = KnownLibraries.all
 
   /// Modules your code depends on that are not yours, named once for a whole test target or
   /// program: they are added to every graph's default ``libraryModules`` (see
@@ -160,6 +176,11 @@ public struct GraphOptions: Sendable {
   ///
   /// The environment variable `RETAIN_GRAPH_LIBRARY_MODULES` (module names separated by commas, read
   /// once) does the same without code: `RETAIN_GRAPH_LIBRARY_MODULES=MyNetworking,ThirdPartySDK swift test`.
+  @available(
+    *, deprecated,
+    message:
+      "process-wide state: give each graph its libraries through GraphOptions(libraries:) or libraryModules"
+  )
   public static var additionalLibraryModules: Set<String> {
     get { additionalModules.withLock { $0 } }
     set { additionalModules.withLock { $0 = newValue } }
@@ -170,7 +191,7 @@ public struct GraphOptions: Sendable {
   /// named in the environment variable `RETAIN_GRAPH_LIBRARY_MODULES`, and
   /// ``additionalLibraryModules``.
   public static var defaultLibraryModules: Set<String> {
-    knownLibraryModules.union(environmentLibraryModules).union(additionalLibraryModules)
+    knownLibraryModules.union(environmentLibraryModules).union(additionalModules.withLock { $0 })
   }
 
   /// The modules named in `RETAIN_GRAPH_LIBRARY_MODULES`, read once.

@@ -10,7 +10,7 @@ extension ObjectGraph {
   ) -> (graph: ObjectGraph, objects: [AnyObject?]) {
     var walker = Walker(options: options)
     let result = walker.walk(root, keepingObjects: true, keepingContexts: true)
-    return (ObjectGraph(walk: result, libraryModules: options.libraryModules), result.objects)
+    return (ObjectGraph(walk: result, options: options), result.objects)
   }
 
   /// Each edge's endpoints and whether it is strong, in edge order, without making the edges'

@@ -12,14 +12,15 @@ extension ObjectGraph {
   /// - Returns: a `digraph` in DOT.
   /// - Complexity: O(*n* + *e*) for *n* nodes and *e* edges.
   public func dot(style: DOTStyle = DOTStyle()) -> String {
-    DOTWriter(graph: self, style: style).text()
+    DOTWriter(plan: DrawingPlan(graph: self, style: style)).text()
   }
 
   /// How many nodes ``dot(style:)`` draws with `style`, and how many it would draw without
   /// ``DOTStyle/maxNodes`` (all of them, or the cycles and the paths to them with
   /// ``DOTStyle/cyclesOnly``): the command line's note on what its node cap left out.
   package func drawnNodeCounts(style: DOTStyle) -> (drawn: Int, candidates: Int) {
-    let candidates = DOTWriter.drawingOrder(graph: self, cyclesOnly: style.cyclesOnly).count
-    return (min(candidates, style.maxNodes.map { max(1, $0) } ?? candidates), candidates)
+    let candidates = DrawingPlan.drawingOrder(graph: self, cyclesOnly: style.cyclesOnly).count
+    let cut = DrawingPlan.Cut(candidates: candidates, style: style)
+    return (cut.drawn, cut.candidates)
   }
 }

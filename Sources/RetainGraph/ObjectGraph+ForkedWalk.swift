@@ -136,7 +136,8 @@ extension ObjectGraph {
       if let childFault, let bytes = childFault.perform(attempt: attempt) { return bytes }
       return GraphTransfer.encode(ObjectGraph(reflecting: root, options: options))
     }
-    self = try GraphTransfer.decode(bytes, libraryModules: options.libraryModules)
+    self = try GraphTransfer.decode(
+      bytes, libraryModules: options.planLibraryModules, libraryRules: options.libraries)
   }
 }
 

@@ -76,7 +76,7 @@ extension ObjectGraph {
     let rootCounts = ReferenceCounts(of: root)
     var walker = Walker(options: options)
     let result = walker.walk(root, keepingObjects: true, keepingContexts: true)
-    let graph = ObjectGraph(walk: result, libraryModules: options.libraryModules)
+    let graph = ObjectGraph(walk: result, options: options)
     let objects = result.objects
     let addresses = objects.map { object in
       object.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// The object graph reachable from a root, as plain data, with the ownership of every reference.
 ///
 /// ```swift
@@ -151,6 +153,7 @@ public struct ObjectGraph: Sendable {
     danglingReferences: [DanglingReference],
     notes: [GraphNote],
     libraryModules: Set<String> = GraphOptions.defaultLibraryModules,
+    libraryRules: [LibraryRule] = [],
     objectAddresses: ChunkedArray<UInt> = ChunkedArray()
   ) {
     self.root = root
@@ -162,7 +165,8 @@ public struct ObjectGraph: Sendable {
     self.libraries = Libraries(modules: libraryModules)
     // The analysis finds the cycles and their plans; the advice is written from them afterwards.
     let finder = CycleFinder(storage: storage, root: root, libraryModules: libraryModules)
-    self.cycles = Advice.cycles(finder.cycles(), isLibrary: finder.isLibrary, in: storage)
+    self.cycles = Advice.cycles(
+      finder.cycles(), isLibrary: finder.isLibrary, libraries: libraryRules, in: storage)
   }
 
   /// Walks the graph reachable from `root`.
@@ -181,7 +185,7 @@ public struct ObjectGraph: Sendable {
   /// - Complexity: O(*n* + *e*) for *n* objects and *e* references, plus the values walked through.
   public init(reflecting root: Any, options: GraphOptions = GraphOptions()) {
     var walker = Walker(options: options)
-    self.init(walk: walker.walk(root), libraryModules: options.libraryModules)
+    self.init(walk: walker.walk(root), options: options)
   }
 
   /// Walks the graph from `root` like ``init(reflecting:options:)`` and also returns the objects it
@@ -196,14 +200,15 @@ public struct ObjectGraph: Sendable {
   ) -> (graph: ObjectGraph, objects: [AnyObject?]) {
     var walker = Walker(options: options)
     let result = walker.walk(root, keepingObjects: true)
-    return (ObjectGraph(walk: result, libraryModules: options.libraryModules), result.objects)
+    return (ObjectGraph(walk: result, options: options), result.objects)
   }
 
-  /// Assembles the graph a walk produced, its fix plans made with `libraryModules`.
-  init(walk result: WalkResult, libraryModules: Set<String>) {
+  /// Assembles the graph a walk produced, its fix plans made with the libraries of `options`.
+  init(walk result: WalkResult, options: GraphOptions) {
     self.init(
       storage: result.storage, root: 0, isTruncated: result.isTruncated,
-      danglingReferences: result.danglingReferences, notes: result.notes, libraryModules: libraryModules,
+      danglingReferences: result.danglingReferences, notes: result.notes,
+      libraryModules: options.planLibraryModules, libraryRules: options.libraries,
       objectAddresses: result.objectAddresses)
   }
 }

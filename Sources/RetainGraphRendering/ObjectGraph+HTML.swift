@@ -1,5 +1,6 @@
 public import Foundation
 public import RetainGraph
+internal import RetainGraphSupport
 
 extension ObjectGraph {
   /// One self-contained HTML page to explore the graph in a browser, with nothing fetched from the
@@ -44,6 +45,11 @@ extension ObjectGraph {
   public func writeHTMLPage(to url: URL, style: DOTStyle = .init(), marking marks: [HTMLMark] = [])
     throws(RenderingError)
   {
-    try AtomicFile.write(Data(htmlPage(style: style, marking: marks).utf8), to: url)
+    let page = Data(try htmlPage(style: style, marking: marks).utf8)
+    do {
+      try AtomicFile.write(page, to: url)
+    } catch {
+      throw RenderingError(.fileNotWritten, path: error.path, error.description)
+    }
   }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import RetainGraph
+internal import RetainGraphSupport
 
 extension ObjectGraph {
   /// Draws the graph with Graphviz, in-process.
@@ -27,6 +28,10 @@ extension ObjectGraph {
   ///   names the file and the reason).
   public func write(to url: URL, format: RenderFormat, style: DOTStyle = .init()) throws(RenderingError) {
     let data = try render(format, style: style)
-    try AtomicFile.write(data, to: url)
+    do {
+      try AtomicFile.write(data, to: url)
+    } catch {
+      throw RenderingError(.fileNotWritten, path: error.path, error.description)
+    }
   }
 }

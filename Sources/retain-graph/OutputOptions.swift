@@ -1,21 +1,15 @@
 // The commands need swift-argument-parser, which only the CommandLine trait brings (see
 // WithoutCommandLine.swift for the executable built without it).
 #if CommandLine
-  import ArgumentParser
+  public import ArgumentParser
   import Foundation
   import RetainGraph
   import RetainGraphRendering
+  import RetainGraphSupport
 
-  /// What the CLI can write.
-  enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
-    case text, dot, svg, png, pdf, json, html
-
-    /// PNG and PDF are binary: they go to a file unless `--output -` asks for standard output.
-    var isBinary: Bool { self == .png || self == .pdf }
-
-    /// A drawing of the graph, which `--max-nodes` limits.
-    var isPicture: Bool { self != .text && self != .json }
-  }
+  /// `--format`: the formats the library writes (its one list). PNG and PDF are binary: they go to a
+  /// file unless `--output -` asks for standard output; pictures are what `--max-nodes` limits.
+  extension OutputFormat: ExpressibleByArgument {}
 
   /// `--rank-dir`: the values of `DOTStyle.RankDirection`.
   enum RankDirectionArgument: String, CaseIterable, ExpressibleByArgument {
@@ -103,19 +97,9 @@
 
     /// The bytes of `graph` in `format`.
     func data(for graph: ObjectGraph, format: OutputFormat) throws -> Data {
-      let style = style
-      switch format {
-      case .text:
-        return Data((report.text(of: graph) + "\n").utf8)
-      case .dot: return Data(graph.dot(style: style).utf8)
-      case .json: return graph.jsonData()
-      case .svg: return try graph.render(.svg, style: style)
-      case .png: return try graph.render(.png, style: style)
-      case .pdf: return try graph.render(.pdf, style: style)
-      case .html:
-        let marks = marks.map { HTMLMark(node: $0.node, note: $0.note) }
-        return Data(try graph.htmlPage(style: style, marking: marks, limits: report.limits).utf8)
-      }
+      try graph.data(
+        format, style: style, marking: marks.map { HTMLMark(node: $0.node, note: $0.note) },
+        limits: report.limits)
     }
 
     /// Checks that the output can go where it was asked to, before doing any work.
@@ -145,7 +129,7 @@
       do {
         try AtomicFile.write(data, to: URL(fileURLWithPath: output))
       } catch {
-        throw CommandFailure(error.message)
+        throw CommandFailure(error.description)
       }
     }
   }

@@ -3,6 +3,7 @@
 #if CommandLine
   import ArgumentParser
   import RetainGraph
+  import RetainGraphRendering
 
   struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

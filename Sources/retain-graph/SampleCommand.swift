@@ -3,6 +3,7 @@
 #if CommandLine
   import ArgumentParser
   import RetainGraph
+  import RetainGraphRendering
   import Samples
 
   struct SampleCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import Foundation
-import RetainGraphRendering
+import RetainGraphSupport
 
 #if canImport(Glibc)
   import Glibc

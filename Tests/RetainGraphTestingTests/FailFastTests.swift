@@ -307,7 +307,7 @@ struct AsyncTwinTests {
       return twoObjectCycle()
     }?.description
     let headline = "2 objects reachable from Owner are still alive after Owner was released"
-    #expect(failure?.contains(headline) == true)
+    #expect(failure?.contains(headline) == true, "\(failure ?? "no failure")")
     #expect(failure?.contains("nothing can release them") == true)
   }
 

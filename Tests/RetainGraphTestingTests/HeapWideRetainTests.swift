@@ -10,6 +10,12 @@ private final class Retained {
   var other: Retained?
 }
 
+/// Hands a test's object to a thread of its own.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}
+
 /// A census that sees one growing type and records, at each call, whether a heap-wide retain was
 /// made inside a heap-wide retain.
 private final class RecordingCensus: CensusProvider, @unchecked Sendable {
@@ -100,6 +106,40 @@ private final class RecordingCensus: CensusProvider, @unchecked Sendable {
     outerEnded.wait()
     #expect(audit.incomplete == nil, "the audit counted once the retain ended")
     #expect(waited < .seconds(30), "the audit waited \(waited)")
+  }
+
+  /// A new retain holds back for an audit that waits only for a while (`fairnessWait`), never until
+  /// the audit ends: an audit whose task cannot run (the cooperative pool's threads all blocked in
+  /// such waits) once held every search back and starved an async check for minutes. It still
+  /// never starts while an audit counts (`noSearchStartsWhileAnAuditCounts`).
+  @Test func aNewRetainHoldsBackForAWaitingAuditOnlyForAWhile() {
+    let owner = Retained()
+    let firstStarted = DispatchSemaphore(value: 0)
+    let firstEnded = Mutex<ContinuousClock.Instant?>(nil)
+    let secondStarted = Mutex<ContinuousClock.Instant?>(nil)
+    Thread.detachNewThread {
+      HeapWideRetains.during {
+        firstStarted.signal()
+        Thread.sleep(forTimeInterval: 5)
+        firstEnded.withLock { $0 = .now }
+      }
+    }
+    firstStarted.wait()
+    let audited = DispatchSemaphore(value: 0)
+    let box = UncheckedSendable(owner)
+    Thread.detachNewThread {
+      // Waits for the first retain to end.
+      _ = ObjectGraph.auditOutsideReferences(
+        of: box.value, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in 0 },
+        waitingForSearchesUntil: .now.advanced(by: .seconds(60)))
+      audited.signal()
+    }
+    Thread.sleep(forTimeInterval: 0.1)
+    HeapWideRetains.during { secondStarted.withLock { $0 = .now } }
+    audited.wait()
+    let started = secondStarted.withLock { $0 }
+    let ended = firstEnded.withLock { $0 }
+    #expect(started != nil && ended != nil && started! < ended!, "the second retain waited for the first")
   }
 
   /// An audit inside a heap-wide retain cannot be quiet (its own retain never ends before it):

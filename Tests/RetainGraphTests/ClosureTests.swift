@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphImages
 import RetainGraphTestSupport
 import Samples
 import Testing
@@ -292,7 +293,7 @@ struct ClosureNameTests {
   /// check, `make test-release`, is where a method is found only this way.)
   @Test func inlinedFunctionsAreReadFromTheDWARF() throws {
     let path = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    let debugInfo = ImageDebugInfo(path: path)
+    let debugInfo = ImageCatalogue.image(atPath: path).debugInfo
     let starts = debugInfo.functionsWithInlinedCode
     #expect(starts.count > 100, "\(starts.count) functions with inlined code")
     // Swift symbols, beside the compiler's artificial functions (`__unknown_macro__`,
@@ -303,7 +304,7 @@ struct ClosureNameTests {
       swiftNames.count > 100 && swiftNames.count * 2 > names.count, "\(swiftNames.count) of \(names.count)")
     #expect(swiftNames.allSatisfy { SymbolNames.demangled($0) != nil })
     #expect(debugInfo.inlinedFunctions(at: 1).isEmpty)
-    #expect(ImageDebugInfo(path: "/nonexistent").functionsWithInlinedCode.isEmpty)
+    #expect(ImageCatalogue.image(atPath: "/nonexistent").debugInfo.functionsWithInlinedCode.isEmpty)
   }
 
   @Test func modulesOfNodeNames() {

@@ -66,6 +66,12 @@ import Testing
     #expect(ObjectGraph(reflecting: box).edges.contains { $0.label == "strongValue" })
   }
 
+  /// The process-wide modules still reach every default (read only here: setting them would touch
+  /// every test running at the same time).
+  @Test func additionalLibraryModulesAreInTheDefault() {
+    #expect(GraphOptions.defaultLibraryModules.isSuperset(of: old.additionalLibraryModules()))
+  }
+
   @Test func snapshotWalkErrorIsForkedWalkError() {
     let same = old.snapshotWalkErrorIsTheNewType()
     #expect(same)
@@ -87,6 +93,7 @@ protocol OldNameUses {
   static func suggestedBreak(of cycle: Cycle) -> Edge
   static func options(ignoringLabels labels: Set<String>) -> GraphOptions
   static func ignoredLabels(of options: GraphOptions) -> Set<String>
+  static func additionalLibraryModules() -> Set<String>
 }
 
 enum OldNames: OldNameUses {
@@ -128,4 +135,7 @@ enum OldNames: OldNameUses {
 
   @available(*, deprecated, message: "spells the deprecated names on purpose")
   static func ignoredLabels(of options: GraphOptions) -> Set<String> { options.ignoredLabels }
+
+  @available(*, deprecated, message: "spells the deprecated names on purpose")
+  static func additionalLibraryModules() -> Set<String> { GraphOptions.additionalLibraryModules }
 }

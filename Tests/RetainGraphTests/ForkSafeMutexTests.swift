@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphSupport
 import Synchronization
 import Testing
 

@@ -41,12 +41,12 @@ final class PlayerTracker: TransactionObserver {
   }
 }
 
+/// The GRDB twin, named as a library of this test target through the options (its ways out are
+/// GRDB's: a module no known library has takes a known library's way out for the same holder).
+let grdbTwin = LibraryRule(name: "the GRDB twin", modules: ["GRDBTwin"])
+
 @Suite("Libraries' internals are never the fix")
 struct LibraryAdviceTests {
-  init() {
-    // The one place this test target names its own library module: the GRDB twin.
-    GraphOptions.additionalLibraryModules.insert("GRDBTwin")
-  }
 
   @Test func aWeakOnChangeLeavesOnlyObservationsOwnLoop() {
     let (graph, probe) = walkThenRelease {
@@ -135,11 +135,34 @@ struct LibraryAdviceTests {
     #expect(!graph.predictedLeaks().contains(graph.root))
   }
 
-  @Test func theModulesNamedOnceAreInEveryDefault() {
-    #expect(GraphOptions.additionalLibraryModules.contains("GRDBTwin"))
-    #expect(GraphOptions.defaultLibraryModules.contains("GRDBTwin"))
-    #expect(GraphOptions().libraryModules.contains("GRDBTwin"))
+  @Test func theLibrariesOfTheOptionsJoinTheKnownOnes() {
+    #expect(GraphOptions(libraries: [grdbTwin]).planLibraryModules.contains("GRDBTwin"))
+    #expect(
+      GraphOptions(libraries: [grdbTwin]).planLibraryModules.isSuperset(of: GraphOptions.knownLibraryModules))
+    #expect(!GraphOptions().planLibraryModules.contains("GRDBTwin"))
     #expect(GraphOptions.defaultLibraryModules.isSuperset(of: GraphOptions.knownLibraryModules))
+    #expect(Set(GraphOptions.knownLibraries.flatMap(\.modules)) == GraphOptions.knownLibraryModules)
+    #expect(GraphOptions.knownLibraries.contains { $0.name == "GRDB" && !$0.wayOuts.isEmpty })
+  }
+
+  /// A rule of the test target's own says its way out; the runtime agrees that it is one.
+  @Test func aRuleOfYourOwnSaysItsWayOut() throws {
+    let own = LibraryRule(
+      name: "the GRDB twin", modules: ["GRDBTwin"],
+      wayOuts: [.init(holder: "TransactionObservation", advice: "remove the tracker from its queue")])
+    let (graph, probe) = walkThenRelease(options: GraphOptions(libraries: [own])) {
+      PlayerTracker.make(extent: .databaseLifetime)
+    }
+    #expect(probe.object != nil, "the runtime freed the tracker")
+    let cycle = try #require(graph.cycles.first)
+    #expect(
+      cycle.fixPlan.map(\.advice) == [
+        .libraryReference(
+          holding: "TransactionObservation.strongObserver is GRDBTwin's reference to PlayerTracker",
+          module: "GRDBTwin", target: "PlayerTracker", wayOut: "remove the tracker from its queue")
+      ])
+    removeObserver(probe)
+    #expect(probe.object == nil, "removing the observer did not free the tracker")
   }
 
   @Test func theEnvironmentVariablesNamesAreSplitAtCommas() {
@@ -174,6 +197,6 @@ struct LibraryAdviceTests {
   options: GraphOptions? = nil, _ make: () -> AnyObject
 ) -> (ObjectGraph, WeakProbe) {
   let root = make()
-  let graph = ObjectGraph(reflecting: root, options: options ?? GraphOptions())
+  let graph = ObjectGraph(reflecting: root, options: options ?? GraphOptions(libraries: [grdbTwin]))
   return (graph, WeakProbe(root))
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphAsyncFrames
 import RetainGraphTestSupport
 import Testing
 
@@ -271,46 +272,6 @@ struct TaskTests {
             : "the frame of a task group's child task of the task stored in ChildTaskOwner.task (closure #1 in closure #1 in closure #1 in ChildTaskOwner.startGroup(children:)) holds a strong self across an await: re-check `self` after each await or cancel the task (3 references: one in each of 3 tasks (closure #1 in closure #1 in closure #1 in ChildTaskOwner.startGroup(children:)))"),
         "\(graph.report())")
     }
-  }
-
-  /// A merged body's callers (census task starters in optimised builds): the code of
-  /// `ChildTaskStarter.startAsyncLet()` in a release build of the census tests (frame set-up, two
-  /// loads relative to rip, the async function pointer of its task's closure the second, tear-down,
-  /// a jump to the body it shares with `startGroup()`) is read as a caller of that body, with the
-  /// addresses it loads; other code is not.
-  @Test func mergedBodyCallersAreRead() {
-    let code: [UInt8] = [
-      0x55, 0x48, 0x89, 0xE5, 0x48, 0x8D, 0x3D, 0xF5, 0x64, 0x57, 0x00, 0x48, 0x8D, 0x35, 0xEE, 0x55, 0x59,
-      0x00, 0x5D, 0xE9, 0xD8, 0xA4, 0xFF, 0xFF,
-    ]
-    code.withUnsafeBytes { bytes in
-      let start = bytes.baseAddress!
-      let address = UInt(bitPattern: start)
-      let body = address + 24 - 0x5B28
-      #expect(
-        SymbolNames.mergedCallerLoads(start, size: code.count, jumpingTo: body)
-          == [address + 11 + 0x5764F5, address + 18 + 0x5955EE])
-      #expect(SymbolNames.mergedCallerLoads(start, size: code.count, jumpingTo: body + 1) == nil)
-      #expect(SymbolNames.mergedCallerLoads(start, size: code.count - 1, jumpingTo: body) == nil)
-    }
-    // A call (E8) where the jump should be: not a merged body's caller.
-    let call: [UInt8] = [0x55, 0x48, 0x89, 0xE5, 0x5D, 0xE8, 0x00, 0x00, 0x00, 0x00]
-    call.withUnsafeBytes { bytes in
-      let start = bytes.baseAddress!
-      #expect(
-        SymbolNames.mergedCallerLoads(start, size: call.count, jumpingTo: UInt(bitPattern: start) + 10) == nil
-      )
-    }
-  }
-
-  /// Async partial functions' names map to their function's (the debug information's funclets).
-  @Test func partialFunctionNames() {
-    let closure = "$s4twin8ConsumerC15startRecheckingyyFyyYacfU_"
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: closure + "TQ1_") == closure)
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: closure + "TY12_") == closure)
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: closure + "TA") == nil)
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: closure) == nil)
-    #expect(ImageDebugInfo.asyncFunction(ofPartialFunction: "TQ0_") == nil)
   }
 
   /// The report and the picture of a cycle through a stored task, and of one through a suspended

@@ -1,7 +1,11 @@
-// The page's style sheet and script, inline: the page loads nothing from anywhere.
+internal import RetainGraph
+
+// The page's style sheet and script, inline: the page loads nothing from anywhere. The drawing's
+// highlights take their colours from the pictures' palette, and the script finds the drawing's
+// nodes by the element names the drawing plan gives them.
 extension HTMLPage {
   static let styleSheet = #"""
-    :root { --accent: #0a6cff; --mark: #d97706; --text: #1f2933; --muted: #52606d; --line: #d9e2ec; }
+    :root { --accent: \#(DrawingPalette.standard.highlight); --mark: \#(DrawingPalette.standard.mark); --text: #1f2933; --muted: #52606d; --line: #d9e2ec; }
     * { box-sizing: border-box; }
     body { margin: 0; font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: var(--text); }
     header { position: sticky; top: 0; z-index: 1; background: #fff; border-bottom: 1px solid var(--line);
@@ -54,14 +58,14 @@ extension HTMLPage {
       if (svg) {
         for (const g of svg.querySelectorAll('g.node')) {
           const title = g.querySelector('title');
-          const more = title && /^more(\d+)$/.exec(title.textContent);
+          const more = title && /^\#(DrawingPlan.collapsedNamePrefix)(\d+)$/.exec(title.textContent);
           if (more) {
             g.dataset.more = more[1];
             g.setAttribute('tabindex', '0');
             g.setAttribute('role', 'button');
             continue;
           }
-          const match = title && /^n(\d+)$/.exec(title.textContent);
+          const match = title && /^\#(DrawingPlan.nodeNamePrefix)(\d+)$/.exec(title.textContent);
           if (!match) continue;
           const id = Number(match[1]);
           drawn.set(id, g);
@@ -71,7 +75,7 @@ extension HTMLPage {
         }
         for (const g of svg.querySelectorAll('g.edge')) {
           const title = g.querySelector('title');
-          const match = title && /^n(\d+)->n(\d+)$/.exec(title.textContent);
+          const match = title && /^\#(DrawingPlan.nodeNamePrefix)(\d+)->\#(DrawingPlan.nodeNamePrefix)(\d+)$/.exec(title.textContent);
           if (match) edges.push({ from: Number(match[1]), to: Number(match[2]), g });
         }
       }

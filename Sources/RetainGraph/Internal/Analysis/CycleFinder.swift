@@ -1,6 +1,8 @@
+internal import RetainGraphSupport
+
 /// One strong cycle as the analysis found it, in edge and node indices: its members, its loop, the
 /// path to it, and its fix plan's breaks with the idiom rule each matched. The advice (the sentences)
-/// is written from it afterwards (`Output/Advice+Cycle.swift`).
+/// is written from it afterwards (`Advice/Advice+Cycle.swift`).
 struct FoundCycle {
   /// The component's nodes, ascending.
   var members: [Int32]

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 // How a fix plan ranks references: the first rule of `Idioms.rules` each one matches.
 
 extension FixPlan {

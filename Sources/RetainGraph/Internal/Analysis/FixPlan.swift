@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// Which references of one strongly connected component to weaken: the fewest whose weakening
 /// leaves no strong cycle (a minimum feedback arc set), chosen among equals by ownership idiom, and
 /// for each the loop it breaks.

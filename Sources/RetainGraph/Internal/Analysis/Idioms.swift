@@ -2,7 +2,7 @@
 /// reference: its ``Edge/Kind``, the holder's and the target's node kinds, the property's name, the
 /// reference back, and which side of a library the two objects are on), the idiom it names, its rank
 /// (lower is weakened first) and the advice it produces. A reference gets the first rule that
-/// matches; adding an idiom is one row here and its sentence in `Output/Advice.swift`.
+/// matches; adding an idiom is one row here and its sentence in `Advice/Advice.swift`.
 enum Idioms {
   /// Every rule, in the order they are tried.
   static let rules: [IdiomRule] = [
@@ -158,7 +158,7 @@ struct ReferenceFacts: Hashable, Sendable {
   var side: Side
 }
 
-/// The advice a rule produces: what the developer edits. `Output/Advice.swift` writes the sentence.
+/// The advice a rule produces: what the developer edits. `Advice/Advice.swift` writes the sentence.
 enum AdviceForm: Hashable, Sendable {
   /// The library's reference: the library's way out (cancel, remove, a weaker extent), or a closure
   /// capturing `[weak self]` given to it instead of the object.

@@ -1,22 +1,5 @@
-/// A library whose code is not yours, as data (LeakCanary's library leak matchers in the same
-/// spirit): its modules, and for the references it holds to your objects, its way out.
-struct KnownLibrary: Sendable {
-  /// The name users know it by.
-  let name: String
-  /// Its modules, as `import` names them.
-  let modules: [String]
-  /// How you end the references the library holds to your objects.
-  var wayOuts: [WayOut] = []
-
-  /// How you end a reference the library holds: matched on the holder's type (its name without the
-  /// module and the generic arguments) and, when given, the property.
-  struct WayOut: Sendable {
-    let holder: String
-    var property: String?
-    /// What to do, in the words of the library's API.
-    let advice: String
-  }
-}
+/// The former name of ``LibraryRule`` inside the package.
+typealias KnownLibrary = LibraryRule
 
 /// The libraries known by name: the toolchain's, and the packages Swift users depend on.
 enum KnownLibraries {
@@ -131,10 +114,15 @@ enum KnownLibraries {
   }
 
   /// The way out of a reference held by a library's `holder` type (its name without the module and
-  /// the generic arguments) in `property`: the holder's module's library's, or, for a module no
-  /// known library has (one you named: a fork, a twin), any known library's with that holder.
-  static func wayOut(module: Substring?, holder: String, property: String?) -> String? {
-    let candidates = module.flatMap { library(ofModule: $0) }.map { [$0] } ?? all
+  /// the generic arguments) in `property`: the holder's module's rules' among `extra` (a graph's
+  /// own) first, then its known library's, or, for a module no known library has (one you named: a
+  /// fork, a twin), any known library's with that holder.
+  static func wayOut(
+    module: Substring?, holder: String, property: String?, extra: [LibraryRule] = []
+  ) -> String? {
+    let own = module.map { module in extra.filter { $0.modules.contains(String(module)) } } ?? []
+    let known = module.flatMap { library(ofModule: $0) }.map { [$0] } ?? all
+    let candidates = own + known
     for library in candidates {
       if let found = library.wayOuts.first(where: {
         $0.holder == holder && ($0.property == nil || $0.property == property)

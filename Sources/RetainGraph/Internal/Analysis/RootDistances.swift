@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// The breadth-first search from a graph's root over all references, done once per graph and
 /// shared by everything that needs it: the cycles' paths from the root, ``ObjectGraph/path(to:)``,
 /// and the DOT writer's drawing order and back edges.

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// Strongly connected components, by Tarjan's algorithm (R. E. Tarjan, "Depth-first search and
 /// linear graph algorithms", SIAM J. Computing 1(2), 1972), with an explicit stack so deep graphs do
 /// not use the thread's stack.

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 extension GraphTransfer {
   /// Reads the bytes ``GraphTransfer/encode(_:)`` wrote, checking each count, index and string.
   struct Reader {
@@ -121,7 +123,9 @@ extension GraphTransfer {
       return label
     }
 
-    mutating func graph(libraryModules: Set<String>) throws(ForkedWalkError) -> ObjectGraph {
+    mutating func graph(
+      libraryModules: Set<String>, libraryRules: [LibraryRule] = []
+    ) throws(ForkedWalkError) -> ObjectGraph {
       try expect(GraphTransfer.magic, "the magic number RGTX")
       let versionStart = offset
       let version = try u32("the version")
@@ -225,7 +229,7 @@ extension GraphTransfer {
         wideLabels: wideLabels)
       return ObjectGraph(
         storage: storage, root: root, isTruncated: flags == 1, danglingReferences: dangling, notes: notes,
-        libraryModules: libraryModules, objectAddresses: objectAddresses)
+        libraryModules: libraryModules, libraryRules: libraryRules, objectAddresses: objectAddresses)
     }
   }
 }

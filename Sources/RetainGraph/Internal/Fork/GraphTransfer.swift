@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// The compact binary form in which a forked child sends a walked graph to its parent: the
 /// graph's own tables, not JSON and not a re-walk.
 ///
@@ -83,12 +85,13 @@ package enum GraphTransfer {
   /// Reads a graph in transfer form and computes its cycles.
   /// - Throws: ``ForkedWalkError/malformedData(_:)`` naming what is wrong and at which byte.
   package static func decode(
-    _ bytes: [UInt8], libraryModules: Set<String> = GraphOptions.defaultLibraryModules
+    _ bytes: [UInt8], libraryModules: Set<String> = GraphOptions.defaultLibraryModules,
+    libraryRules: [LibraryRule] = []
   ) throws(ForkedWalkError) -> ObjectGraph {
     let result = bytes.withUnsafeBytes { raw in
       Result { () throws(ForkedWalkError) -> ObjectGraph in
         var reader = Reader(raw)
-        return try reader.graph(libraryModules: libraryModules)
+        return try reader.graph(libraryModules: libraryModules, libraryRules: libraryRules)
       }
     }
     return try result.get()

@@ -1,3 +1,4 @@
+internal import RetainGraphSupport
 internal import Synchronization
 
 /// An edge in compact form, 12 bytes: its ends, and one word holding the ownership (2 bits) and the

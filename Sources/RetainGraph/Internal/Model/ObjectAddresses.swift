@@ -1,3 +1,4 @@
+internal import RetainGraphSupport
 internal import Synchronization
 
 /// Where each object node's object was when it was walked: `addresses[id]`, 0 for nodes without

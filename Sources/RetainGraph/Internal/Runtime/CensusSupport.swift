@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphSupport
 internal import Synchronization
 
 /// What the heap census (the `RetainGraphCensus` product) offers the rest of the package once it is

@@ -1,4 +1,6 @@
 internal import Foundation
+internal import RetainGraphImages
+internal import RetainGraphSupport
 internal import Synchronization
 
 /// A word of global storage that equals a live object's address.

@@ -1,4 +1,6 @@
 internal import Foundation
+internal import RetainGraphImages
+internal import RetainGraphSupport
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -13,13 +15,7 @@ internal import Synchronization
 /// and the names of the data symbols there (local symbols, read from each image's `.symtab`).
 enum GlobalStorage {
   /// One writable `PT_LOAD` segment of a loaded image.
-  struct Segment {
-    var start: UInt
-    var end: UInt
-    /// The image's load bias (`dlpi_addr`) and file path.
-    var bias: UInt
-    var path: String
-  }
+  typealias Segment = Loader.Segment
 
   /// A word in a writable segment equal to one of the addresses looked for.
   struct Hit {
@@ -28,49 +24,9 @@ enum GlobalStorage {
     var segment: Segment
   }
 
-  /// `struct dl_phdr_info` as glibc lays it out (its first four fields).
-  private struct ImageInfo {
-    var address: UInt
-    var name: UnsafePointer<CChar>?
-    var headers: UnsafeRawPointer?
-    var headerCount: UInt16
-  }
-
-  private typealias Callback =
-    @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32
-  private typealias IteratePhdr = @convention(c) (Callback, UnsafeMutableRawPointer?) -> Int32
-  private static let iterate: IteratePhdr? = RuntimeSymbols.function("dl_iterate_phdr", as: IteratePhdr.self)
-  private static let dataSymbols = ForkSafeMutex<[String: ImageSymbols]>([:])
-
-  /// Every writable `PT_LOAD` segment of every loaded image (empty where `dl_iterate_phdr` is
-  /// missing).
-  static func segments() -> [Segment] {
-    guard let iterate else { return [] }
-    final class Box { var segments: [Segment] = [] }
-    let box = Box()
-    _ = withExtendedLifetime(box) {
-      iterate(
-        { info, _, context in
-          guard let info, let context else { return 0 }
-          let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
-          let image = info.load(as: ImageInfo.self)
-          guard let headers = image.headers else { return 0 }
-          var path = image.name.map { String(cString: $0) } ?? ""
-          if path.isEmpty { path = "/proc/self/exe" }
-          for index in 0..<Int(image.headerCount) {
-            // Elf64_Phdr: p_type u32 at 0, p_flags u32 at 4, p_vaddr at 16, p_memsz at 40.
-            let header = headers + 56 * index
-            guard header.load(as: UInt32.self) == 1, header.load(fromByteOffset: 4, as: UInt32.self) & 2 != 0
-            else { continue }
-            let start = image.address &+ UInt(header.load(fromByteOffset: 16, as: UInt64.self))
-            let size = UInt(header.load(fromByteOffset: 40, as: UInt64.self))
-            box.segments.append(Segment(start: start, end: start &+ size, bias: image.address, path: path))
-          }
-          return 0
-        }, Unmanaged.passUnretained(box).toOpaque())
-    }
-    return box.segments
-  }
+  /// Every writable `PT_LOAD` segment of every loaded image (empty where the loader cannot list
+  /// them).
+  static func segments() -> [Segment] { Loader.writableSegments() }
 
   /// The words of the writable segments equal to one of `addresses`, in segment order.
   /// `isWanted` is asked for every 16-byte-aligned non-zero word (a heap object's address is).
@@ -92,7 +48,7 @@ enum GlobalStorage {
   /// The mangled name of the data symbol that contains `address`, from its image's symbol table.
   static func symbol(containing address: UInt, in segment: Segment) -> String? {
     let symbols = self.symbols(of: segment)
-    return symbols.name(at: address &- segment.bias &- symbols.loadBase)
+    return symbols.data.name(at: address &- segment.bias &- symbols.loadBase)
   }
 
   /// Calls `body` with the address and mangled name of each Swift global variable's storage
@@ -103,7 +59,7 @@ enum GlobalStorage {
       let symbols = self.symbols(of: segment)
       let variables = variableEntries.withLock { cache in
         if let known = cache[segment.path] { return known }
-        let found = lazyVariables(symbols)
+        let found = lazyVariables(symbols.data)
         cache[segment.path] = found
         return found
       }
@@ -138,7 +94,7 @@ enum GlobalStorage {
   /// The image's variables, each with its once-token (`$s<context><name>_Wz`): the token's mangling
   /// is the variable's up to its type, so a variable's token is the longest token name that starts
   /// its own name.
-  private static func lazyVariables(_ symbols: ImageSymbols) -> [VariableEntry] {
+  private static func lazyVariables(_ symbols: SymbolTable) -> [VariableEntry] {
     var tokens: [String: UInt] = [:]
     for (start, name) in symbols.entries(where: isOnceToken) { tokens[String(name.dropLast(3))] = start }
     return symbols.entries(where: isVariableStorage).map { start, name in
@@ -170,13 +126,9 @@ enum GlobalStorage {
     return name[length - 2] == 0x76 && last == 0x70  // "vp"
   }
 
+  /// The symbols of the segment's image (`ImageCatalogue`: read once per image).
   private static func symbols(of segment: Segment) -> ImageSymbols {
-    dataSymbols.withLock { cache in
-      if let known = cache[segment.path] { return known }
-      let loaded = ImageSymbols(path: segment.path, symbolType: 1)
-      cache[segment.path] = loaded
-      return loaded
-    }
+    ImageCatalogue.image(atPath: segment.path).symbols
   }
 }
 

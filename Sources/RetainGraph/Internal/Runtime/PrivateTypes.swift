@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 // Types named by text that name lookup cannot find (private, fileprivate and local types), made
 // through their own nominal type descriptors: see README.md in this folder, "Private types in
 // hidden fields".
@@ -86,7 +88,7 @@ private struct UnlistedTypeResolver {
       return found
     }
     guard let readable = SymbolNames.demangled(symbol) else { return nil }
-    return SymbolNames.descriptor(readablyNamed: readable, inImageContaining: nearby)
+    return SymbolNames.localSymbol(readablyNamed: readable, suffix: "Mn", inImageContaining: nearby)
   }
 }
 
@@ -119,30 +121,5 @@ extension Metadata {
         buffer.baseAddress.flatMap { unsafeBitCast(accessor, to: Accessor.self)(0, $0).metadata }
       }
     }
-  }
-}
-
-extension SymbolNames {
-  /// The nominal type descriptors (`$s…Mn`) of each image's local symbols by readable name
-  /// ("nominal type descriptor for M.Outer.(State in _0E99…)"), made on first use per image.
-  private static let descriptorsByName = ForkSafeMutex<[ObjectIdentifier: [String: UInt]]>([:])
-
-  /// The nominal type descriptor whose symbol `swift_demangle` writes as `readable`, in the image
-  /// that contains `address`: the same type spelled with other substitutions has the same
-  /// readable name.
-  static func descriptor(readablyNamed readable: String, inImageContaining address: UnsafeRawPointer)
-    -> UnsafeRawPointer?
-  {
-    guard let (image, base) = image(containing: address) else { return nil }
-    let offset = descriptorsByName.withLock { indices -> UInt? in
-      if let index = indices[ObjectIdentifier(image)] { return index[readable] }
-      var index: [String: UInt] = [:]
-      for (name, offset) in image.localSymbols where name.hasSuffix("Mn") {
-        if let text = demangled(name) { index[text] = offset }
-      }
-      indices[ObjectIdentifier(image)] = index
-      return index[readable]
-    }
-    return offset.map { UnsafeRawPointer(base) + Int($0) }
   }
 }

@@ -1,4 +1,7 @@
 internal import Foundation
+internal import RetainGraphImages
+internal import RetainGraphMachineCode
+internal import RetainGraphSupport
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -15,10 +18,10 @@ extension SymbolNames {
   /// The functions the function that starts at `address` calls or jumps to directly, in order,
   /// named (demangled, not simplified); with `following`, the callees of callees whose names match
   /// are read too (a compiler thunk that tail-calls the closure that calls the method), up to three
-  /// levels. Read from the machine code: on x86_64 a direct call is `E8` and a jump `E9`, each with a
-  /// 32-bit displacement from the next instruction; a candidate counts only when its target is the
-  /// start of a named function, which rules out bytes that merely look like one. Empty on other
-  /// architectures, or when the symbol tables do not give the function's size.
+  /// levels. Read from the machine code, decoded from the function's start
+  /// (`MachineCode.directBranchTargets`): a direct call or jump counts when its target is the start
+  /// of a named function. Empty on other architectures, or when the symbol tables do not give the
+  /// function's size.
   static func directCallees(
     ofFunctionAt address: UnsafeRawPointer, following: (String) -> Bool = { _ in false }
   ) -> [String] {
@@ -42,13 +45,11 @@ extension SymbolNames {
         else { continue }
         let start = UnsafeRawPointer(base) + Int(extent.start)
         var found: [(address: UnsafeRawPointer, name: String)] = []
-        for position in 0..<max(0, Int(extent.size) - 4) {
-          let opcode = start.load(fromByteOffset: position, as: UInt8.self)
-          guard opcode == 0xE8 || opcode == 0xE9 else { continue }
-          let displacement = Int(start.loadUnaligned(fromByteOffset: position + 1, as: Int32.self))
-          let target = start + position + 5 + displacement
-          guard let (image, targetBase) = Self.image(containing: target) else { continue }
-          let offset = UInt(bitPattern: target) &- UInt(bitPattern: targetBase)
+        for destination in MachineCode.directBranchTargets(at: start, size: Int(extent.size)) {
+          guard let target = UnsafeRawPointer(bitPattern: destination),
+            let (image, targetBase) = Self.image(containing: target)
+          else { continue }
+          let offset = destination &- UInt(bitPattern: targetBase)
           guard image.extent(at: offset)?.start == offset, let symbol = image.name(at: offset),
             let name = demangled(symbol)
           else { continue }
@@ -76,16 +77,9 @@ extension SymbolNames {
       let candidates = identifier.withCString { wanted in image.entries { strstr($0, wanted) != nil } }
       return candidates.compactMap { candidate -> String? in
         let start = UnsafeRawPointer(base) + Int(candidate.start)
-        guard let extent = image.extent(at: candidate.start), extent.size >= 5 else { return nil }
-        // The jump may follow the frame's set-up and tear-down (55 48 89 E5 5D).
-        let prologue: [UInt8] = [0x55, 0x48, 0x89, 0xE5, 0x5D]
-        let hasPrologue =
-          extent.size >= 10
-          && prologue.indices.allSatisfy { start.load(fromByteOffset: $0, as: UInt8.self) == prologue[$0] }
-        let jump = hasPrologue ? 5 : 0
-        guard start.load(fromByteOffset: jump, as: UInt8.self) == 0xE9 else { return nil }
-        let displacement = Int(start.loadUnaligned(fromByteOffset: jump + 1, as: Int32.self))
-        guard start + jump + 5 + displacement == address else { return nil }
+        guard let extent = image.extent(at: candidate.start),
+          MachineCode.onlyJumpTarget(at: start, size: Int(extent.size)) == UInt(bitPattern: address)
+        else { return nil }
         return demangled(candidate.name)
       }
     #else
@@ -108,10 +102,10 @@ extension SymbolNames {
       let body = UInt(bitPattern: base) + extent.start
       if let known = mergedCallersByBody.withLock({ $0[body] }) { return known }
       var callers: [(name: String, loads: [UInt])] = []
-      for start in image.starts(ofFunctionsUpTo: 64) {
+      for start in image.starts(ofSymbolsUpTo: 64) {
         guard let size = image.extent(at: start)?.size,
-          let loads = mergedCallerLoads(
-            UnsafeRawPointer(base) + Int(start), size: Int(size), jumpingTo: body),
+          let loads = MachineCode.mergedCallerLoads(
+            at: UnsafeRawPointer(base) + Int(start), size: Int(size), jumpingTo: body),
           let name = image.name(at: start).flatMap(demangled)
         else { continue }
         callers.append((name, loads))
@@ -124,35 +118,4 @@ extension SymbolNames {
   }
 
   private static let mergedCallersByBody = ForkSafeMutex<[UInt: [(name: String, loads: [UInt])]]>([:])
-
-  /// The addresses that the `size` bytes of machine code at `function` load (`lea` relative to
-  /// `rip`) when the code is only a frame set-up (`push rbp; mov rbp, rsp`), such loads, the frame's
-  /// tear-down (`pop rbp`) and a jump to `target`: a merged body's caller. Nil for any other code.
-  static func mergedCallerLoads(_ function: UnsafeRawPointer, size: Int, jumpingTo target: UInt) -> [UInt]? {
-    func byte(_ position: Int) -> UInt8 { function.load(fromByteOffset: position, as: UInt8.self) }
-    var loads: [UInt] = []
-    var position = 0
-    while position < size {
-      switch byte(position) {
-      case 0x55, 0x5D:  // push rbp, pop rbp
-        position += 1
-      case 0x48 where position + 3 <= size && byte(position + 1) == 0x89 && byte(position + 2) == 0xE5:
-        position += 3  // mov rbp, rsp
-      case 0x48, 0x4C:  // lea disp32(%rip), %r: REX.W (and .R), 8D, ModRM with mod 00 and r/m 101
-        guard position + 7 <= size, byte(position + 1) == 0x8D, byte(position + 2) & 0xC7 == 0x05 else {
-          return nil
-        }
-        let displacement = Int(function.loadUnaligned(fromByteOffset: position + 3, as: Int32.self))
-        loads.append(UInt(bitPattern: function + (position + 7 + displacement)))
-        position += 7
-      case 0xE9:  // jmp rel32
-        guard position + 5 <= size else { return nil }
-        let displacement = Int(function.loadUnaligned(fromByteOffset: position + 1, as: Int32.self))
-        return UInt(bitPattern: function + (position + 5 + displacement)) == target ? loads : nil
-      default:
-        return nil
-      }
-    }
-    return nil
-  }
 }

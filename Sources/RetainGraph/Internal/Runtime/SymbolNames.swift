@@ -1,4 +1,6 @@
 internal import Foundation
+internal import RetainGraphImages
+internal import RetainGraphSupport
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -11,29 +13,17 @@ internal import Synchronization
 
 /// Names functions from the ELF symbol tables of the loaded images, so that closures, which are
 /// local symbols `dladdr` cannot see, get their real name (`closure #1 in Person.greeting.getter`).
-/// Each image's table is read once (memory-mapped) and cached for the process.
+/// Each image is read once, through `ImageCatalogue` (RetainGraphImages).
 enum SymbolNames {
   /// How the local symbols that name a noncopyable field type's mangled name start.
-  static let hiddenTypePrefix = "get_type_metadata "
+  static let hiddenTypePrefix = ImageSymbols.hiddenTypePrefix
 
-  /// `Dl_info` as glibc lays it out (the Swift Glibc module does not export `dladdr`).
-  private struct SymbolInfo {
-    var fileName: UnsafePointer<CChar>?
-    var fileBase: UnsafeMutableRawPointer?
-    var symbolName: UnsafePointer<CChar>?
-    var symbolAddress: UnsafeMutableRawPointer?
-  }
-  private typealias SymbolLookup = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer) -> Int32
   private typealias Demangle =
     @convention(c) (
       UnsafePointer<CChar>, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
     ) -> UnsafeMutablePointer<CChar>?
-  private static let dladdr: SymbolLookup? =
-    RuntimeSymbols.function("dladdr", as: SymbolLookup.self)
   private static let demangle: Demangle? =
     RuntimeSymbols.function("swift_demangle", as: Demangle.self)
-  private static let images = ForkSafeMutex<[String: ImageSymbols]>([:])
-  private static let debugInfos = ForkSafeMutex<[String: ImageDebugInfo]>([:])
 
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
   /// has it.
@@ -56,47 +46,26 @@ enum SymbolNames {
   /// per object would otherwise demangle and simplify its function's name each time).
   private static let functionNames = ForkSafeMutex<[UInt: String?]>([:])
 
-  private static let dataImages = ForkSafeMutex<[String: ImageSymbols]>([:])
-
   /// The function that the async function pointer starting exactly at `address` points to, when a
   /// data symbol `$s…Tu` ("async function pointer to …") starts there; nil otherwise, so that a word
   /// that is not one is never read. An async function pointer is a 32-bit offset from itself to the
   /// function, then the size of the function's async context (include/swift/ABI/Task.h,
   /// `AsyncFunctionPointer`).
   static func asyncFunction(pointedToBy address: UnsafeRawPointer) -> UnsafeRawPointer? {
-    guard let info = lookUp(address), let fileName = info.fileName, let fileBase = info.fileBase else {
-      return nil
-    }
-    let path = String(cString: fileName)
-    let image = dataImage(path)
-    let offset = UInt(bitPattern: address) &- UInt(bitPattern: fileBase)
-    guard let extent = image.extent(at: offset), extent.start == offset, extent.size >= 8,
-      let name = image.name(at: offset), name.hasPrefix("$s"), name.hasSuffix("Tu")
+    guard let (image, base) = ImageCatalogue.image(containing: address) else { return nil }
+    let data = image.symbols.data
+    let offset = UInt(bitPattern: address) &- UInt(bitPattern: base)
+    guard let extent = data.extent(at: offset), extent.start == offset, extent.size >= 8,
+      let name = data.name(at: offset), name.hasPrefix("$s"), name.hasSuffix("Tu")
     else { return nil }
     return address + Int(address.load(as: Int32.self))
-  }
-
-  /// The data symbols of the image at `path` (read once and cached).
-  private static func dataImage(_ path: String) -> ImageSymbols {
-    dataImages.withLock { cache in
-      if let known = cache[path] { return known }
-      let loaded = ImageSymbols(path: path, symbolType: 1)
-      cache[path] = loaded
-      return loaded
-    }
   }
 
   /// The address of the data symbol (`STT_OBJECT`, local or global) named `name` exactly, e.g. an
   /// async function pointer `$s…Tu`, in the image that contains `address`; nil when it has none.
   static func dataSymbol(named name: String, inImageContaining address: UnsafeRawPointer) -> UnsafeRawPointer?
   {
-    guard let info = lookUp(address), let fileName = info.fileName, let fileBase = info.fileBase else {
-      return nil
-    }
-    let image = dataImage(String(cString: fileName))
-    let found = name.withCString { wanted in image.entries { strcmp($0, wanted) == 0 } }
-    guard let start = found.first?.start else { return nil }
-    return UnsafeRawPointer(fileBase) + Int(start)
+    ImageCatalogue.dataSymbol(named: name, inImageContaining: address)
   }
 
   /// The address of the local symbol `name` (a demangling cache variable `$s…MD`, a metadata
@@ -104,34 +73,40 @@ enum SymbolNames {
   static func localSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
     -> UnsafeRawPointer?
   {
-    guard let (image, base) = image(containing: address), let offset = image.localSymbols[name] else {
-      return nil
-    }
-    return UnsafeRawPointer(base) + Int(offset)
+    guard let (image, base) = ImageCatalogue.image(containing: address),
+      let offset = image.symbols.localSymbols[name]
+    else { return nil }
+    return base + Int(offset)
+  }
+
+  /// The address of the local symbol ending in `suffix` (`MD`, `Mn`) of the image that contains
+  /// `address` whose name `swift_demangle` writes as `readable` (private types with their
+  /// discriminator). A type mangled inside a larger name uses substitution indices of that name
+  /// (`AF` for the third module mentioned), so the same type alone has other bytes: the readable
+  /// name is the same in both.
+  static func localSymbol(
+    readablyNamed readable: String, suffix: String, inImageContaining address: UnsafeRawPointer
+  ) -> UnsafeRawPointer? {
+    guard let (image, base) = ImageCatalogue.image(containing: address),
+      let offset = image.symbols.localSymbol(readablyNamed: readable, suffix: suffix, demangle: demangled)
+    else { return nil }
+    return base + Int(offset)
   }
 
   /// The address of the demangling cache variable (`$s…MD`) of the image that contains `address`
-  /// for the type whose readable name (as `swift_demangle` writes it, private types with their
-  /// discriminator) is `typeName`. A type mangled inside a larger name uses substitution indices
-  /// of that name (`AF` for the third module mentioned), so the same type alone has other bytes:
-  /// the readable name is the same in both.
+  /// for the type whose readable name is `typeName` (see `localSymbol(readablyNamed:suffix:…)`).
   static func metadataCache(forType typeName: String, inImageContaining address: UnsafeRawPointer)
     -> UnsafeRawPointer?
   {
-    guard let (image, base) = image(containing: address), let offset = image.metadataCache(forType: typeName)
-    else { return nil }
-    return UnsafeRawPointer(base) + Int(offset)
+    localSymbol(
+      readablyNamed: "demangling cache variable for type metadata for " + typeName, suffix: "MD",
+      inImageContaining: address)
   }
 
   /// The raw (mangled) name of the symbol whose function contains `address`, from the dynamic
   /// symbol table or, for local symbols, the image's `.symtab`.
   static func symbolName(at address: UnsafeRawPointer) -> String? {
-    guard let info = lookUp(address) else { return nil }
-    if let symbol = info.symbolName, info.symbolAddress == UnsafeMutableRawPointer(mutating: address) {
-      return String(cString: symbol)
-    }
-    guard let (image, base) = image(of: info) else { return nil }
-    return image.name(at: UInt(bitPattern: address) &- UInt(bitPattern: base))
+    ImageCatalogue.symbolName(at: address)
   }
 
   /// The functions an optimised build inlined into the function that starts at `address`, named
@@ -157,45 +132,14 @@ enum SymbolNames {
     return debugInfo.frameOffsets(ofFunctionResumingAt: start)
   }
 
-  /// The debug information of the image that holds `address` (read once per image, on first use)
-  /// and the address as that image's DWARF names it; nil when no image holds it.
+  /// The debug information of the image that holds `address` and the address as its DWARF names it.
   private static func debugInfo(at address: UnsafeRawPointer) -> (ImageDebugInfo, UInt)? {
-    guard let info = lookUp(address), let fileName = info.fileName, let (image, base) = image(of: info) else {
-      return nil
-    }
-    let path = String(cString: fileName)
-    let debugInfo = debugInfos.withLock { cache in
-      if let known = cache[path] { return known }
-      let loaded = ImageDebugInfo(path: path)
-      cache[path] = loaded
-      return loaded
-    }
-    return (debugInfo, UInt(bitPattern: address) &- UInt(bitPattern: base) &+ image.loadBase)
+    ImageCatalogue.debugInfo(at: address)
   }
 
-  /// The symbols of the image that contains `address` (read once and cached), and its base.
-  static func image(containing address: UnsafeRawPointer) -> (ImageSymbols, UnsafeMutableRawPointer)? {
-    lookUp(address).flatMap { image(of: $0) }
-  }
-
-  /// What `dladdr` says of `address`, nil when no loaded image contains it.
-  private static func lookUp(_ address: UnsafeRawPointer) -> SymbolInfo? {
-    var info = SymbolInfo()
-    guard let dladdr, withUnsafeMutablePointer(to: &info, { dladdr(address, $0) }) != 0 else { return nil }
-    return info
-  }
-
-  /// The symbols of the image `info` names (read once and cached), and its base.
-  private static func image(of info: SymbolInfo) -> (ImageSymbols, UnsafeMutableRawPointer)? {
-    guard let fileName = info.fileName, let fileBase = info.fileBase else { return nil }
-    let path = String(cString: fileName)
-    let image = images.withLock { cache in
-      if let known = cache[path] { return known }
-      let loaded = ImageSymbols(path: path)
-      cache[path] = loaded
-      return loaded
-    }
-    return (image, fileBase)
+  /// The function symbols of the image that contains `address`, and its base.
+  static func image(containing address: UnsafeRawPointer) -> (SymbolTable, UnsafeRawPointer)? {
+    ImageCatalogue.image(containing: address).map { ($0.image.symbols.functions, $0.base) }
   }
 
   /// `symbol` demangled, without simplification.

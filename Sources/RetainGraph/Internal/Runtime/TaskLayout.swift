@@ -1,3 +1,5 @@
+internal import RetainGraphAsyncFrames
+
 /// What the walk reads of one task (an `AsyncTask` of the concurrency runtime).
 struct TaskState {
   /// The task finished: it holds nothing any more (its closure context was released).

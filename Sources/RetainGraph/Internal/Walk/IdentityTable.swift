@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 #if canImport(Glibc)
   internal import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,5 @@
+internal import RetainGraphSupport
+
 /// A reference retained once (+1) on behalf of the walk. Whoever holds it owns that retain: it
 /// either hands it over (it becomes a node's keep-alive retain) or releases it. Never both, never
 /// neither.

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphSupport
 internal import Synchronization
 
 /// How the walk treats values of one type: computed once per type and cached for the process.

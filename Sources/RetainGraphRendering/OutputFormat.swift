@@ -1,0 +1,74 @@
+public import Foundation
+public import RetainGraph
+
+/// Every format a graph is written in: the one list that the command line's `--format`, its help
+/// and ``RetainGraph/ObjectGraph/data(_:style:marking:)`` share. ``RenderFormat`` is the part of it
+/// Graphviz draws.
+public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+  /// The leak trace (``RetainGraph/ObjectGraph/report()``), or the graph's summary when it has no
+  /// cycle.
+  case text
+  /// Graphviz's DOT text (``RetainGraph/ObjectGraph/dot(style:)``).
+  case dot
+  /// Scalable Vector Graphics, drawn by Graphviz.
+  case svg
+  /// A PNG bitmap, drawn by Graphviz.
+  case png
+  /// A one-page PDF document, drawn by Graphviz.
+  case pdf
+  /// The graph's JSON (``RetainGraph/ObjectGraph/jsonData()``), which reads back.
+  case json
+  /// One self-contained page: the drawing, the cycles and their fixes, a search by type.
+  case html
+
+  /// Whether the bytes are binary (PNG, PDF) rather than text.
+  public var isBinary: Bool { self == .png || self == .pdf }
+
+  /// Whether it is a drawing of the graph, which ``RetainGraph/DOTStyle/maxNodes`` limits.
+  public var isPicture: Bool { self != .text && self != .json }
+
+  /// The format Graphviz draws it in (SVG, PNG, PDF); nil for the others.
+  public var renderFormat: RenderFormat? { RenderFormat(rawValue: rawValue) }
+
+  /// The usual file name extension, without the dot (`txt` for text).
+  public var fileExtension: String { self == .text ? "txt" : rawValue }
+}
+
+extension ObjectGraph {
+  /// The graph written in `format`: the leak trace (or the summary) as text, DOT, a Graphviz
+  /// drawing, JSON or the HTML page.
+  ///
+  /// ```swift
+  /// for format in OutputFormat.allCases {
+  ///   try graph.data(format).write(to: folder.appendingPathComponent("graph.\(format.fileExtension)"))
+  /// }
+  /// ```
+  /// - Parameters:
+  ///   - format: the format.
+  ///   - style: what a picture draws and how (see ``RetainGraph/DOTStyle``).
+  ///   - marks: nodes to mark on the HTML page.
+  /// - Returns: the bytes; text ends with a line break.
+  /// - Throws: ``RenderingError`` when Graphviz cannot lay out or draw the graph, or a mark names a
+  ///   node the graph does not have.
+  public func data(_ format: OutputFormat, style: DOTStyle = .init(), marking marks: [HTMLMark] = [])
+    throws(RenderingError) -> Data
+  {
+    try data(format, style: style, marking: marks, limits: ReportLimits())
+  }
+
+  /// The graph in `format`, its leak trace shortened to `limits` (the command line's `--max-hops`,
+  /// `--max-cycles`).
+  package func data(_ format: OutputFormat, style: DOTStyle, marking marks: [HTMLMark], limits: ReportLimits)
+    throws(RenderingError) -> Data
+  {
+    switch format {
+    case .text:
+      let report = report(limits: limits)
+      return Data(((report.isEmpty ? summary() : report) + "\n").utf8)
+    case .dot: return Data(dot(style: style).utf8)
+    case .json: return jsonData()
+    case .svg, .png, .pdf: return try render(format.renderFormat ?? .svg, style: style)
+    case .html: return Data(try htmlPage(style: style, marking: marks, limits: limits).utf8)
+    }
+  }
+}
