@@ -317,7 +317,11 @@ struct ForkedWalkTests {
     }
     let graph = try run.0.get()
     expectSameGraph(graph, ObjectGraph(reflecting: locked), "after a stalled child")
-    #expect(run.1.map(\.attempt) == [1, 2])
+    // The first child is replaced; in a whole-suite run the second may also be forked while another
+    // test's thread holds a lock it needs (a futex wait: replaced too, as it should be; seen once).
+    #expect(
+      Array(run.1.map(\.attempt).prefix(2)) == [1, 2] && run.1.count <= ForkedChild.tries,
+      "\(run.1.map(\.attempt))")
     // Replaced at the stall, not at the timeout.
     #expect(run.2 < .seconds(30), "took \(run.2)")
     expectNoLeftovers(run.1)
