@@ -55,10 +55,16 @@ extension CensusTests {
             CensusLeakyItem: 1, 2, 3, 4, 5 after each run
               the newest instance is retained by asyncCensusLog.items[4]
           """)
-      // The runtime agrees: the log holds them.
+      // The runtime agrees: the log holds them. Checked when no heap-wide retain runs: a parallel
+      // test's census search or growth check holds recorded objects while it runs (this failed 1 of
+      // 4 quiet whole-suite runs, the item alive after the log let it go).
       weak let newest = asyncCensusLog.items.last
       asyncCensusLog.items.removeAll()
-      #expect(newest == nil)
+      let quiet = await HeapWideRetains.excluded(waitingUntil: .now.advanced(by: .seconds(60))) { quiet in
+        if quiet { #expect(newest == nil) }
+        return quiet
+      }
+      #expect(quiet, "a heap-wide retain ran through the 60 s wait")
     }
 
     @Test func anAwaitingScenarioThatCleansUpPasses() async {
