@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraphAsyncFrames
+import RetainGraphRuntime
 import RetainGraphTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 internal import Foundation
-internal import RetainGraphImages
+package import RetainGraphImages
 internal import RetainGraphSupport
 internal import Synchronization
 
@@ -14,9 +14,9 @@ internal import Synchronization
 /// Names functions from the ELF symbol tables of the loaded images, so that closures, which are
 /// local symbols `dladdr` cannot see, get their real name (`closure #1 in Person.greeting.getter`).
 /// Each image is read once, through `ImageCatalogue` (RetainGraphImages).
-enum SymbolNames {
+package enum SymbolNames {
   /// How the local symbols that name a noncopyable field type's mangled name start.
-  static let hiddenTypePrefix = ImageSymbols.hiddenTypePrefix
+  package static let hiddenTypePrefix = ImageSymbols.hiddenTypePrefix
 
   private typealias Demangle =
     @convention(c) (
@@ -27,7 +27,7 @@ enum SymbolNames {
 
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
   /// has it.
-  static func functionName(at address: UnsafeRawPointer) -> String? {
+  package static func functionName(at address: UnsafeRawPointer) -> String? {
     let key = UInt(bitPattern: address)
     if let known = functionNames.withLock({ $0[key] }) { return known }
     let name: String?
@@ -51,7 +51,7 @@ enum SymbolNames {
   /// that is not one is never read. An async function pointer is a 32-bit offset from itself to the
   /// function, then the size of the function's async context (include/swift/ABI/Task.h,
   /// `AsyncFunctionPointer`).
-  static func asyncFunction(pointedToBy address: UnsafeRawPointer) -> UnsafeRawPointer? {
+  package static func asyncFunction(pointedToBy address: UnsafeRawPointer) -> UnsafeRawPointer? {
     guard let (image, base) = ImageCatalogue.image(containing: address) else { return nil }
     let data = image.symbols.data
     let offset = UInt(bitPattern: address) &- UInt(bitPattern: base)
@@ -63,14 +63,15 @@ enum SymbolNames {
 
   /// The address of the data symbol (`STT_OBJECT`, local or global) named `name` exactly, e.g. an
   /// async function pointer `$s…Tu`, in the image that contains `address`; nil when it has none.
-  static func dataSymbol(named name: String, inImageContaining address: UnsafeRawPointer) -> UnsafeRawPointer?
+  package static func dataSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
+    -> UnsafeRawPointer?
   {
     ImageCatalogue.dataSymbol(named: name, inImageContaining: address)
   }
 
   /// The address of the local symbol `name` (a demangling cache variable `$s…MD`, a metadata
   /// accessor `$s…Ma` or a type descriptor `$s…Mn`) of the image that contains `address`.
-  static func localSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
+  package static func localSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
     -> UnsafeRawPointer?
   {
     guard let (image, base) = ImageCatalogue.image(containing: address),
@@ -84,7 +85,7 @@ enum SymbolNames {
   /// discriminator). A type mangled inside a larger name uses substitution indices of that name
   /// (`AF` for the third module mentioned), so the same type alone has other bytes: the readable
   /// name is the same in both.
-  static func localSymbol(
+  package static func localSymbol(
     readablyNamed readable: String, suffix: String, inImageContaining address: UnsafeRawPointer
   ) -> UnsafeRawPointer? {
     guard let (image, base) = ImageCatalogue.image(containing: address),
@@ -95,7 +96,7 @@ enum SymbolNames {
 
   /// The address of the demangling cache variable (`$s…MD`) of the image that contains `address`
   /// for the type whose readable name is `typeName` (see `localSymbol(readablyNamed:suffix:…)`).
-  static func metadataCache(forType typeName: String, inImageContaining address: UnsafeRawPointer)
+  package static func metadataCache(forType typeName: String, inImageContaining address: UnsafeRawPointer)
     -> UnsafeRawPointer?
   {
     localSymbol(
@@ -105,14 +106,14 @@ enum SymbolNames {
 
   /// The raw (mangled) name of the symbol whose function contains `address`, from the dynamic
   /// symbol table or, for local symbols, the image's `.symtab`.
-  static func symbolName(at address: UnsafeRawPointer) -> String? {
+  package static func symbolName(at address: UnsafeRawPointer) -> String? {
     ImageCatalogue.symbolName(at: address)
   }
 
   /// The functions an optimised build inlined into the function that starts at `address`, named
   /// (demangled, not simplified), from the image's DWARF (`ImageDebugInfo`, read once per image on
   /// first use); empty when the image has no debug information.
-  static func inlinedFunctions(ofFunctionAt address: UnsafeRawPointer) -> [String] {
+  package static func inlinedFunctions(ofFunctionAt address: UnsafeRawPointer) -> [String] {
     guard let (debugInfo, start) = debugInfo(at: address) else { return [] }
     return debugInfo.inlinedFunctions(at: start).compactMap(demangled)
   }
@@ -120,14 +121,14 @@ enum SymbolNames {
   /// The async-context offsets of the variables whose lifetime ended before their function was
   /// suspended at the partial function that starts at `address` (`ImageDebugInfo.deadFrameOffsets`);
   /// empty when the image has no debug information for it.
-  static func deadFrameOffsets(resumingAt address: UnsafeRawPointer) -> Set<Int> {
+  package static func deadFrameOffsets(resumingAt address: UnsafeRawPointer) -> Set<Int> {
     guard let (debugInfo, start) = debugInfo(at: address) else { return [] }
     return debugInfo.deadFrameOffsets(resumingAt: start)
   }
 
   /// The async-context offsets of every variable of the async function that the partial function
   /// at `address` belongs to (`ImageDebugInfo.frameOffsets`); nil without debug information for it.
-  static func frameOffsets(ofFunctionResumingAt address: UnsafeRawPointer) -> Set<Int>? {
+  package static func frameOffsets(ofFunctionResumingAt address: UnsafeRawPointer) -> Set<Int>? {
     guard let (debugInfo, start) = debugInfo(at: address) else { return nil }
     return debugInfo.frameOffsets(ofFunctionResumingAt: start)
   }
@@ -138,12 +139,12 @@ enum SymbolNames {
   }
 
   /// The function symbols of the image that contains `address`, and its base.
-  static func image(containing address: UnsafeRawPointer) -> (SymbolTable, UnsafeRawPointer)? {
+  package static func image(containing address: UnsafeRawPointer) -> (SymbolTable, UnsafeRawPointer)? {
     ImageCatalogue.image(containing: address).map { ($0.image.symbols.functions, $0.base) }
   }
 
   /// `symbol` demangled, without simplification.
-  static func demangled(_ symbol: String) -> String? {
+  package static func demangled(_ symbol: String) -> String? {
     guard let demangle else { return nil }
     return symbol.withCString { text in
       guard let result = demangle(text, strlen(text), nil, nil, 0) else { return nil }
@@ -164,7 +165,7 @@ enum SymbolNames {
   /// forwarder for `, `merged `), the specialisations (`generic specialization <Swift.Int> of `,
   /// `generic not re-abstracted specialization <…> of `, `function signature specialization <…>
   /// of `…) and the suffix LLVM gives a copy (` with unmangled suffix ".20"`).
-  static func simplify(_ name: String) -> String {
+  package static func simplify(_ name: String) -> String {
     var text = Substring(name)
     if let suffix = text.range(of: " with unmangled suffix \"", options: .backwards), text.hasSuffix("\"") {
       text = text[..<suffix.lowerBound]
@@ -187,7 +188,7 @@ enum SymbolNames {
   /// A private declaration's name without its discriminator, as it is written:
   /// `App.CartViewModel.(handlePrices in _C654A129CC2DF9B3)(_: [App.Price])` →
   /// `App.CartViewModel.handlePrices(_: [App.Price])`.
-  static func withoutPrivateDiscriminators(_ name: String) -> String {
+  package static func withoutPrivateDiscriminators(_ name: String) -> String {
     guard name.contains(" in _") else { return name }
     var result = ""
     var rest = Substring(name)

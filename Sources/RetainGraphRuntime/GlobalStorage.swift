@@ -1,5 +1,5 @@
 internal import Foundation
-internal import RetainGraphImages
+package import RetainGraphImages
 internal import RetainGraphSupport
 internal import Synchronization
 
@@ -13,24 +13,24 @@ internal import Synchronization
 
 /// The writable segments of every loaded image, where `static let` and global `var` storage lives,
 /// and the names of the data symbols there (local symbols, read from each image's `.symtab`).
-enum GlobalStorage {
+package enum GlobalStorage {
   /// One writable `PT_LOAD` segment of a loaded image.
-  typealias Segment = Loader.Segment
+  package typealias Segment = Loader.Segment
 
   /// A word in a writable segment equal to one of the addresses looked for.
-  struct Hit {
-    var wordAddress: UInt
-    var value: UInt
-    var segment: Segment
+  package struct Hit {
+    package var wordAddress: UInt
+    package var value: UInt
+    package var segment: Segment
   }
 
   /// Every writable `PT_LOAD` segment of every loaded image (empty where the loader cannot list
   /// them).
-  static func segments() -> [Segment] { Loader.writableSegments() }
+  package static func segments() -> [Segment] { Loader.writableSegments() }
 
   /// The words of the writable segments equal to one of `addresses`, in segment order.
   /// `isWanted` is asked for every 16-byte-aligned non-zero word (a heap object's address is).
-  static func scan(_ segments: [Segment], isWanted: (UInt) -> Bool) -> [Hit] {
+  package static func scan(_ segments: [Segment], isWanted: (UInt) -> Bool) -> [Hit] {
     var hits: [Hit] = []
     for segment in segments {
       var address = (segment.start + 7) & ~UInt(7)
@@ -46,7 +46,7 @@ enum GlobalStorage {
   }
 
   /// The mangled name of the data symbol that contains `address`, from its image's symbol table.
-  static func symbol(containing address: UInt, in segment: Segment) -> String? {
+  package static func symbol(containing address: UInt, in segment: Segment) -> String? {
     let symbols = self.symbols(of: segment)
     return symbols.data.name(at: address &- segment.bias &- symbols.loadBase)
   }
@@ -54,7 +54,7 @@ enum GlobalStorage {
   /// Calls `body` with the address and mangled name of each Swift global variable's storage
   /// (`$s…vp`, `$s…vpZ`) in the writable segments whose first word is not zero (initialised) and,
   /// for a lazily initialised one, whose once-token says its initialiser finished.
-  static func variables(_ segments: [Segment], _ body: (UInt, String) -> Void) {
+  package static func variables(_ segments: [Segment], _ body: (UInt, String) -> Void) {
     for segment in segments {
       let symbols = self.symbols(of: segment)
       let variables = variableEntries.withLock { cache in
@@ -135,7 +135,7 @@ enum GlobalStorage {
 /// Reads words at addresses that may not be mapped (a global whose declared type the walk cannot
 /// trust, a pointer it has not verified) without faulting: the kernel copies the word into a pipe,
 /// and reports an address it cannot read as `EFAULT` instead of a signal.
-enum ReadableMemory {
+package enum ReadableMemory {
   /// The pipe, and the process that made it: a forked child makes its own rather than share the
   /// parent's.
   private struct Pipe {
@@ -150,7 +150,7 @@ enum ReadableMemory {
     "pipe2", as: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
 
   /// The word at `address`, or nil when it cannot be read (or is not 8-byte aligned).
-  static func word(at address: UInt) -> UInt? {
+  package static func word(at address: UInt) -> UInt? {
     guard address != 0, address & 7 == 0, let source = UnsafeRawPointer(bitPattern: address) else {
       return nil
     }
@@ -170,7 +170,7 @@ enum ReadableMemory {
 
   /// Whether `address` is an object whose class is `wanted` or a subclass of it, read without
   /// trusting any word on the way (each metadata's kind word must say "class", 0, on this platform).
-  static func isInstance(at address: UInt, of wanted: UnsafeRawPointer) -> Bool {
+  package static func isInstance(at address: UInt, of wanted: UnsafeRawPointer) -> Bool {
     var metadata = word(at: address)
     for _ in 0..<64 {
       guard let current = metadata, current != 0 else { return false }
