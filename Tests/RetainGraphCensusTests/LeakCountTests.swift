@@ -235,3 +235,31 @@ extension CensusTests.LeakCount {
       named: "no-leaked-cycles")
   }
 }
+
+extension CensusTests.LeakCount {
+  @Test func aCycleHeldOnlyByAnotherLeakedCycleIsReportedToo() throws {
+    let mark = HeapCensus.mark()
+    weak var outer: LeakParent?
+    weak var inner: LeakList?
+    do {
+      let parent = makeLeakPair()
+      let list = LeakList()
+      let item = LeakListItem()
+      item.list = list
+      list.items = [item]
+      // The pair's child holds the list's cycle: an object only the pair keeps alive.
+      parent.child?.keeps = list
+      outer = parent
+      inner = list
+    }
+    defer {
+      outer?.child = nil
+      inner?.items = []
+    }
+    let report = try HeapCensus.leaks(since: mark)
+    #expect(outer != nil && inner != nil)
+    #expect(Self.cycles(report, of: ["LeakParent"]).first?.objectCount == 2, "\(report)")
+    #expect(Self.cycles(report, of: ["LeakParent"]).count == 1, "\(report)")
+    #expect(Self.cycles(report, of: ["LeakList"]).count == 1, "\(report)")
+  }
+}

@@ -10,6 +10,7 @@ final class LeakParent: @unchecked Sendable {
 
 final class LeakChild: @unchecked Sendable {
   var parent: LeakParent?
+  var keeps: LeakList?
 }
 
 /// A closure capturing only `self`: the closure's context is the object itself.

@@ -37,23 +37,33 @@ extension LeakSearch {
         cycles.append(component)
       }
     }
-    // Each garbage object belongs to the one cycle that reaches it (-2: several do).
+    // A cycle's members are its own; every other garbage object belongs to the one cycle that
+    // reaches it without passing through another cycle (-2: several do).
     var owner = [Int](repeating: -1, count: count)
+    var isMember = [Bool](repeating: false, count: count)
+    for (number, cycle) in cycles.enumerated() {
+      for member in cycle {
+        owner[member] = number
+        isMember[member] = true
+      }
+    }
     var stamp = [Int](repeating: -1, count: count)
     for (number, cycle) in cycles.enumerated() {
       var stack = cycle
       for member in cycle { stamp[member] = number }
       while let node = stack.popLast() {
-        owner[node] = owner[node] == -1 || owner[node] == number ? number : -2
+        if !isMember[node] { owner[node] = owner[node] == -1 || owner[node] == number ? number : -2 }
         for target in successors.neighbours(of: node) where stamp[Int(target)] != number {
           stamp[Int(target)] = number
-          if accounting.isGarbage[Int(target)] { stack.append(Int(target)) }
+          if accounting.isGarbage[Int(target)], !isMember[Int(target)] { stack.append(Int(target)) }
         }
       }
     }
+    var groups = [[Int]](repeating: [], count: cycles.count)
+    for object in garbage where owner[object] >= 0 { groups[owner[object]].append(object) }
     var leaks: [LeakReport.LeakedCycle] = []
     for (number, cycle) in cycles.enumerated() {
-      let group = garbage.filter { owner[$0] == number }
+      let group = groups[number]
       let sequences = group.map { population.sequences[$0] }.filter { $0 != .max }
       guard let oldest = sequences.min(), let newest = sequences.max(), newest >= mark else { continue }
       if let leak = leakedCycle(cycle: cycle, group: group, population: population) {

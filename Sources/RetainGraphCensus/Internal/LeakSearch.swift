@@ -141,20 +141,29 @@ enum LeakSearch {
         attribute(passStorage[pass], target, verified: reading.passes[pass].elementsOnly)
       }
     }
-    candidates.sort { $0.holder < $1.holder }
+    // Holder by holder (a counting sort), so that each holder's words are read once.
+    var starts = [Int32](repeating: 0, count: count + 1)
+    for candidate in candidates { starts[Int(candidate.holder) + 1] += 1 }
+    for index in 0..<count { starts[index + 1] += starts[index] }
+    var order = [Int32](repeating: 0, count: candidates.count)
+    var next = starts
+    for (number, candidate) in candidates.enumerated() {
+      order[Int(next[Int(candidate.holder)])] = Int32(number)
+      next[Int(candidate.holder)] += 1
+    }
     var words = HolderWords()
-    for candidate in candidates {
-      if candidate.verified
-        || words.holds(
-          holder: Int(candidate.holder), target: population.addresses[Int(candidate.target)],
-          population: population)
-      {
-        inside[Int(candidate.target)] += 1
-        accounting.holders.append(candidate.holder)
-        accounting.targets.append(candidate.target)
-      } else {
-        unattributed[Int(candidate.target)] += 1
-        accounting.unexplained.references += 1
+    for holder in 0..<count where starts[holder] < starts[holder + 1] {
+      words.start(holder: holder, population: population)
+      for position in Int(starts[holder])..<Int(starts[holder + 1]) {
+        let candidate = candidates[Int(order[position])]
+        if candidate.verified || words.take(population.addresses[Int(candidate.target)]) {
+          inside[Int(candidate.target)] += 1
+          accounting.holders.append(candidate.holder)
+          accounting.targets.append(candidate.target)
+        } else {
+          unattributed[Int(candidate.target)] += 1
+          accounting.unexplained.references += 1
+        }
       }
     }
     // Held from outside: a count the references inside do not explain.
@@ -177,27 +186,50 @@ enum LeakSearch {
   }
 }
 
-/// The words of holders' memory, to check that a reference read by type is in the holder's own
+/// The words of a holder's memory, to check that a reference read by type is in the holder's own
 /// memory (not in a box or buffer it points to): as many words equal to the target as references
 /// counted.
 struct HolderWords {
-  private var holder = -1
-  private var counts: [UInt: Int] = [:]
+  private var base: UnsafeRawPointer?
+  private var wordCount = 0
+  /// Targets taken so far from a small holder, with how many times.
+  private var taken: [(word: UInt, count: Int)] = []
+  /// A large holder's words, counted once (a dictionary's storage holds many references).
+  private var histogram: [UInt: Int]?
 
-  mutating func holds(holder: Int, target: UInt, population: LeakSearch.Population) -> Bool {
-    if holder != self.holder {
-      self.holder = holder
-      counts = [:]
-      let size = population.sizes[holder]
-      guard size > 16, let base = UnsafeRawPointer(bitPattern: population.addresses[holder]) else {
-        return false
-      }
-      for word in 2..<(size / 8) {
-        counts[base.load(fromByteOffset: word * 8, as: UInt.self), default: 0] += 1
-      }
+  mutating func start(holder: Int, population: LeakSearch.Population) {
+    let size = population.sizes[holder]
+    base = size > 16 ? UnsafeRawPointer(bitPattern: population.addresses[holder]) : nil
+    wordCount = size / 8
+    taken.removeAll(keepingCapacity: true)
+    histogram = nil
+    guard let base, wordCount > 64 else { return }
+    var counts: [UInt: Int] = [:]
+    for index in 2..<wordCount {
+      counts[base.load(fromByteOffset: index * 8, as: UInt.self), default: 0] += 1
     }
-    guard let available = counts[target], available > 0 else { return false }
-    counts[target] = available - 1
+    histogram = counts
+  }
+
+  /// Whether one more word of the holder equals `target` than were taken; takes it.
+  mutating func take(_ target: UInt) -> Bool {
+    guard let base else { return false }
+    if histogram != nil {
+      guard let available = histogram?[target], available > 0 else { return false }
+      histogram?[target] = available - 1
+      return true
+    }
+    var available = 0
+    for index in 2..<wordCount where base.load(fromByteOffset: index * 8, as: UInt.self) == target {
+      available += 1
+    }
+    if let position = taken.firstIndex(where: { $0.word == target }) {
+      guard taken[position].count < available else { return false }
+      taken[position].count += 1
+      return true
+    }
+    guard available > 0 else { return false }
+    taken.append((target, 1))
     return true
   }
 }
