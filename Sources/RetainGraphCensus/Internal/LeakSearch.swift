@@ -40,13 +40,13 @@ enum LeakSearch {
       objects.reserveCapacity(records.count)
       for record in records {
         guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
-        let counts = ReferenceCounts(ofObjectAt: record.object)
-        guard counts.strong > 0 else { continue }
+        let strong = CensusRuntime.strongCount(ofObjectAt: record.object)
+        guard strong > 0 else { continue }
         let address = UInt(bitPattern: record.object)
         population.index.insert(address, index: population.addresses.count)
         population.addresses.append(address)
         population.sizes.append(Int(record.size))
-        population.strongCounts.append(counts.strong)
+        population.strongCounts.append(strong)
         population.sequences.append(record.sequence)
         // Closure contexts and boxes are read through their holders (the walk reads a context
         // only there).
@@ -85,7 +85,7 @@ enum LeakSearch {
           passIsReal[number] = false
           continue
         }
-        let strong = ReferenceCounts(ofObjectAt: object).strong
+        let strong = CensusRuntime.strongCount(ofObjectAt: object)
         population.index.insert(pass.storage, index: population.addresses.count)
         population.addresses.append(pass.storage)
         population.strongCounts.append(strong)
