@@ -263,3 +263,19 @@ extension CensusTests.LeakCount {
     #expect(Self.cycles(report, of: ["LeakList"]).count == 1, "\(report)")
   }
 }
+
+extension CensusTests {
+  /// A leaked cycle's allocation site, when the census records call stacks (issue 31.1).
+  @Suite(.heapCensus(recordingBacktraces: true)) struct LeakSites {
+    @Test func aLeakedCycleNamesWhereItsOldestObjectWasAllocated() throws {
+      let mark = HeapCensus.mark()
+      weak var probe: LeakParent?
+      do { probe = makeLeakPair() }
+      defer { probe?.child = nil }
+      let found = CensusTests.LeakCount.cycles(try HeapCensus.leaks(since: mark), of: ["LeakParent"])
+      try #require(found.count == 1)
+      let site = try #require(found[0].allocationSite)
+      #expect(site.contains { $0.contains("makeLeakPair()") }, "\(site)")
+    }
+  }
+}

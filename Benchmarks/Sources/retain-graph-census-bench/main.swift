@@ -18,6 +18,11 @@ final class BenchCache: @unchecked Sendable {
   var entries: [BenchEntry] = []
 }
 
+/// Leaked in pairs that hold each other, for `leaks()`.
+final class BenchLeakedEntry {
+  var next: BenchLeakedEntry?
+}
+
 final class BenchEntry {
   let id: Int
   var next: BenchEntry?
@@ -93,16 +98,16 @@ for size in sizes.isEmpty ? [100_000, 1_000_000] : sizes {
   precondition(hiddenReport?.origin == .unseenHolder, "\(String(describing: hiddenReport))")
   hidden.release()
   // 100 leaked cycles no root names: pairs that hold each other, and nothing else.
-  for id in 0..<100 {
-    let first = BenchEntry(id: -10 - 2 * id)
-    let second = BenchEntry(id: -11 - 2 * id)
+  for _ in 0..<100 {
+    let first = BenchLeakedEntry()
+    let second = BenchLeakedEntry()
     first.next = second
     second.next = first
   }
   var inProcess: LeakReport?
   let inProcessTime = seconds { inProcess = HeapCensus.leaksInThisProcess() }
   precondition(
-    (inProcess?.leaks(involving: "BenchEntry").count ?? 0) >= 100, "\(String(describing: inProcess))")
+    (inProcess?.leaks(involving: "BenchLeakedEntry").count ?? 0) >= 100, "\(String(describing: inProcess))")
   var forked: LeakReport?
   let forkedTime = seconds { forked = try? HeapCensus.leaks(timeout: .seconds(600)) }
   precondition(forked?.leaks.count == inProcess?.leaks.count, "\(String(describing: forked))")

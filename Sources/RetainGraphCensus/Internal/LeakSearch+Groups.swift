@@ -130,7 +130,8 @@ extension LeakSearch {
     }
     return (
       signature(of: graph), types.sorted(), lines.joined(separator: "\n"),
-      graph.cycles.flatMap { $0.fixPlan.map(\.fix) }, HeapCensus.allocationBacktrace(of: root)
+      graph.cycles.flatMap { $0.fixPlan.map(\.fix) },
+      rgc_backtraces_ever_recorded() != 0 ? HeapCensus.allocationBacktrace(of: root) : nil
     )
   }
 

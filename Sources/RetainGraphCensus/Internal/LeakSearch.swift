@@ -75,11 +75,13 @@ enum LeakSearch {
     var passStorage = [Int32](repeating: -1, count: reading.passes.count)
     var passIsReal = [Bool](repeating: false, count: reading.passes.count)
     var passIsPrimary = [Bool](repeating: false, count: reading.passes.count)
-    var primaryOfStorage: [UInt: Int] = [:]
+    // Whether a storage (by population index) was read through already.
+    var isRead = [Bool](repeating: false, count: population.addresses.count)
     for (number, pass) in reading.passes.enumerated() {
       passIsReal[number] = pass.outer < 0 || passIsPrimary[Int(pass.outer)]
       guard passIsReal[number] else { continue }
-      if population.index[pass.storage] == nil {
+      var storage = population.index[pass.storage] ?? -1
+      if storage < 0 {
         // Storage the census did not record: counted when its elements are its words.
         guard let object = UnsafeRawPointer(bitPattern: pass.storage) else {
           passIsReal[number] = false
@@ -93,10 +95,12 @@ enum LeakSearch {
         // Its size, for reading its words: what `malloc` gave it (the runtime allocates heap
         // objects with `malloc`; an immortal, statically made storage holds no reference to check).
         population.sizes.append(strong < 1 << 30 ? rgc_allocation_size(object) : 0)
+        storage = population.addresses.count - 1
+        isRead.append(false)
       }
-      passStorage[number] = Int32(population.index[pass.storage] ?? -1)
-      if primaryOfStorage[pass.storage] == nil {
-        primaryOfStorage[pass.storage] = number
+      passStorage[number] = Int32(storage)
+      if !isRead[storage] {
+        isRead[storage] = true
         passIsPrimary[number] = true
       }
     }
@@ -203,7 +207,11 @@ struct HolderWords {
     wordCount = size / 8
     taken.removeAll(keepingCapacity: true)
     histogram = nil
-    guard let base, wordCount > 64 else { return }
+  }
+
+  /// A large holder's words counted, once (when a reference of it is first checked).
+  private mutating func countWords() {
+    guard let base, wordCount > 64, histogram == nil else { return }
     var counts: [UInt: Int] = [:]
     for index in 2..<wordCount {
       counts[base.load(fromByteOffset: index * 8, as: UInt.self), default: 0] += 1
@@ -214,6 +222,7 @@ struct HolderWords {
   /// Whether one more word of the holder equals `target` than were taken; takes it.
   mutating func take(_ target: UInt) -> Bool {
     guard let base else { return false }
+    countWords()
     if histogram != nil {
       guard let available = histogram?[target], available > 0 else { return false }
       histogram?[target] = available - 1
