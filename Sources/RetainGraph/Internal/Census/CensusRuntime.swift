@@ -150,6 +150,12 @@ package enum CensusRuntime {
     address.load(as: UnsafeRawPointer?.self)
   }
 
+  /// The strong count of the heap object at `address`, as the runtime keeps it (the caller keeps
+  /// its memory allocated; reads it without retaining it).
+  package static func strongCount(ofObjectAt address: UnsafeRawPointer) -> Int {
+    ReferenceCounts(ofObjectAt: address).strong
+  }
+
   /// Whether a heap object's metadata is a class's (a closure context or box is not).
   package static func isClass(metadata: UnsafeRawPointer) -> Bool {
     MetadataKind(rawKind: metadata.load(as: UInt.self)) == .class
