@@ -19,7 +19,7 @@ package struct TaskState {
   package var operation: ThickFunction?
 }
 
-/// Reads tasks from the Swift concurrency runtime's own layout (README.md in this folder, "Tasks").
+/// Reads tasks from the Swift concurrency runtime's own layout (README.md in this target, "Tasks").
 /// Every read is guarded: the runtime must export its debug symbols with the layout version and
 /// task size this code was written for, and each task's context prefix must agree with its future
 /// fragment, or nothing is read.
@@ -223,7 +223,7 @@ package enum TaskLayout {
 
   /// The addresses, in a suspended task's frames, of the words that the debug information says
   /// belong to variables whose lifetime had ended where their function was suspended (README.md in
-  /// this folder, "Suspended frames"): a word there is a stale bit pattern, not a reference. Empty
+  /// this target, "Suspended frames"): a word there is a stale bit pattern, not a reference. Empty
   /// without debug information.
   package static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> {
     var dead: Set<UInt> = []
