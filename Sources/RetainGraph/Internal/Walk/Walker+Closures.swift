@@ -5,13 +5,13 @@ extension Walker {
     guard let (closure, name) = ClosureLayout.unwrappingThunks(stored), let context = closure.context else {
       return
     }
+    let contextObject = Unmanaged<AnyObject>.fromOpaque(context)
     // The reabstraction thunks' contexts hold the closure (for the heap census's leak count).
     let thunks = storageReading == nil ? [] : Self.thunkContexts(from: stored, to: context)
     for thunk in thunks {
       storageReading?.enter(UInt(bitPattern: thunk), holder: current, elementsOnly: false)
     }
     defer { for _ in thunks { storageReading?.leave() } }
-    let contextObject = Unmanaged<AnyObject>.fromOpaque(context)
     switch Metadata.kind(ofHeapObject: context) {
     case .class:
       // A closure that captures only one class reference uses that object as its context; a
