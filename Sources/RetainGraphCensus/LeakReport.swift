@@ -30,8 +30,8 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     public var signature: LeakSignature
     /// The short type names of the objects on the cycle (closures by their function), sorted.
     public var cycleTypes: [String]
-    /// How many objects the cycle holds, itself included: its members and what only it keeps
-    /// alive.
+    /// How many heap objects the cycle holds, itself included: its members and what only it keeps
+    /// alive, an array's buffer or a dictionary's storage counted as an object of its own.
     public var objectCount: Int
     /// The leak trace and fix lines, as ``ObjectGraph/report()`` writes them for the graph of the
     /// group, walked from ``cycleTypes``' oldest object.
@@ -50,7 +50,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
   public struct Unexplained: Sendable, Hashable, Codable {
     /// Strong references the walk read between recorded objects that were not subtracted: read
     /// through storage the census does not record or whose words do not hold them (an existential
-    /// or indirect enum box, a thunk's context), or words equal to an address (a suspended task's
+    /// or indirect enum box, a captured `var`'s box), or words equal to an address (a suspended task's
     /// frame, a key path's argument).
     public var references: Int
     /// Objects whose strong count is lower than the references counted to them (none, unless

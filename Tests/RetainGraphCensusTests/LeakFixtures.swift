@@ -66,7 +66,9 @@ final class LeakRandomNode {
   var more: [LeakRandomNode] = []
 }
 
-/// A parent ↔ child cycle; returns the parent (the caller drops it to leak the pair).
+/// A parent ↔ child cycle; returns the parent (the caller drops it to leak the pair). Not inlined, so
+/// that a call stack names it in release builds too.
+@inline(never)
 func makeLeakPair() -> LeakParent {
   let parent = LeakParent()
   let child = LeakChild()
