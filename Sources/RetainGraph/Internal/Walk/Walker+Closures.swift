@@ -5,6 +5,7 @@ extension Walker {
     guard let (closure, name) = ClosureLayout.unwrappingThunks(stored), let context = closure.context else {
       return
     }
+    if name == nil, !SymbolNames.readsImages { noteWithoutReaders(.unnamedFunctions) }
     let contextObject = Unmanaged<AnyObject>.fromOpaque(context)
     switch Metadata.kind(ofHeapObject: context) {
     case .class:
