@@ -38,12 +38,9 @@ let package = Package(
     .target(
       name: "RetainGraph",
       dependencies: [
-        "RetainGraphSupport", "RetainGraphJSONScanner",
-        .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
-        .target(name: "RetainGraphMachineCode", condition: .when(traits: ["BinaryReaders"])),
-        .target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"])),
+        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphRuntime",
       ],
-      exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
+      exclude: ["Internal/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
     // What every layer needs and none owns: the lock that is safe across fork, the chunked array of
     // the graph's storage, the atomic file writes of rendering and the command line.
@@ -65,6 +62,18 @@ let package = Package(
       name: "RetainGraphAsyncFrames",
       dependencies: ["RetainGraphImages", "RetainGraphMachineCode", "RetainGraphSupport"],
       exclude: ["README.md"]),
+    // The Swift runtime's layouts: every raw read of the runtime's memory (metadata, field descriptors,
+    // closure contexts, tasks, key paths, reference counts, globals) and its symbols and demangling,
+    // each fact listed in its README with where it was verified and what guards it.
+    .target(
+      name: "RetainGraphRuntime",
+      dependencies: [
+        "RetainGraphSupport",
+        .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
+        .target(name: "RetainGraphMachineCode", condition: .when(traits: ["BinaryReaders"])),
+        .target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"])),
+      ],
+      exclude: ["README.md"]),
     .systemLibrary(
       name: "CGraphviz",
       path: "Sources/CGraphviz",
@@ -74,12 +83,13 @@ let package = Package(
     .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "RetainGraphSupport", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
-      dependencies: ["RetainGraph"]
+      dependencies: ["RetainGraph", "RetainGraphRuntime"]
     ),
     // The heap census: only programs that import RetainGraphCensus link the interposer in
     // CRetainGraphCensus (a `swift_allocObject` of their own).
     .target(name: "CRetainGraphCensus", path: "Sources/CRetainGraphCensus"),
-    .target(name: "RetainGraphCensus", dependencies: ["RetainGraph", "CRetainGraphCensus"]),
+    .target(
+      name: "RetainGraphCensus", dependencies: ["RetainGraph", "RetainGraphRuntime", "CRetainGraphCensus"]),
     .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
     .executableTarget(
       name: "retain-graph",
@@ -109,6 +119,7 @@ let package = Package(
       name: "RetainGraphTests",
       dependencies: [
         "RetainGraph",
+        "RetainGraphRuntime",
         "RetainGraphSupport",
         .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
         .target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"])),
@@ -127,18 +138,22 @@ let package = Package(
     .testTarget(name: "RetainGraphImagesTests", dependencies: ["RetainGraphImages", "CRetainGraphELF"]),
     .testTarget(name: "RetainGraphMachineCodeTests", dependencies: ["RetainGraphMachineCode"]),
     .testTarget(name: "RetainGraphAsyncFramesTests", dependencies: ["RetainGraphAsyncFrames"]),
+    .testTarget(name: "RetainGraphRuntimeTests", dependencies: ["RetainGraphRuntime"]),
     .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
     .testTarget(
       name: "RetainGraphJSONScannerTests", dependencies: ["RetainGraphJSONScanner", "RetainGraphTestSupport"]),
     .testTarget(
       name: "RetainGraphTestingTests",
-      dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],
+      dependencies: [
+        "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime", "RetainGraphTestSupport", "Samples",
+      ],
       exclude: ["__Snapshots__"]
     ),
     .testTarget(
       name: "RetainGraphCensusTests",
       dependencies: [
-        "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport",
+        "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime",
+        "RetainGraphTestSupport",
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

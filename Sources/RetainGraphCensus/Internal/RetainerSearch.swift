@@ -1,5 +1,6 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
+internal import RetainGraphRuntime
 
 /// The root of the census walk: global holders (labelled by name) and every live object the census
 /// saw (so that each one's references are read, whoever holds it).
@@ -60,7 +61,7 @@ enum RetainerSearch {
     }
     // Globals holding objects made before the census started, read with their declared type.
     for variable in GlobalReferences.typedVariables() where globalLabels.insert(variable.name).inserted {
-      if variable.ownership == .weak, let object = variable.value as AnyObject? {
+      if variable.isWeak, let object = variable.value as AnyObject? {
         globals.append(.global(variable.name, object, ownership: .weak))
       } else {
         globals.append(.global(variable.name, variable.value))

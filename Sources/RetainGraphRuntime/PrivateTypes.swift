@@ -12,7 +12,7 @@ extension Metadata {
   /// the image that contains `address`, or the same symbol's readable name when the compiler
   /// spelled it with substitutions), and made by the access function the descriptor holds, given
   /// its generic arguments; the rest is resolved by name in the generic context of `owner`.
-  static func unlistedType(
+  package static func unlistedType(
     mangled: [UInt8], in owner: any Any.Type, nearby address: UnsafeRawPointer
   ) -> (any Any.Type)? {
     guard let parsed = MangledTypeReader.parse(mangled) else { return nil }
@@ -21,7 +21,7 @@ extension Metadata {
 
   /// The type `parsed` (see ``unlistedType(mangled:in:nearby:)``), resolved in the generic
   /// context of `owner` when given.
-  static func unlistedType(
+  package static func unlistedType(
     _ parsed: MangledType, in owner: (any Any.Type)?, nearby address: UnsafeRawPointer
   ) -> (any Any.Type)? {
     var resolver = UnlistedTypeResolver(owner: owner, nearby: address)
@@ -97,7 +97,7 @@ extension Metadata {
   /// 0 (complete) and its key arguments: up to three passed directly, more as a pointer to an
   /// array (IRGen's `emitGenericTypeMetadataAccessFunction`; swiftcc, which a thin Swift function
   /// type shares). It returns the metadata and its state.
-  static func callAccessFunction(_ accessor: UnsafeRawPointer, arguments: [UnsafeRawPointer])
+  package static func callAccessFunction(_ accessor: UnsafeRawPointer, arguments: [UnsafeRawPointer])
     -> UnsafeRawPointer?
   {
     typealias Response = (metadata: UnsafeRawPointer?, state: Int)

@@ -1,86 +1,86 @@
 /// What the walk reads of one task (an `AsyncTask` of the concurrency runtime).
-struct TaskState {
+package struct TaskState {
   /// The task finished: it holds nothing any more (its closure context was released).
-  var isComplete: Bool
-  var isCancelled: Bool
+  package var isComplete: Bool
+  package var isCancelled: Bool
   /// Running on a thread right now: its frames are changing and are not read.
-  var isRunning: Bool
+  package var isRunning: Bool
   /// Suspended, waiting for something (a dependency record is set).
-  var isSuspended: Bool
+  package var isSuspended: Bool
   /// A child task (`async let`, a task group's task).
-  var isChild: Bool
-  var isGroupChild: Bool
-  var isAsyncLet: Bool
+  package var isChild: Bool
+  package var isGroupChild: Bool
+  package var isAsyncLet: Bool
   /// The function the task runs and the context it was started with, as stored in the task's
   /// initial async context prefix; nil when the task finished or is running (a finishing task
   /// releases the context before it is flagged complete, so a running task's is not read).
-  var operation: ThickFunction?
+  package var operation: ThickFunction?
 }
 
 /// Reads tasks from the Swift concurrency runtime's own layout (README.md in this folder, "Tasks").
 /// Every read is guarded: the runtime must export its debug symbols with the layout version and
 /// task size this code was written for, and each task's context prefix must agree with its future
 /// fragment, or nothing is read.
-enum TaskLayout {
+package enum TaskLayout {
   /// The concurrency runtime's debug variables, read once.
-  struct Runtime {
+  package struct Runtime {
     /// `_swift_concurrency_debug_asyncTaskMetadata`: every task's isa.
-    var taskMetadata: UInt
+    package var taskMetadata: UInt
     /// `_swift_concurrency_debug_asyncTaskSlabMetadata`: the first word of every allocator slab.
-    var slabMetadata: UInt
+    package var slabMetadata: UInt
     /// `_swift_concurrency_debug_asyncTaskSize`: `sizeof(AsyncTask)`, where the fragments start.
-    var taskSize: Int
+    package var taskSize: Int
   }
 
   /// The layout version (`_swift_concurrency_debug_internal_layout_version`) and task size this
   /// reader was checked against (Swift 6.3.1, Linux x86_64).
-  static let expectedLayoutVersion: UInt32 = 1
-  static let expectedTaskSize = 208
+  package static let expectedLayoutVersion: UInt32 = 1
+  package static let expectedTaskSize = 208
 
   // Offsets in an AsyncTask (include/swift/RemoteInspection/RuntimeInternals.h, 64-bit).
-  static let jobFlagsOffset = 32  // Job::Flags, u32
-  static let statusFlagsOffset = 96  // PrivateStorage.Status.Flags[0], u32
-  static let firstSlabOffset = 120  // PrivateStorage.Allocator.FirstSlab
-  static let statusRecordOffset = 104  // PrivateStorage.Status.Record: the innermost status record
-  static let runJobOffset = 56  // Job::RunJob: a suspended task's resume function
-  static let resumeContextOffset = 64  // AsyncTask::ResumeContext: its innermost async context
+  package static let jobFlagsOffset = 32  // Job::Flags, u32
+  package static let statusFlagsOffset = 96  // PrivateStorage.Status.Flags[0], u32
+  package static let firstSlabOffset = 120  // PrivateStorage.Allocator.FirstSlab
+  package static let statusRecordOffset = 104  // PrivateStorage.Status.Record: the innermost status record
+  package static let runJobOffset = 56  // Job::RunJob: a suspended task's resume function
+  package static let resumeContextOffset = 64  // AsyncTask::ResumeContext: its innermost async context
   // JobFlags (include/swift/ABI/MetadataValues.h).
-  static let isChildTaskFlag: UInt32 = 1 << 24
-  static let isFutureFlag: UInt32 = 1 << 25
-  static let isGroupChildTaskFlag: UInt32 = 1 << 26
-  static let isAsyncLetTaskFlag: UInt32 = 1 << 28
+  package static let isChildTaskFlag: UInt32 = 1 << 24
+  package static let isFutureFlag: UInt32 = 1 << 25
+  package static let isGroupChildTaskFlag: UInt32 = 1 << 26
+  package static let isAsyncLetTaskFlag: UInt32 = 1 << 28
   /// Bits this reader does not know, which would add fragments or records it cannot place.
-  static let unknownTaskFlags: UInt32 = 0xC800_0000
+  package static let unknownTaskFlags: UInt32 = 0xC800_0000
   // ActiveTaskStatus flags.
-  static let isCancelledStatus: UInt32 = 0x100
-  static let isRunningStatus: UInt32 = 0x800
-  static let isCompleteStatus: UInt32 = 0x2000
-  static let hasTaskDependencyStatus: UInt32 = 0x4000
+  package static let isCancelledStatus: UInt32 = 0x100
+  package static let isRunningStatus: UInt32 = 0x800
+  package static let isCompleteStatus: UInt32 = 0x2000
+  package static let hasTaskDependencyStatus: UInt32 = 0x4000
   // Fragment sizes: ChildFragment (Parent, NextChild), GroupChildFragment (Group), FutureFragment
   // (waitQueue, resultType, error), FutureAsyncContextPrefix (indirectResult, asyncEntryPoint,
   // closureContext, errorResult); AsyncContext is aligned to 16 (MaximumAlignment).
-  static let childFragmentSize = 16
-  static let groupChildFragmentSize = 8
-  static let futureFragmentSize = 24
-  static let futurePrefixSize = 32
-  static let contextAlignment = 16
+  package static let childFragmentSize = 16
+  package static let groupChildFragmentSize = 8
+  package static let futureFragmentSize = 24
+  package static let futurePrefixSize = 32
+  package static let contextAlignment = 16
   // StackAllocator::Slab: Metadata, Next, Capacity u32, CurrentOffset u32; allocations start at
   // the header size rounded up to MaximumAlignment.
-  static let slabHeaderSize = 32
-  static let maximumSlabs = 1024
-  static let maximumFrames = 100_000
+  package static let slabHeaderSize = 32
+  package static let maximumSlabs = 1024
+  package static let maximumFrames = 100_000
   // TaskStatusRecord { Flags (kind in bits 0-7), Parent }; ChildTaskStatusRecord (an async let's)
   // and TaskGroupTaskStatusRecord then hold FirstChild; children are linked through their
   // ChildFragment's NextChild (include/swift/ABI/TaskStatus.h, MetadataValues.h).
-  static let childTaskRecord: UInt = 1
-  static let taskGroupRecord: UInt = 2
-  static let maximumRecords = 4096
-  static let maximumChildren = 100_000
-  static let maximumSlabCapacity = 1 << 24
+  package static let childTaskRecord: UInt = 1
+  package static let taskGroupRecord: UInt = 2
+  package static let maximumRecords = 4096
+  package static let maximumChildren = 100_000
+  package static let maximumSlabCapacity = 1 << 24
 
   /// The runtime's debug variables, or nil when the concurrency runtime is not loaded, does not
   /// export them, or reports a layout other than the one this reader was checked against.
-  static let runtime: Runtime? = {
+  package static let runtime: Runtime? = {
     #if canImport(ObjectiveC) || !arch(x86_64) && !arch(arm64)
       return nil  // other platforms' task layouts are not verified
     #else
@@ -99,7 +99,7 @@ enum TaskLayout {
   }()
 
   /// Why tasks cannot be read in this process, for a note; nil when they can.
-  static var unavailableReason: String? {
+  package static var unavailableReason: String? {
     guard runtime == nil else { return nil }
     if RuntimeSymbols.address(of: "_swift_concurrency_debug_asyncTaskMetadata") == nil {
       return "the concurrency runtime's debug symbols are not loaded"
@@ -108,14 +108,14 @@ enum TaskLayout {
   }
 
   /// Whether the heap object at `object` is a task: its isa is the runtime's task metadata.
-  static func isTask(_ object: UnsafeRawPointer) -> Bool {
+  package static func isTask(_ object: UnsafeRawPointer) -> Bool {
     guard let runtime else { return false }
     return object.load(as: UInt.self) == runtime.taskMetadata
   }
 
   /// The state of the task at `task`, or nil when its layout is not recognised (the caller notes
   /// it). The task must be kept alive by the caller.
-  static func state(of task: UnsafeRawPointer) -> TaskState? {
+  package static func state(of task: UnsafeRawPointer) -> TaskState? {
     guard let runtime, task.load(as: UInt.self) == runtime.taskMetadata else { return nil }
     let flags = task.load(fromByteOffset: jobFlagsOffset, as: UInt32.self)
     let status = task.load(fromByteOffset: statusFlagsOffset, as: UInt32.self)
@@ -158,7 +158,7 @@ enum TaskLayout {
   /// stops when it returns false. Nothing is read from a task that is running or finished, or
   /// whose slabs do not carry the runtime's slab metadata; the words themselves are never
   /// dereferenced here.
-  static func forEachFrameWord(ofTask task: UnsafeRawPointer, _ body: (UInt, UInt) -> Bool) {
+  package static func forEachFrameWord(ofTask task: UnsafeRawPointer, _ body: (UInt, UInt) -> Bool) {
     for range in slabsInUse(ofTask: task) {
       let words = UnsafePointer<UInt>(bitPattern: range.lowerBound).unsafelyUnwrapped
       for index in 0..<(range.count / 8) where !body(range.lowerBound + UInt(index * 8), words[index]) {
@@ -190,7 +190,7 @@ enum TaskLayout {
   /// `TaskGroupTaskStatusRecord`), each record read only when it lies in the task's slabs in use
   /// (an async let's storage and a group are allocated in the parent's frames), each child only
   /// when its isa is the task metadata and its flags say it is a child task.
-  static func childTasks(ofTask task: UnsafeRawPointer) -> [(task: UnsafeRawPointer, inGroup: Bool)] {
+  package static func childTasks(ofTask task: UnsafeRawPointer) -> [(task: UnsafeRawPointer, inGroup: Bool)] {
     let ranges = slabsInUse(ofTask: task)
     guard !ranges.isEmpty else { return [] }
     func inSlabs(_ address: UInt) -> Bool {
@@ -224,7 +224,7 @@ enum TaskLayout {
   /// by `Job::RunJob`) through each context's parent (first word) and the parent's resume function
   /// (second word); a context is read only when it lies in the task's slabs in use. Empty when the
   /// task is running, finished or not recognised.
-  static func frames(ofTask task: UnsafeRawPointer) -> [(context: UInt, resume: UnsafeRawPointer)] {
+  package static func frames(ofTask task: UnsafeRawPointer) -> [(context: UInt, resume: UnsafeRawPointer)] {
     let ranges = slabsInUse(ofTask: task)
     guard !ranges.isEmpty else { return [] }
     func inSlabs(_ address: UInt) -> Bool {

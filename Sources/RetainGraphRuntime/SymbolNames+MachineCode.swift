@@ -1,6 +1,6 @@
-// The one file of the core that reads machine code (RetainGraphMachineCode), on the symbols of
-// RetainGraphImages: without the package trait `BinaryReaders`, or on another architecture than
-// x86_64, every answer is empty (nil for `mergedCallers`).
+// The one file of RetainGraphRuntime that reads machine code (RetainGraphMachineCode), on the
+// symbols of RetainGraphImages: without the package trait `BinaryReaders`, or on another
+// architecture than x86_64, every answer is empty (nil for `mergedCallers`).
 
 internal import Foundation
 internal import RetainGraphSupport
@@ -29,7 +29,7 @@ extension SymbolNames {
   /// (`MachineCode.directBranchTargets`): a direct call or jump counts when its target is the start
   /// of a named function. Empty on other architectures, or when the symbol tables do not give the
   /// function's size.
-  static func directCallees(
+  package static func directCallees(
     ofFunctionAt address: UnsafeRawPointer, following: (String) -> Bool = { _ in false }
   ) -> [String] {
     directCalls(ofFunctionAt: address, following: following).map(\.name)
@@ -37,7 +37,7 @@ extension SymbolNames {
 
   /// ``directCallees(ofFunctionAt:following:)`` with each callee's address, and the functions read
   /// (the one at `address` first, then those followed).
-  static func directCalls(
+  package static func directCalls(
     ofFunctionAt address: UnsafeRawPointer, following: (String) -> Bool = { _ in false }
   ) -> [(address: UnsafeRawPointer, name: String)] {
     #if BinaryReaders && arch(x86_64)
@@ -79,7 +79,7 @@ extension SymbolNames {
   /// functions with identical machine code and turns the others into such jumps, and calls to any
   /// of them go to the body, named after one of them only. Named (demangled). x86_64 only (with
   /// the binary readers).
-  static func mergedTwins(ofFunctionAt address: UnsafeRawPointer, identifier: String) -> [String] {
+  package static func mergedTwins(ofFunctionAt address: UnsafeRawPointer, identifier: String) -> [String] {
     #if BinaryReaders && arch(x86_64)
       guard let (image, base) = image(containing: address), !identifier.isEmpty else { return [] }
       let candidates = identifier.withCString { wanted in image.entries { strstr($0, wanted) != nil } }
@@ -99,7 +99,7 @@ extension SymbolNames {
   /// keeps one body for functions whose code differs only in constants, and each of them passes its
   /// constants and jumps to the body), those functions (demangled), each with the addresses it
   /// loads before the jump; nil when the function is not a merged body. x86_64 only (nil elsewhere).
-  static func mergedCallers(ofFunctionContaining address: UnsafeRawPointer) -> [(
+  package static func mergedCallers(ofFunctionContaining address: UnsafeRawPointer) -> [(
     name: String, loads: [UInt]
   )]? {
     #if BinaryReaders && arch(x86_64)

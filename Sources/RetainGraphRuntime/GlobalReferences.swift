@@ -34,9 +34,9 @@ package enum GlobalReferences {
     package var name: String
     /// The value: an object, or an array of objects.
     package var value: Any
-    /// `.weak` for weak storage (the word is the object's side table); else `.strong` (the symbol
-    /// does not say whether a global is `unowned`).
-    package var ownership: Ownership
+    /// True for weak storage (the word is the object's side table); else false, for a strong
+    /// reference (the symbol does not say whether a global is `unowned`).
+    package var isWeak: Bool
   }
 
   /// Global variables whose objects the census may not have seen allocated (made before it
@@ -61,7 +61,7 @@ package enum GlobalReferences {
         guard !variable.isArray, case .alive(let loaded) = ReferenceLoader.load(.weak, at: pointer) else {
           return
         }
-        found.append(TypedVariable(name: variable.name, value: loaded.takeRetainedValue(), ownership: .weak))
+        found.append(TypedVariable(name: variable.name, value: loaded.takeRetainedValue(), isWeak: true))
         return
       }
       if variable.isArray {
@@ -71,7 +71,7 @@ package enum GlobalReferences {
         }
         found.append(
           TypedVariable(
-            name: variable.name, value: Existential.load(variable.type, from: pointer), ownership: .strong))
+            name: variable.name, value: Existential.load(variable.type, from: pointer), isWeak: false))
         return
       }
       // An object of the declared class (a freed one's memory may still say so), whose reference
@@ -79,9 +79,9 @@ package enum GlobalReferences {
       guard ReadableMemory.isInstance(at: word, of: Metadata.pointer(of: variable.element)),
         let counts = ReadableMemory.word(at: word &+ 8),
         counts >> 62 != 0b11 || ReadableMemory.word(at: (counts & ~(UInt(0b11) << 62)) << 3) == word,
-        let object = UnsafeRawPointer(bitPattern: word).flatMap(CensusRuntime.object(at:))
+        let object = UnsafeRawPointer(bitPattern: word).flatMap(ReferenceLoader.retainedObject(at:))
       else { return }
-      found.append(TypedVariable(name: variable.name, value: object, ownership: .strong))
+      found.append(TypedVariable(name: variable.name, value: object, isWeak: false))
     }
     return found.sorted { $0.name < $1.name }
   }

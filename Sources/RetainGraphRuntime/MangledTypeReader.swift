@@ -7,8 +7,8 @@
 /// gives nil. Sources: swiftlang/swift `lib/Demangling/Demangler.cpp` (`demangleOperator`,
 /// `demangleIdentifier`, `demangleMultiSubstitutions`, `demangleBoundGenericType`, `popTuple`),
 /// `docs/ABI/Mangling.rst`.
-enum MangledTypeReader {
-  enum Entry {
+package enum MangledTypeReader {
+  package enum Entry {
     case type(MangledType)
     case identifier(String)
     case privateName(String, discriminator: String)
@@ -19,38 +19,38 @@ enum MangledTypeReader {
   }
 
   /// `name` as a mangled identifier (its length, then its bytes); names are ASCII here.
-  static func identifier(_ name: String) -> String { "\(name.utf8.count)\(name)" }
+  package static func identifier(_ name: String) -> String { "\(name.utf8.count)\(name)" }
 
   /// The type the mangling `text` spells (no leading `$s`), or nil when it uses an operator not
   /// read here, or does not spell exactly one type. A generic signature before the type (a field
   /// of a generic type: `s8SendableRzl…` for `<A: Sendable>`, `Ri_zl…` for `~Copyable`, an empty
   /// `l`) is read for the substitutions and words its names add, and dropped.
-  static func parse(_ text: [UInt8]) -> MangledType? {
+  package static func parse(_ text: [UInt8]) -> MangledType? {
     guard let types = parseList(text), types.count == 1 else { return nil }
     return types[0]
   }
 
   /// The types the mangling `text` spells one after the other (a key path witness's name spells
   /// its subscript's argument types so), or nil as for `parse`.
-  static func parseList(_ text: [UInt8]) -> [MangledType]? {
+  package static func parseList(_ text: [UInt8]) -> [MangledType]? {
     var parser = Parser(text: text)
     return parser.run()
   }
 
-  struct Parser {
-    let text: [UInt8]
-    var position = 0
-    var stack: [Entry] = []
-    var substitutions: [Entry] = []
-    var words: [String] = []
+  package struct Parser {
+    package let text: [UInt8]
+    package var position = 0
+    package var stack: [Entry] = []
+    package var substitutions: [Entry] = []
+    package var words: [String] = []
 
     /// A generic signature may still end (`l`): at the start, and after each requirement.
-    var signatureIsOpen = true
-    var sawRequirement = false
+    package var signatureIsOpen = true
+    package var sawRequirement = false
 
-    init(text: [UInt8]) { self.text = text }
+    package init(text: [UInt8]) { self.text = text }
 
-    mutating func run() -> [MangledType]? {
+    package mutating func run() -> [MangledType]? {
       guard text.count < 4_096 else { return nil }
       while position < text.count {
         guard step() else { return nil }
@@ -64,22 +64,22 @@ enum MangledTypeReader {
       return types.isEmpty ? nil : types
     }
 
-    func peek() -> UInt8? { position < text.count ? text[position] : nil }
-    mutating func next() -> UInt8? {
+    package func peek() -> UInt8? { position < text.count ? text[position] : nil }
+    package mutating func next() -> UInt8? {
       guard position < text.count else { return nil }
       defer { position += 1 }
       return text[position]
     }
-    mutating func nextIf(_ byte: Character) -> Bool {
+    package mutating func nextIf(_ byte: Character) -> Bool {
       guard peek() == byte.asciiValue else { return false }
       position += 1
       return true
     }
-    static func isDigit(_ byte: UInt8?) -> Bool { byte.map { (48...57).contains($0) } ?? false }
-    static func isLower(_ byte: UInt8) -> Bool { (97...122).contains(byte) }
-    static func isUpper(_ byte: UInt8) -> Bool { (65...90).contains(byte) }
+    package static func isDigit(_ byte: UInt8?) -> Bool { byte.map { (48...57).contains($0) } ?? false }
+    package static func isLower(_ byte: UInt8) -> Bool { (97...122).contains(byte) }
+    package static func isUpper(_ byte: UInt8) -> Bool { (65...90).contains(byte) }
 
-    mutating func natural() -> Int? {
+    package mutating func natural() -> Int? {
       guard Self.isDigit(peek()) else { return nil }
       var number = 0
       while let byte = peek(), Self.isDigit(byte) {
@@ -91,42 +91,42 @@ enum MangledTypeReader {
     }
 
     /// `_` is 0, `<n>_` is n + 1 (Demangler::demangleIndex), with its text.
-    mutating func index() -> (value: Int, text: String)? {
+    package mutating func index() -> (value: Int, text: String)? {
       let start = position
       if nextIf("_") { return (0, "_") }
       guard let number = natural(), nextIf("_") else { return nil }
       return (number + 1, String(decoding: text[start..<position], as: UTF8.self))
     }
 
-    mutating func pop() -> Entry? { stack.popLast() }
-    mutating func popType() -> MangledType? {
+    package mutating func pop() -> Entry? { stack.popLast() }
+    package mutating func popType() -> MangledType? {
       guard case .type(let type) = stack.last else { return nil }
       stack.removeLast()
       return type
     }
-    mutating func popIf(_ matches: (Entry) -> Bool) -> Bool {
+    package mutating func popIf(_ matches: (Entry) -> Bool) -> Bool {
       guard let last = stack.last, matches(last) else { return false }
       stack.removeLast()
       return true
     }
-    mutating func popEmptyList() -> Bool {
+    package mutating func popEmptyList() -> Bool {
       popIf {
         if case .emptyList = $0 { return true }
         return false
       }
     }
-    mutating func popFirstElement() -> Bool {
+    package mutating func popFirstElement() -> Bool {
       popIf {
         if case .firstElement = $0 { return true }
         return false
       }
     }
-    mutating func push(_ type: MangledType, substitution: Bool) {
+    package mutating func push(_ type: MangledType, substitution: Bool) {
       stack.append(.type(type))
       if substitution { substitutions.append(.type(type)) }
     }
 
-    mutating func step() -> Bool {
+    package mutating func step() -> Bool {
       guard let byte = next() else { return false }
       switch byte {
       case UInt8(ascii: "0")...UInt8(ascii: "9"):

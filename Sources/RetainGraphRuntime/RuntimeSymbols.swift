@@ -9,14 +9,14 @@
 /// Looks up C entry points of the Swift runtime and libc by name. Swift 6.3 reserves several runtime
 /// names for `@_silgen_name` (`swift_weakLoadStrong`, `swift_getTypeByMangledNameInContext`…), and
 /// the Glibc module does not export `dladdr`: all of them are reached through `dlsym`.
-enum RuntimeSymbols {
+package enum RuntimeSymbols {
   /// The function named `name` as a C function of type `Function`, or nil when it is not loaded.
-  static func function<Function>(_ name: String, as type: Function.Type) -> Function? {
+  package static func function<Function>(_ name: String, as type: Function.Type) -> Function? {
     address(of: name).map { unsafeBitCast($0, to: type) }
   }
 
   /// The address of the exported symbol `name`, or nil when no loaded image exports it.
-  static func address(of name: String) -> UnsafeRawPointer? {
+  package static func address(of name: String) -> UnsafeRawPointer? {
     #if canImport(Darwin)
       let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
     #else

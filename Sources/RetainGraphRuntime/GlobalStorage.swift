@@ -14,26 +14,26 @@ internal import Synchronization
 /// and the names of the data symbols there (local symbols, read from each image's `.symtab`). The
 /// segments and the names come from the loader and the images (`GlobalStorage+Images.swift`; none
 /// without the package trait `BinaryReaders`); this file scans them.
-enum GlobalStorage {
+package enum GlobalStorage {
   /// One writable segment of a loaded image (a `PT_LOAD` segment of an ELF image).
-  struct Segment: Sendable {
-    var start: UInt
-    var end: UInt
+  package struct Segment: Sendable {
+    package var start: UInt
+    package var end: UInt
     /// The image's load bias (`dlpi_addr`) and file path (`/proc/self/exe` for the main program).
-    var bias: UInt
-    var path: String
+    package var bias: UInt
+    package var path: String
   }
 
   /// A word in a writable segment equal to one of the addresses looked for.
-  struct Hit {
-    var wordAddress: UInt
-    var value: UInt
-    var segment: Segment
+  package struct Hit {
+    package var wordAddress: UInt
+    package var value: UInt
+    package var segment: Segment
   }
 
   /// The words of the writable segments equal to one of `addresses`, in segment order.
   /// `isWanted` is asked for every 16-byte-aligned non-zero word (a heap object's address is).
-  static func scan(_ segments: [Segment], isWanted: (UInt) -> Bool) -> [Hit] {
+  package static func scan(_ segments: [Segment], isWanted: (UInt) -> Bool) -> [Hit] {
     var hits: [Hit] = []
     for segment in segments {
       var address = (segment.start + 7) & ~UInt(7)
@@ -52,7 +52,7 @@ enum GlobalStorage {
 /// Reads words at addresses that may not be mapped (a global whose declared type the walk cannot
 /// trust, a pointer it has not verified) without faulting: the kernel copies the word into a pipe,
 /// and reports an address it cannot read as `EFAULT` instead of a signal.
-enum ReadableMemory {
+package enum ReadableMemory {
   /// The pipe, and the process that made it: a forked child makes its own rather than share the
   /// parent's.
   private struct Pipe {
@@ -67,7 +67,7 @@ enum ReadableMemory {
     "pipe2", as: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
 
   /// The word at `address`, or nil when it cannot be read (or is not 8-byte aligned).
-  static func word(at address: UInt) -> UInt? {
+  package static func word(at address: UInt) -> UInt? {
     guard address != 0, address & 7 == 0, let source = UnsafeRawPointer(bitPattern: address) else {
       return nil
     }
@@ -87,7 +87,7 @@ enum ReadableMemory {
 
   /// Whether `address` is an object whose class is `wanted` or a subclass of it, read without
   /// trusting any word on the way (each metadata's kind word must say "class", 0, on this platform).
-  static func isInstance(at address: UInt, of wanted: UnsafeRawPointer) -> Bool {
+  package static func isInstance(at address: UInt, of wanted: UnsafeRawPointer) -> Bool {
     var metadata = word(at: address)
     for _ in 0..<64 {
       guard let current = metadata, current != 0 else { return false }

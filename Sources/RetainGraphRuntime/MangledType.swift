@@ -4,7 +4,7 @@
 
 /// A type as its mangling spells it: nominal types with their contexts and generic arguments;
 /// everything else as the text that spells it without substitutions.
-indirect enum MangledType: Equatable {
+package indirect enum MangledType: Equatable {
   /// A module, as the context of a nominal type (`s` is `Swift`).
   case module(String)
   /// A class (`C`), struct (`V`), enum (`O`) or protocol (`P`) named `name` in `context`;
@@ -19,7 +19,7 @@ indirect enum MangledType: Equatable {
   case composite(prefix: String, parts: [MangledType], separators: [String], suffix: String)
 
   /// Whether a private, fileprivate or local type appears in it (name lookup cannot find those).
-  var namesUnlistedType: Bool {
+  package var namesUnlistedType: Bool {
     switch self {
     case .module, .standard: return false
     case .nominal(_, let context, _, let discriminator, let local):
@@ -33,7 +33,7 @@ indirect enum MangledType: Equatable {
 
   /// The mangling of the type with no substitutions: every name spelled out, so that the text
   /// stands alone.
-  var text: String {
+  package var text: String {
     switch self {
     case .module(let name):
       switch name {

@@ -1,6 +1,5 @@
+import RetainGraphRuntime
 import Testing
-
-@testable import RetainGraph
 
 /// The raw runtime reads check their own layout assumptions; these tests make sure the checks pass
 /// on this toolchain, so that the fast paths are really taken.

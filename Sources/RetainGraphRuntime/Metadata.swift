@@ -3,7 +3,7 @@
 // recognised.
 
 /// The metadata kinds the walk distinguishes (`MetadataKind` in the runtime's `MetadataKind.def`).
-enum MetadataKind: Equatable {
+package enum MetadataKind: Equatable {
   case `class`
   case `struct`
   case `enum`
@@ -18,7 +18,7 @@ enum MetadataKind: Equatable {
   case heapGenericLocalVariable
   case other(UInt)
 
-  init(rawKind: UInt) {
+  package init(rawKind: UInt) {
     switch rawKind {
     case 0: self = .class
     case 0x200: self = .struct
@@ -38,21 +38,21 @@ enum MetadataKind: Equatable {
   }
 }
 
-enum Metadata {
-  static func pointer(of type: any Any.Type) -> UnsafeRawPointer {
+package enum Metadata {
+  package static func pointer(of type: any Any.Type) -> UnsafeRawPointer {
     unsafeBitCast(type, to: UnsafeRawPointer.self)
   }
 
-  static func type(at pointer: UnsafeRawPointer) -> any Any.Type {
+  package static func type(at pointer: UnsafeRawPointer) -> any Any.Type {
     unsafeBitCast(pointer, to: Any.Type.self)
   }
 
-  static func kind(of type: any Any.Type) -> MetadataKind {
+  package static func kind(of type: any Any.Type) -> MetadataKind {
     MetadataKind(rawKind: pointer(of: type).load(as: UInt.self))
   }
 
   /// The kind of the metadata a heap object points to.
-  static func kind(ofHeapObject object: UnsafeRawPointer) -> MetadataKind {
+  package static func kind(ofHeapObject object: UnsafeRawPointer) -> MetadataKind {
     guard let metadata = object.load(as: UnsafeRawPointer?.self) else { return .other(0) }
     return MetadataKind(rawKind: metadata.load(as: UInt.self))
   }
@@ -61,14 +61,16 @@ enum Metadata {
   /// arguments follow the kind and descriptor words (offset 16); for a class without a resilient
   /// superclass, they start at `MetadataPositiveSizeInWords − NumImmediateMembers` words (class
   /// descriptor u32s at 28 and 32). Nil for other kinds and for resilient class layouts.
-  static func genericArgument(_ index: Int, ofMetadata metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+  package static func genericArgument(_ index: Int, ofMetadata metadata: UnsafeRawPointer)
+    -> UnsafeRawPointer?
+  {
     guard index < 64, let arguments = genericArguments(ofMetadata: metadata) else { return nil }
     return arguments.load(fromByteOffset: 8 * index, as: UnsafeRawPointer?.self)
   }
 
   /// Where the generic arguments of the metadata at `metadata` start (see ``genericArgument(_:ofMetadata:)``);
   /// nil when the type is not generic or its layout is resilient.
-  static func genericArguments(ofMetadata metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+  package static func genericArguments(ofMetadata metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
     let type = self.type(at: metadata)
     guard let descriptor = descriptor(of: type) else { return nil }
     let flags = descriptor.load(as: UInt32.self)
@@ -91,7 +93,7 @@ enum Metadata {
 
   /// The first generic argument of a generic struct, enum or Optional (stored right after the
   /// description pointer).
-  static func firstGenericArgument(of type: any Any.Type) -> (any Any.Type)? {
+  package static func firstGenericArgument(of type: any Any.Type) -> (any Any.Type)? {
     switch kind(of: type) {
     case .struct, .enum, .optional:
       guard let argument = pointer(of: type).load(fromByteOffset: 16, as: UnsafeRawPointer?.self)
@@ -103,7 +105,7 @@ enum Metadata {
   }
 
   /// The superclass of a native class, or nil at the root of the hierarchy.
-  static func superclass(of type: any Any.Type) -> (any Any.Type)? {
+  package static func superclass(of type: any Any.Type) -> (any Any.Type)? {
     guard kind(of: type) == .class,
       let superclass = pointer(of: type).load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
     else { return nil }
@@ -111,7 +113,7 @@ enum Metadata {
   }
 
   /// The nominal type context descriptor of a class, struct or enum.
-  static func descriptor(of type: any Any.Type) -> UnsafeRawPointer? {
+  package static func descriptor(of type: any Any.Type) -> UnsafeRawPointer? {
     switch kind(of: type) {
     case .class:
       #if canImport(ObjectiveC)
@@ -128,14 +130,14 @@ enum Metadata {
   }
 
   /// Follows a 32-bit relative pointer stored at `address`.
-  static func relative(_ address: UnsafeRawPointer) -> UnsafeRawPointer? {
+  package static func relative(_ address: UnsafeRawPointer) -> UnsafeRawPointer? {
     let offset = address.loadUnaligned(as: Int32.self)
     return offset == 0 ? nil : address + Int(offset)
   }
 
   /// The mangled type names of the fields a nominal type declares itself (not inherited ones), in
   /// declaration order, read from its field descriptor.
-  static func ownFieldMangledNames(of type: any Any.Type) -> [MangledName]? {
+  package static func ownFieldMangledNames(of type: any Any.Type) -> [MangledName]? {
     guard let descriptor = descriptor(of: type),
       let fields = relative(descriptor + 16)
     else { return nil }
@@ -157,17 +159,17 @@ enum Metadata {
     return names
   }
 
-  typealias TypeByMangledNameInContext =
+  package typealias TypeByMangledNameInContext =
     @convention(c) (UnsafePointer<CChar>, Int, UnsafeRawPointer?, UnsafeRawPointer?) -> UnsafeRawPointer?
   /// The `2` variant is the one compiled code calls since Swift 6: unlike the first, it returns
   /// noncopyable types (the first substitutes `()` for them, for old clients such as Mirror).
-  static let typeByMangledNameInContext =
+  package static let typeByMangledNameInContext =
     RuntimeSymbols.function("swift_getTypeByMangledNameInContext2", as: TypeByMangledNameInContext.self)
     ?? RuntimeSymbols.function("swift_getTypeByMangledNameInContext", as: TypeByMangledNameInContext.self)
 
   /// Resolves the mangled type name of length `length` at `start`, in the generic context of
   /// `owner` (its descriptor and generic arguments) when given.
-  static func type(
+  package static func type(
     mangledName start: UnsafeRawPointer, length: Int, in owner: (any Any.Type)? = nil
   ) -> (any Any.Type)? {
     guard let typeByMangledNameInContext, length > 0 else { return nil }
@@ -182,21 +184,21 @@ enum Metadata {
   }
 
   /// The alignment of a type, from its value witness table.
-  static func alignment(of type: any Any.Type) -> Int {
+  package static func alignment(of type: any Any.Type) -> Int {
     let witnesses = pointer(of: type).load(fromByteOffset: -8, as: UnsafeRawPointer.self)
     return Int(witnesses.load(fromByteOffset: 80, as: UInt32.self) & 0xFF) + 1
   }
 
   /// The value witness table's size of a type.
   /// Whether values of `type` cannot be copied (`~Copyable`): value witness flag 0x800000.
-  static func isNoncopyable(_ type: any Any.Type) -> Bool {
+  package static func isNoncopyable(_ type: any Any.Type) -> Bool {
     let witnesses = pointer(of: type).load(fromByteOffset: -8, as: UnsafeRawPointer.self)
     return witnesses.load(fromByteOffset: 80, as: UInt32.self) & 0x0080_0000 != 0
   }
 
   /// Whether values of `type` hold no references at all (value witness flag 0x10000 clear). Unlike
   /// `_isPOD`, safe to ask of a noncopyable type.
-  static func isPOD(_ type: any Any.Type) -> Bool {
+  package static func isPOD(_ type: any Any.Type) -> Bool {
     let witnesses = pointer(of: type).load(fromByteOffset: -8, as: UnsafeRawPointer.self)
     return witnesses.load(fromByteOffset: 80, as: UInt32.self) & 0x0001_0000 == 0
   }
@@ -206,7 +208,7 @@ enum Metadata {
 
   /// When `type` is `ManagedBuffer` or a subclass of it: the `ManagedBuffer<Header, Element>`
   /// ancestor's `Element`, whose values are tail-allocated after the object's stored fields.
-  static func managedBufferElement(of type: any Any.Type) -> (any Any.Type)? {
+  package static func managedBufferElement(of type: any Any.Type) -> (any Any.Type)? {
     var candidate: (any Any.Type)? = type
     while let current = candidate {
       if UInt(bitPattern: descriptor(of: current)) == managedBufferDescriptor {
@@ -217,7 +219,7 @@ enum Metadata {
     return nil
   }
 
-  static func size(of type: any Any.Type) -> Int {
+  package static func size(of type: any Any.Type) -> Int {
     let witnesses = pointer(of: type).load(fromByteOffset: -8, as: UnsafeRawPointer.self)
     return witnesses.load(fromByteOffset: 64, as: Int.self)
   }
@@ -226,21 +228,21 @@ enum Metadata {
 /// A mangled type name as stored in a field record: symbolic references (a byte 0x01–0x17 followed
 /// by 4 payload bytes, 0x18–0x1F followed by 8) may contain zero bytes, so the end is found by skipping
 /// payloads.
-struct MangledName {
+package struct MangledName {
   /// Where the name is, and the type whose context it is resolved in (field records only).
-  var location: (start: UnsafeRawPointer, owner: any Any.Type)?
+  package var location: (start: UnsafeRawPointer, owner: any Any.Type)?
   /// The bytes after the last symbolic reference: the only part whose suffix can be trusted.
-  var trailingText: [UInt8]
+  package var trailingText: [UInt8]
 
-  init(bytes: [UInt8]) { trailingText = bytes }
+  package init(bytes: [UInt8]) { trailingText = bytes }
 
-  init(start: UnsafeRawPointer) {
+  package init(start: UnsafeRawPointer) {
     let (length, textStart) = Self.measure(start)
     trailingText = (textStart..<length).map { start.load(fromByteOffset: $0, as: UInt8.self) }
   }
 
   /// The length in bytes of the mangled name at `start`, up to its terminating NUL.
-  static func length(at start: UnsafeRawPointer) -> Int { measure(start).length }
+  package static func length(at start: UnsafeRawPointer) -> Int { measure(start).length }
 
   /// Walks a mangled name to its real terminating NUL, skipping symbolic references (a byte
   /// 0x01–0x17 and 4 payload bytes, 0x18–0x1F and 8; payloads may hold zeros): its length, and where
@@ -265,7 +267,7 @@ struct MangledName {
   }
 
   /// The reference ownership a field's mangled type name ends with, when it ends with one.
-  var referenceOwnership: ReferenceStorage? {
+  package var referenceOwnership: ReferenceStorage? {
     guard trailingText.count >= 2 else { return nil }
     let suffix = (trailingText[trailingText.count - 2], trailingText[trailingText.count - 1])
     switch suffix {
@@ -278,7 +280,7 @@ struct MangledName {
 }
 
 /// How a non-strong stored reference is laid out.
-enum ReferenceStorage: Equatable {
+package enum ReferenceStorage: Equatable {
   case weak
   case unowned
   case unownedUnsafe

@@ -1,22 +1,22 @@
 /// Raw reads of the heap layouts the walk relies on: stored references, native array buffers, boxes,
 /// thick functions and an object's class. Each layout fact is in this folder's README.md, with the
 /// check that guards it.
-enum HeapLayout {
+package enum HeapLayout {
   /// The object a strong native reference (or a strong `Optional` of one) stored at `address` points
   /// to, nil when it is empty. Native references are one word: the object pointer.
-  static func object(at address: UnsafeRawPointer) -> UnsafeRawPointer? {
+  package static func object(at address: UnsafeRawPointer) -> UnsafeRawPointer? {
     address.load(as: UnsafeRawPointer?.self)
   }
 
   /// Whether the one-word reference storage at `address` (strong, weak, unowned or
   /// unowned(unsafe)) is empty: a nil optional is stored as zero in every one of them.
-  static func isEmptyReference(at address: UnsafeRawPointer) -> Bool {
+  package static func isEmptyReference(at address: UnsafeRawPointer) -> Bool {
     address.load(as: UInt.self) == 0
   }
 
   /// The class of a native Swift object, read without retaining it: its first word (the isa) is
   /// its class metadata. On Darwin an isa may be tagged or non-pointer, so the runtime is asked.
-  static func dynamicType(ofObject object: UnsafeRawPointer) -> any Any.Type {
+  package static func dynamicType(ofObject object: UnsafeRawPointer) -> any Any.Type {
     #if canImport(ObjectiveC)
       return type(of: Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue())
     #else
@@ -28,7 +28,7 @@ enum HeapLayout {
   /// is one word pointing to a native buffer with a 32-byte header (object header 16, count 8,
   /// capacity and flags 8), then the element pointers, one word each. An empty array points to the
   /// shared empty buffer, whose count is 0.
-  static func arrayOfObjects(at address: UnsafeRawPointer) -> UnsafeBufferPointer<UnsafeRawPointer> {
+  package static func arrayOfObjects(at address: UnsafeRawPointer) -> UnsafeBufferPointer<UnsafeRawPointer> {
     let buffer = address.load(as: UnsafeRawPointer.self)
     let count = buffer.load(fromByteOffset: 16, as: Int.self)
     let elements = (buffer + 32).assumingMemoryBound(to: UnsafeRawPointer.self)
@@ -37,25 +37,25 @@ enum HeapLayout {
 
   /// The payload of the heap box whose pointer is stored at `address` (a captured `var`, a boxed
   /// weak capture): the box's 16-byte object header comes first; nil when no box is stored.
-  static func boxPayload(at address: UnsafeRawPointer) -> UnsafeRawPointer? {
+  package static func boxPayload(at address: UnsafeRawPointer) -> UnsafeRawPointer? {
     address.load(as: UnsafeRawPointer?.self).map { $0 + 16 }
   }
 }
 
 /// A thick function value as stored: two words, the function pointer, then the context (nil when
 /// the function captures nothing).
-struct ThickFunction {
-  var function: UnsafeRawPointer?
-  var context: UnsafeRawPointer?
+package struct ThickFunction {
+  package var function: UnsafeRawPointer?
+  package var context: UnsafeRawPointer?
 
-  init(function: UnsafeRawPointer?, context: UnsafeRawPointer?) {
+  package init(function: UnsafeRawPointer?, context: UnsafeRawPointer?) {
     self.function = function
     self.context = context
   }
 
   /// Reads the two words of the function stored at `address` (its own storage: a field, a capture,
   /// a thunk's capture; never a value passed through a generic parameter, which is reabstracted).
-  init(at address: UnsafeRawPointer) {
+  package init(at address: UnsafeRawPointer) {
     function = address.load(as: UnsafeRawPointer?.self)
     context = address.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
   }

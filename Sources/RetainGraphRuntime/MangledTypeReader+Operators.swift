@@ -2,7 +2,7 @@
 
 extension MangledTypeReader.Parser {
   /// Demangler::demangleAnyGenericType: pops the name and the context.
-  mutating func nominal(kind: UInt8) -> Bool {
+  package mutating func nominal(kind: UInt8) -> Bool {
     guard let name = pop() else { return false }
     let context: MangledType
     switch pop() {
@@ -31,7 +31,7 @@ extension MangledTypeReader.Parser {
 
   /// Demangler::demangleLocalIdentifier: `LL` (a private name: the discriminator, then the
   /// name, popped) or `L<index>` (a local name).
-  mutating func localName() -> Bool {
+  package mutating func localName() -> Bool {
     if nextIf("L") {
       guard case .identifier(let discriminator) = pop(), case .identifier(let name) = pop() else {
         return false
@@ -46,7 +46,7 @@ extension MangledTypeReader.Parser {
 
   /// Demangler::demangleBoundGenericType: the argument lists, innermost popped first, each
   /// started by `_` and the outermost by `y`; then the nominal type.
-  mutating func boundGeneric() -> Bool {
+  package mutating func boundGeneric() -> Bool {
     var levels: [[MangledType]] = []
     while true {
       var arguments: [MangledType] = []
@@ -68,7 +68,7 @@ extension MangledTypeReader.Parser {
   /// on the stack until the signature ends: `R` (a protocol on a parameter), `Rs`/`Rb` (same
   /// type, base class) and `Ri` (an inverse, `~Copyable`) on a parameter; requirements on
   /// associated types and layouts are not read.
-  mutating func requirement() -> Bool {
+  package mutating func requirement() -> Bool {
     guard signatureIsOpen else { return false }
     sawRequirement = true
     switch peek() {
@@ -87,7 +87,7 @@ extension MangledTypeReader.Parser {
   }
 
   /// Demangler::demangleGenericParamIndex: `q_`, `q<n>_`, `qd<depth>_<index>`.
-  mutating func genericParameter() -> Bool {
+  package mutating func genericParameter() -> Bool {
     let start = position - 1
     if nextIf("d") {
       guard index() != nil, index() != nil else { return false }
@@ -101,7 +101,7 @@ extension MangledTypeReader.Parser {
   /// A tuple (`t`, elements with optional labels), a protocol composition (`p`) or a
   /// composition with `AnyObject` (`Xl`): `y` when empty, else the elements, the first followed
   /// by `_` (Demangler::popTuple, popProtocolList).
-  mutating func list(suffix: String, labels: Bool) -> Bool {
+  package mutating func list(suffix: String, labels: Bool) -> Bool {
     if popEmptyList() {
       push(.composite(prefix: "y", parts: [], separators: [], suffix: suffix), substitution: false)
       return true
@@ -126,7 +126,7 @@ extension MangledTypeReader.Parser {
 
   /// Demangler::popFunctionType: the annotations read here (`Ya` async, `Yb` sendable, `K`
   /// throws), then the parameters and the result (each a type, or `y` for none).
-  mutating func functionType() -> Bool {
+  package mutating func functionType() -> Bool {
     var annotations: [String] = []
     while case .annotation(let text) = stack.last {
       stack.removeLast()

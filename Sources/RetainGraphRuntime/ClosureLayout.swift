@@ -1,6 +1,6 @@
 /// One value captured by a closure context.
-struct Capture {
-  enum Kind {
+package struct Capture {
+  package enum Kind {
     /// A value of a known type, walked like a stored property.
     case value(any Any.Type)
     /// A weak, unowned or unowned(unsafe) capture.
@@ -11,12 +11,12 @@ struct Capture {
     indirect case box(Kind)
   }
 
-  var offset: Int
-  var kind: Kind
+  package var offset: Int
+  package var kind: Kind
 }
 
 /// Reads closure contexts (README.md in this folder, "Closure contexts"). Returns nil rather than guessing.
-enum ClosureLayout {
+package enum ClosureLayout {
   private typealias TypeByMangledName =
     @convention(c) (
       UnsafePointer<CChar>, Int, UnsafeRawPointer?, UnsafeRawPointer?
@@ -32,7 +32,7 @@ enum ClosureLayout {
     RuntimeSymbols.function(
       "swift_getTypeByMangledNameInEnvironment", as: TypeByMangledNameInEnvironment.self)
   /// Whether a function type uses the Swift calling convention: a thick value with a context.
-  static func isThick(_ type: any Any.Type) -> Bool {
+  package static func isThick(_ type: any Any.Type) -> Bool {
     guard Metadata.kind(of: type) == .function else { return false }
     let flags = Metadata.pointer(of: type).load(fromByteOffset: 8, as: UInt.self)
     return (flags & 0x00FF_0000) >> 16 == 0
@@ -42,7 +42,7 @@ enum ClosureLayout {
   /// generic parameter is wrapped in reabstraction thunks whose contexts hold only the real
   /// closure, so they are unwrapped (a bounded loop, never recursion). Nil when the function
   /// captures nothing.
-  static func unwrappingThunks(_ stored: ThickFunction) -> (function: ThickFunction, name: String?)? {
+  package static func unwrappingThunks(_ stored: ThickFunction) -> (function: ThickFunction, name: String?)? {
     var function = stored
     guard var context = function.context else { return nil }
     var name = function.function.flatMap(SymbolNames.functionName(at:))
@@ -60,7 +60,7 @@ enum ClosureLayout {
 
   /// Whether a context holds exactly one thick function and nothing else: the shape of a
   /// reabstraction thunk's context, whose function is the real closure.
-  static func thunkedFunction(ofContext context: UnsafeRawPointer) -> ThickFunction? {
+  package static func thunkedFunction(ofContext context: UnsafeRawPointer) -> ThickFunction? {
     guard let captures = captures(ofContext: context), captures.count == 1,
       case .function = captures[0].kind
     else { return nil }
@@ -69,7 +69,7 @@ enum ClosureLayout {
 
   /// The captures of a closure context (a heap object of metadata kind HeapLocalVariable), or nil
   /// when the context has no capture descriptor or a capture type cannot be resolved.
-  static func captures(ofContext context: UnsafeRawPointer) -> [Capture]? {
+  package static func captures(ofContext context: UnsafeRawPointer) -> [Capture]? {
     guard let metadata = context.load(as: UnsafeRawPointer?.self),
       MetadataKind(rawKind: metadata.load(as: UInt.self)) == .heapLocalVariable,
       let descriptor = metadata.load(fromByteOffset: 16, as: UnsafeRawPointer?.self),
@@ -239,7 +239,7 @@ enum ClosureLayout {
 /// parameter each metadata comes from: `B<n>` (binding *n*), or `G<i><source>` (generic argument
 /// *i* of the type the nested source gives). Bindings no source names are witness tables, which
 /// capture types never need: their layout depends only on the parameters' metadata.
-struct GenericArguments {
+package struct GenericArguments {
   /// Generic parameters per depth (depth 0 first), each level's argument metadata in index order.
   private var levels: [[UnsafeRawPointer?]]
   /// The parameters (depth, index) that are packs (`each P`): their argument is a metadata pack.
@@ -248,7 +248,7 @@ struct GenericArguments {
   /// The arguments the metadata sources of a closure's capture descriptor bind: from the context's
   /// bindings (`referenceCapture` gives the class metadata of the object a capture refers to, for
   /// the sources `R<capture>_`, nil when it cannot be read). Nil when a parameter stays unbound.
-  init?(
+  package init?(
     descriptor: UnsafeRawPointer, captureCount: Int, sourceCount: Int, bindings: UnsafeRawPointer,
     bindingCount: Int, referenceCapture: (Int) -> UnsafeRawPointer? = { _ in nil }
   ) {
@@ -369,7 +369,7 @@ struct GenericArguments {
   /// (`TargetGenericEnvironment`: flags — levels in bits 0–11, requirements from bit 12 —, the
   /// cumulative parameter count of each level as u16, one parameter descriptor byte per parameter),
   /// and the arguments, flattened level by level.
-  func withEnvironment<R>(_ body: (UnsafeRawPointer, UnsafeRawPointer) -> R?) -> R? {
+  package func withEnvironment<R>(_ body: (UnsafeRawPointer, UnsafeRawPointer) -> R?) -> R? {
     let arguments = levels.flatMap { $0 }
     let size = 4 + 2 * levels.count + arguments.count
     let environment = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)

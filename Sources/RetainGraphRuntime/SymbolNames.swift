@@ -15,7 +15,7 @@ internal import Synchronization
 /// Each image is read once, through `ImageCatalogue` (RetainGraphImages), in
 /// `SymbolNames+Images.swift`, the one file that asks the images (nil there in a build without the
 /// trait `BinaryReaders`); this file demangles and simplifies what they answer.
-enum SymbolNames {
+package enum SymbolNames {
   private typealias Demangle =
     @convention(c) (
       UnsafePointer<CChar>, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
@@ -25,7 +25,7 @@ enum SymbolNames {
 
   /// The demangled, simplified name of the function that starts at `address`, when a symbol table
   /// has it.
-  static func functionName(at address: UnsafeRawPointer) -> String? {
+  package static func functionName(at address: UnsafeRawPointer) -> String? {
     let key = UInt(bitPattern: address)
     if let known = functionNames.withLock({ $0[key] }) { return known }
     let name: String?
@@ -45,7 +45,7 @@ enum SymbolNames {
   private static let functionNames = ForkSafeMutex<[UInt: String?]>([:])
 
   /// `symbol` demangled, without simplification.
-  static func demangled(_ symbol: String) -> String? {
+  package static func demangled(_ symbol: String) -> String? {
     guard let demangle else { return nil }
     return symbol.withCString { text in
       guard let result = demangle(text, strlen(text), nil, nil, 0) else { return nil }
@@ -66,7 +66,7 @@ enum SymbolNames {
   /// forwarder for `, `merged `), the specialisations (`generic specialization <Swift.Int> of `,
   /// `generic not re-abstracted specialization <…> of `, `function signature specialization <…>
   /// of `…) and the suffix LLVM gives a copy (` with unmangled suffix ".20"`).
-  static func simplify(_ name: String) -> String {
+  package static func simplify(_ name: String) -> String {
     var text = Substring(name)
     if let suffix = text.range(of: " with unmangled suffix \"", options: .backwards), text.hasSuffix("\"") {
       text = text[..<suffix.lowerBound]
@@ -89,7 +89,7 @@ enum SymbolNames {
   /// A private declaration's name without its discriminator, as it is written:
   /// `App.CartViewModel.(handlePrices in _C654A129CC2DF9B3)(_: [App.Price])` →
   /// `App.CartViewModel.handlePrices(_: [App.Price])`.
-  static func withoutPrivateDiscriminators(_ name: String) -> String {
+  package static func withoutPrivateDiscriminators(_ name: String) -> String {
     guard name.contains(" in _") else { return name }
     var result = ""
     var rest = Substring(name)

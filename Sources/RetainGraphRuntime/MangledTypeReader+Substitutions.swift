@@ -4,7 +4,7 @@ extension MangledTypeReader.Parser {
   /// Demangler::demangleIdentifier: plain, or with word substitutions after a `0`; the words of
   /// each literal part are recorded (at least two characters, split at `_` and at a capital
   /// after a non-capital). Punycode (`00`) is not read.
-  mutating func identifier() -> Bool {
+  package mutating func identifier() -> Bool {
     var hasWordSubstitutions = false
     if peek() == UInt8(ascii: "0") {
       position += 1
@@ -33,7 +33,7 @@ extension MangledTypeReader.Parser {
     return true
   }
 
-  mutating func recordWords(_ slice: [UInt8]) {
+  package mutating func recordWords(_ slice: [UInt8]) {
     var start: Int?
     for index in 0...slice.count {
       let byte: UInt8 = index < slice.count ? slice[index] : 0
@@ -53,7 +53,7 @@ extension MangledTypeReader.Parser {
   }
 
   /// Demangler::demangleMultiSubstitutions.
-  mutating func multiSubstitution() -> Bool {
+  package mutating func multiSubstitution() -> Bool {
     var repeatCount = -1
     while let byte = next() {
       if Self.isLower(byte) || Self.isUpper(byte) {
@@ -79,7 +79,7 @@ extension MangledTypeReader.Parser {
 
   /// Demangler::demangleStandardSubstitution: `So` (the `__C` module), `Sg` (an optional of the
   /// type before), or a standard type (`Si`, second level `ScT`), with an optional repeat count.
-  mutating func standardSubstitution() -> Bool {
+  package mutating func standardSubstitution() -> Bool {
     if nextIf("o") {
       push(.module("__C"), substitution: false)
       return true

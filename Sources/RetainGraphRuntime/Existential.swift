@@ -1,16 +1,16 @@
 /// Looks inside existential containers (README.md in this folder, "Existentials"): a value loaded from a field of
 /// type `Any`, `any P` or `AnyObject` through a generic parameter stays boxed with its static type,
 /// so its dynamic value is projected from the container's layout.
-enum Existential {
+package enum Existential {
   /// Loads a value of `type` stored at `address`, as an `Any` holding that type.
-  static func load(_ type: any Any.Type, from address: UnsafeRawPointer) -> Any {
+  package static func load(_ type: any Any.Type, from address: UnsafeRawPointer) -> Any {
     func load<T>(_: T.Type) -> Any { address.load(as: T.self) }
     return load(type)
   }
 
   /// The value held by the existential container of type `type` at `address`, with its dynamic
   /// type; nil when the container is empty or of a shape not handled (an `Error` box).
-  static func project(_ type: any Any.Type, at address: UnsafeRawPointer) -> Any? {
+  package static func project(_ type: any Any.Type, at address: UnsafeRawPointer) -> Any? {
     switch representation(of: type) {
     case .classBound:
       guard let object = address.load(as: UnsafeRawPointer?.self) else { return nil }
@@ -36,7 +36,7 @@ enum Existential {
   }
 
   /// How an existential type stores its value.
-  enum Representation {
+  package enum Representation {
     /// A three-word buffer, then the dynamic type's metadata (then witness tables).
     case opaque
     /// The object pointer first (then witness tables).
@@ -49,7 +49,7 @@ enum Existential {
   /// class-bound, bits 24–29 = special protocol) or of a constrained existential (`any P<Int>`: its
   /// shape at metadata + 8, whose flags' low byte is the special kind: 0 opaque, 1 class,
   /// 2 metatype, 3 explicit layout).
-  static func representation(of type: any Any.Type) -> Representation {
+  package static func representation(of type: any Any.Type) -> Representation {
     let metadata = Metadata.pointer(of: type)
     switch Metadata.kind(of: type) {
     case .existential:

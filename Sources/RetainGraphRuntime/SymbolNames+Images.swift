@@ -1,17 +1,17 @@
-// The one file of the core that asks the loaded images for symbols and debug information
+// The one file of RetainGraphRuntime that asks the loaded images for symbols and debug information
 // (RetainGraphImages): the seam a platform without an image reader builds without (the package
 // trait `BinaryReaders` off). There every answer is "not known" (nil or empty), and the walk notes
 // what that leaves out (`GraphNote.Kind.unnamedFunctions`).
 
 #if BinaryReaders
-  internal import RetainGraphImages
+  package import RetainGraphImages
 #endif
 
 extension SymbolNames {
   /// Whether this build reads the loaded images' symbol tables and debug information (the package
   /// trait `BinaryReaders`, on by default). Without it no function is named from a symbol table, no
   /// local or data symbol is found and no debug information is read.
-  static var readsImages: Bool {
+  package static var readsImages: Bool {
     #if BinaryReaders
       return true
     #else
@@ -21,14 +21,14 @@ extension SymbolNames {
 
   #if BinaryReaders
     /// How the local symbols that name a noncopyable field type's mangled name start.
-    static let hiddenTypePrefix = ImageSymbols.hiddenTypePrefix
+    package static let hiddenTypePrefix = ImageSymbols.hiddenTypePrefix
 
     /// The function that the async function pointer starting exactly at `address` points to, when a
     /// data symbol `$s…Tu` ("async function pointer to …") starts there; nil otherwise, so that a word
     /// that is not one is never read. An async function pointer is a 32-bit offset from itself to the
     /// function, then the size of the function's async context (include/swift/ABI/Task.h,
     /// `AsyncFunctionPointer`).
-    static func asyncFunction(pointedToBy address: UnsafeRawPointer) -> UnsafeRawPointer? {
+    package static func asyncFunction(pointedToBy address: UnsafeRawPointer) -> UnsafeRawPointer? {
       guard let (image, base) = ImageCatalogue.image(containing: address) else { return nil }
       let data = image.symbols.data
       let offset = UInt(bitPattern: address) &- UInt(bitPattern: base)
@@ -40,7 +40,7 @@ extension SymbolNames {
 
     /// The address of the data symbol (`STT_OBJECT`, local or global) named `name` exactly, e.g. an
     /// async function pointer `$s…Tu`, in the image that contains `address`; nil when it has none.
-    static func dataSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
+    package static func dataSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
       -> UnsafeRawPointer?
     {
       ImageCatalogue.dataSymbol(named: name, inImageContaining: address)
@@ -48,7 +48,7 @@ extension SymbolNames {
 
     /// The address of the local symbol `name` (a demangling cache variable `$s…MD`, a metadata
     /// accessor `$s…Ma` or a type descriptor `$s…Mn`) of the image that contains `address`.
-    static func localSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
+    package static func localSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
       -> UnsafeRawPointer?
     {
       guard let (image, base) = ImageCatalogue.image(containing: address),
@@ -62,7 +62,7 @@ extension SymbolNames {
     /// discriminator). A type mangled inside a larger name uses substitution indices of that name
     /// (`AF` for the third module mentioned), so the same type alone has other bytes: the readable
     /// name is the same in both.
-    static func localSymbol(
+    package static func localSymbol(
       readablyNamed readable: String, suffix: String, inImageContaining address: UnsafeRawPointer
     ) -> UnsafeRawPointer? {
       guard let (image, base) = ImageCatalogue.image(containing: address),
@@ -73,7 +73,7 @@ extension SymbolNames {
 
     /// The address of the demangling cache variable (`$s…MD`) of the image that contains `address`
     /// for the type whose readable name is `typeName` (see `localSymbol(readablyNamed:suffix:…)`).
-    static func metadataCache(forType typeName: String, inImageContaining address: UnsafeRawPointer)
+    package static func metadataCache(forType typeName: String, inImageContaining address: UnsafeRawPointer)
       -> UnsafeRawPointer?
     {
       localSymbol(
@@ -83,14 +83,14 @@ extension SymbolNames {
 
     /// The raw (mangled) name of the symbol whose function contains `address`, from the dynamic
     /// symbol table or, for local symbols, the image's `.symtab`.
-    static func symbolName(at address: UnsafeRawPointer) -> String? {
+    package static func symbolName(at address: UnsafeRawPointer) -> String? {
       ImageCatalogue.symbolName(at: address)
     }
 
     /// The functions an optimised build inlined into the function that starts at `address`, named
     /// (demangled, not simplified), from the image's DWARF (`ImageDebugInfo`, read once per image on
     /// first use); empty when the image has no debug information.
-    static func inlinedFunctions(ofFunctionAt address: UnsafeRawPointer) -> [String] {
+    package static func inlinedFunctions(ofFunctionAt address: UnsafeRawPointer) -> [String] {
       guard let (debugInfo, start) = debugInfo(at: address) else { return [] }
       return debugInfo.inlinedFunctions(at: start).compactMap(demangled)
     }
@@ -98,14 +98,14 @@ extension SymbolNames {
     /// The async-context offsets of the variables whose lifetime ended before their function was
     /// suspended at the partial function that starts at `address` (`ImageDebugInfo.deadFrameOffsets`);
     /// empty when the image has no debug information for it.
-    static func deadFrameOffsets(resumingAt address: UnsafeRawPointer) -> Set<Int> {
+    package static func deadFrameOffsets(resumingAt address: UnsafeRawPointer) -> Set<Int> {
       guard let (debugInfo, start) = debugInfo(at: address) else { return [] }
       return debugInfo.deadFrameOffsets(resumingAt: start)
     }
 
     /// The async-context offsets of every variable of the async function that the partial function
     /// at `address` belongs to (`ImageDebugInfo.frameOffsets`); nil without debug information for it.
-    static func frameOffsets(ofFunctionResumingAt address: UnsafeRawPointer) -> Set<Int>? {
+    package static func frameOffsets(ofFunctionResumingAt address: UnsafeRawPointer) -> Set<Int>? {
       guard let (debugInfo, start) = debugInfo(at: address) else { return nil }
       return debugInfo.frameOffsets(ofFunctionResumingAt: start)
     }
@@ -116,37 +116,37 @@ extension SymbolNames {
     }
 
     /// The function symbols of the image that contains `address`, and its base.
-    static func image(containing address: UnsafeRawPointer) -> (SymbolTable, UnsafeRawPointer)? {
+    package static func image(containing address: UnsafeRawPointer) -> (SymbolTable, UnsafeRawPointer)? {
       ImageCatalogue.image(containing: address).map { ($0.image.symbols.functions, $0.base) }
     }
   #else
     /// ImageSymbols' prefix (no symbol is found here to carry it).
-    static let hiddenTypePrefix = "get_type_metadata "
+    package static let hiddenTypePrefix = "get_type_metadata "
 
-    static func asyncFunction(pointedToBy address: UnsafeRawPointer) -> UnsafeRawPointer? { nil }
+    package static func asyncFunction(pointedToBy address: UnsafeRawPointer) -> UnsafeRawPointer? { nil }
 
-    static func dataSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
+    package static func dataSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
       -> UnsafeRawPointer?
     { nil }
 
-    static func localSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
+    package static func localSymbol(named name: String, inImageContaining address: UnsafeRawPointer)
       -> UnsafeRawPointer?
     { nil }
 
-    static func localSymbol(
+    package static func localSymbol(
       readablyNamed readable: String, suffix: String, inImageContaining address: UnsafeRawPointer
     ) -> UnsafeRawPointer? { nil }
 
-    static func metadataCache(forType typeName: String, inImageContaining address: UnsafeRawPointer)
+    package static func metadataCache(forType typeName: String, inImageContaining address: UnsafeRawPointer)
       -> UnsafeRawPointer?
     { nil }
 
-    static func symbolName(at address: UnsafeRawPointer) -> String? { nil }
+    package static func symbolName(at address: UnsafeRawPointer) -> String? { nil }
 
-    static func inlinedFunctions(ofFunctionAt address: UnsafeRawPointer) -> [String] { [] }
+    package static func inlinedFunctions(ofFunctionAt address: UnsafeRawPointer) -> [String] { [] }
 
-    static func deadFrameOffsets(resumingAt address: UnsafeRawPointer) -> Set<Int> { [] }
+    package static func deadFrameOffsets(resumingAt address: UnsafeRawPointer) -> Set<Int> { [] }
 
-    static func frameOffsets(ofFunctionResumingAt address: UnsafeRawPointer) -> Set<Int>? { nil }
+    package static func frameOffsets(ofFunctionResumingAt address: UnsafeRawPointer) -> Set<Int>? { nil }
   #endif
 }

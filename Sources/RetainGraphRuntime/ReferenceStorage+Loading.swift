@@ -10,7 +10,7 @@ private enum RuntimeFunctions {
 }
 
 /// What a non-strong reference points to right now.
-enum LoadedReference {
+package enum LoadedReference {
   case none
   /// The object, retained once: the caller owns that retain.
   case alive(Unmanaged<AnyObject>)
@@ -22,9 +22,9 @@ enum LoadedReference {
   case unreadable
 }
 
-enum ReferenceLoader {
+package enum ReferenceLoader {
   /// Reads the non-strong reference stored at `address` without ever trapping.
-  static func load(_ storage: ReferenceStorage, at address: UnsafeRawPointer) -> LoadedReference {
+  package static func load(_ storage: ReferenceStorage, at address: UnsafeRawPointer) -> LoadedReference {
     switch storage {
     case .weak:
       // Native weak storage (also the first word of a weak existential).
@@ -41,6 +41,14 @@ enum ReferenceLoader {
       return raw == 0 ? .none : .address(raw)
     }
   }
+
+  /// The object at `address`, retained, when it has not begun deinitialising; nil otherwise (or
+  /// when `swift_tryRetain` is missing). `address` must be a heap object whose memory is still
+  /// allocated.
+  package static func retainedObject(at address: UnsafeRawPointer) -> AnyObject? {
+    guard let tryRetain = RuntimeFunctions.tryRetain, let retained = tryRetain(address) else { return nil }
+    return Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue()
+  }
 }
 
 /// Reads which object a native weak reference points to without retaining it, so that a weak edge to
@@ -48,8 +56,8 @@ enum ReferenceLoader {
 /// the object's side table; the side table's first word is the object; its reference counts, 16-byte
 /// aligned, start at offset 16, with the deiniting flag at bit 32) is verified once with real objects; if the
 /// check fails, every weak read goes through `swift_weakLoadStrong`.
-enum WeakPeek {
-  static let isAvailable: Bool = {
+package enum WeakPeek {
+  package static let isAvailable: Bool = {
     #if canImport(ObjectiveC)
       return false
     #else
@@ -84,7 +92,7 @@ enum WeakPeek {
 
   /// The address of the object a weak reference at `address` points to, or nil when it is empty
   /// or its object is deinitialising (or gone).
-  static func liveTarget(at address: UnsafeRawPointer) -> UInt? {
+  package static func liveTarget(at address: UnsafeRawPointer) -> UInt? {
     let bits = address.load(as: UInt.self)
     guard bits != 0, let sideTable = UnsafeRawPointer(bitPattern: bits & ~UInt(7)) else { return nil }
     let object = sideTable.load(as: UInt.self)

@@ -1,6 +1,6 @@
-// The one file of the core that asks the loader and the images for the writable segments and their
-// data symbols (RetainGraphImages): the seam a platform without an image reader builds without
-// (the package trait `BinaryReaders` off). There no segment is listed, so no global is found.
+// The one file of RetainGraphRuntime that asks the loader and the images for the writable segments
+// and their data symbols (RetainGraphImages): the seam a platform without an image reader builds
+// without (the package trait `BinaryReaders` off). There no segment is listed, so no global is found.
 
 internal import Foundation
 internal import RetainGraphSupport
@@ -21,12 +21,12 @@ extension GlobalStorage {
   #if BinaryReaders
     /// Every writable `PT_LOAD` segment of every loaded image (empty where the loader cannot list
     /// them).
-    static func segments() -> [Segment] {
+    package static func segments() -> [Segment] {
       Loader.writableSegments().map { Segment(start: $0.start, end: $0.end, bias: $0.bias, path: $0.path) }
     }
 
     /// The mangled name of the data symbol that contains `address`, from its image's symbol table.
-    static func symbol(containing address: UInt, in segment: Segment) -> String? {
+    package static func symbol(containing address: UInt, in segment: Segment) -> String? {
       let symbols = self.symbols(of: segment)
       return symbols.data.name(at: address &- segment.bias &- symbols.loadBase)
     }
@@ -34,7 +34,7 @@ extension GlobalStorage {
     /// Calls `body` with the address and mangled name of each Swift global variable's storage
     /// (`$s…vp`, `$s…vpZ`) in the writable segments whose first word is not zero (initialised) and,
     /// for a lazily initialised one, whose once-token says its initialiser finished.
-    static func variables(_ segments: [Segment], _ body: (UInt, String) -> Void) {
+    package static func variables(_ segments: [Segment], _ body: (UInt, String) -> Void) {
       for segment in segments {
         let symbols = self.symbols(of: segment)
         let variables = variableEntries.withLock { cache in
@@ -112,10 +112,10 @@ extension GlobalStorage {
     }
   #else
     /// No segment: this build does not read the loader's list of images.
-    static func segments() -> [Segment] { [] }
+    package static func segments() -> [Segment] { [] }
 
-    static func symbol(containing address: UInt, in segment: Segment) -> String? { nil }
+    package static func symbol(containing address: UInt, in segment: Segment) -> String? { nil }
 
-    static func variables(_ segments: [Segment], _ body: (UInt, String) -> Void) {}
+    package static func variables(_ segments: [Segment], _ body: (UInt, String) -> Void) {}
   #endif
 }

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphRuntime
 internal import RetainGraphSupport
 internal import Synchronization
 
@@ -138,14 +139,10 @@ package enum CensusRuntime {
     var context: AnyObject?
   }
 
-  private typealias TryRetain = @convention(c) (UnsafeRawPointer) -> UnsafeMutableRawPointer?
-  private static let tryRetain = RuntimeSymbols.function("swift_tryRetain", as: TryRetain.self)
-
   /// The object at `address`, retained, when it has not begun deinitialising; nil otherwise.
   /// `address` must be a heap object whose memory is still allocated (the census keeps it so).
   package static func object(at address: UnsafeRawPointer) -> AnyObject? {
-    guard let tryRetain, let retained = tryRetain(address) else { return nil }
-    return Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue()
+    ReferenceLoader.retainedObject(at: address)
   }
 
   /// The metadata of a heap object: its first word on this platform.

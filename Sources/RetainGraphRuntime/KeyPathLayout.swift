@@ -3,25 +3,25 @@ internal import SwiftShims
 // What a key path object holds for its subscript arguments (`\Table[owner]`): see README.md in
 // this folder, "Key paths".
 
-enum KeyPathLayout {
+package enum KeyPathLayout {
   /// One subscript argument a key path holds: its type and where its value is stored.
-  struct Argument {
-    var type: any Any.Type
-    var address: UnsafeRawPointer
+  package struct Argument {
+    package var type: any Any.Type
+    package var address: UnsafeRawPointer
   }
 
   /// What a key path object holds: its subscript arguments, and what could not be read (a
   /// sentence each).
-  struct Contents {
-    var arguments: [Argument] = []
-    var unread: [String] = []
+  package struct Contents {
+    package var arguments: [Argument] = []
+    package var unread: [String] = []
   }
 
   private static let anyKeyPath = UInt(bitPattern: Metadata.pointer(of: AnyKeyPath.self))
 
   /// Whether `type` is a key path class (`AnyKeyPath` or a subclass: `KeyPath<Root, Value>`,
   /// `WritableKeyPath`, `ReferenceWritableKeyPath`…).
-  static func isKeyPathClass(_ type: any Any.Type) -> Bool {
+  package static func isKeyPathClass(_ type: any Any.Type) -> Bool {
     var candidate: (any Any.Type)? = type
     while let current = candidate {
       if UInt(bitPattern: Metadata.pointer(of: current)) == anyKeyPath { return true }
@@ -41,7 +41,7 @@ enum KeyPathLayout {
   /// arguments' types are named by the `equals` and `hash` witnesses' symbols (`$s<types>TH`,
   /// `$s<types>Th`: "key path index equality operator for (M.Owner)"), laid out one after the
   /// other, each aligned; the layout must fill exactly the recorded size.
-  static func contents(ofKeyPath object: UnsafeRawPointer) -> Contents {
+  package static func contents(ofKeyPath object: UnsafeRawPointer) -> Contents {
     var contents = Contents()
     guard let metadata = object.load(as: UnsafeRawPointer?.self),
       metadata.load(fromByteOffset: 24, as: UInt32.self) == 24
@@ -130,7 +130,7 @@ enum KeyPathLayout {
 
   /// The aligned words of `argument`'s value (its size from its type's value witnesses, the
   /// words of the key path object that holds it).
-  static func words(of argument: Argument) -> [UInt] {
+  package static func words(of argument: Argument) -> [UInt] {
     let size = Metadata.size(of: argument.type)
     guard UInt(bitPattern: argument.address) % 8 == 0 else { return [] }
     return stride(from: 0, to: size - 7, by: 8).map {
@@ -138,8 +138,8 @@ enum KeyPathLayout {
     }
   }
 
-  struct Unread: Error {
-    var text: String
+  package struct Unread: Error {
+    package var text: String
   }
 
   /// The subscript arguments of `size` bytes at `address`, typed by the symbols of the `equals`
@@ -191,7 +191,7 @@ enum KeyPathLayout {
 
   /// The mangled argument types both witness names spell (`$s<types>TH`, `$s<types>Th`), one of
   /// them possibly a merged body (`…Tm`) but not both; nil otherwise.
-  static func witnessTypes(equals: String, hash: String) -> String? {
+  package static func witnessTypes(equals: String, hash: String) -> String? {
     func types(_ name: String, suffix: String) -> (types: Substring, merged: Bool)? {
       guard name.hasPrefix("$s") else { return nil }
       if name.hasSuffix(suffix + "Tm") { return (name.dropFirst(2).dropLast(suffix.count + 2), true) }

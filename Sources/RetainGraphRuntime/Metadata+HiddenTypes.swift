@@ -7,12 +7,12 @@ extension Metadata {
   /// CF makes (a set, a dictionary, a string, a run loop timer's collections) the classes `_NSCF…`
   /// and `__NSCF…`, subclasses of `NSSet`, `NSDictionary`, … whose inherited Swift fields (`_storage:
   /// Set<NSObject>`) are not there. Reading them by those fields dereferences CF's words.
-  static func isLaidOutByCoreFoundation(qualifiedName: String) -> Bool {
+  package static func isLaidOutByCoreFoundation(qualifiedName: String) -> Bool {
     qualifiedName.hasPrefix("Foundation._NSCF") || qualifiedName.hasPrefix("Foundation.__NSCF")
   }
 
   /// What a field record says of a type the compiler hides from reflection.
-  enum HiddenType {
+  package enum HiddenType {
     /// `Synchronization.Atomic`, whose storage is always its value's `AtomicRepresentation`
     /// (integers), never a reference.
     case atomic
@@ -30,7 +30,7 @@ extension Metadata {
   /// `.symtab`. Name lookup refuses noncopyable types, so the type is taken from the image's
   /// demangling cache or made by its own metadata accessor (``noncopyableType(mangled:in:nearby:)``);
   /// `.unrecovered` when the type's shape is not one handled there. A stripped image gives nil.
-  static func hiddenType(of field: MangledName) -> HiddenType? {
+  package static func hiddenType(of field: MangledName) -> HiddenType? {
     guard let (start, owner) = field.location, start.load(as: UInt8.self) == 0x09,
       let symbol = SymbolNames.symbolName(at: start), symbol.hasPrefix(SymbolNames.hiddenTypePrefix),
       let end = symbol.firstRange(of: " noncopyable")
@@ -75,7 +75,7 @@ extension Metadata {
   /// generic context header (`TypeGenericContextDescriptorHeader`: two relative pointers, then
   /// `NumParams`, `NumRequirements`, `NumKeyArguments`, u16 each) follows the struct or enum
   /// descriptor's 28 bytes, the class descriptor's 44.
-  static func keyArgumentCount(ofDescriptor descriptor: UnsafeRawPointer) -> Int? {
+  package static func keyArgumentCount(ofDescriptor descriptor: UnsafeRawPointer) -> Int? {
     let flags = descriptor.load(as: UInt32.self)
     guard flags & 0x80 != 0 else { return 0 }
     let header: Int
@@ -128,7 +128,9 @@ extension Metadata {
     default:
       // The argument may refer back to earlier parts of the whole name (substitutions such as
       // `AF`), so it is resolved inside a copyable stand-in whose name adds the same substitutions
-      // and words as `Synchronization.Mutex` (a module and a type, two words): `RetainGraph._P`.
+      // and words as `Synchronization.Mutex` (a module and a type, two words): `RetainGraph._P`,
+      // declared in the core (`Internal/Walk/MutexArgumentStandIn.swift`; this module's name is
+      // three words). Without the core in the process the name is not found and this returns nil.
       let name: [UInt8]
       if nominal == Array("15Synchronization5MutexV".utf8) {
         name = Array("11RetainGraph2_PVy".utf8) + argument + [UInt8(ascii: "G")]
@@ -182,8 +184,3 @@ extension Metadata {
     return SymbolNames.metadataCache(forType: argument, inImageContaining: address).flatMap(cachedType(at:))
   }
 }
-
-/// A copyable stand-in with one generic parameter, whose mangled name (`11RetainGraph2_PV`) adds
-/// the same substitutions and words as `15Synchronization5MutexV`: see
-/// `Metadata.noncopyableType(mangled:in:)`.
-struct _P<Value> {}

@@ -1,8 +1,8 @@
-// The one file of the core that asks frame liveness (RetainGraphAsyncFrames) and the debug
-// information which words of a suspended task's frames are dead: the seam a platform without those
-// readers builds without (the package trait `BinaryReaders` off). There no word is known dead, so
-// every word of a frame that equals an object counts as a reference (a conservative answer, never
-// "no reference"), and the walk notes it (`GraphNote.Kind.conservativeFrames`).
+// The one file of RetainGraphRuntime that asks frame liveness (RetainGraphAsyncFrames) and the
+// debug information which words of a suspended task's frames are dead: the seam a platform without
+// those readers builds without (the package trait `BinaryReaders` off). There no word is known
+// dead, so every word of a frame that equals an object counts as a reference (a conservative
+// answer, never "no reference"), and the walk notes it (`GraphNote.Kind.conservativeFrames`).
 
 #if BinaryReaders
   internal import RetainGraphAsyncFrames
@@ -11,7 +11,7 @@
 extension TaskLayout {
   /// Whether this build reads which words of suspended frames are dead (the package trait
   /// `BinaryReaders`, on by default).
-  static var readsFrameLiveness: Bool {
+  package static var readsFrameLiveness: Bool {
     #if BinaryReaders
       return true
     #else
@@ -24,7 +24,7 @@ extension TaskLayout {
     /// belong to variables whose lifetime had ended where their function was suspended (README.md in
     /// this folder, "Suspended frames"): a word there is a stale bit pattern, not a reference. Empty
     /// without debug information.
-    static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> {
+    package static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> {
       var dead: Set<UInt> = []
       for (index, frame) in frames(ofTask: task).enumerated() {
         for offset in SymbolNames.deadFrameOffsets(resumingAt: frame.resume) {
@@ -41,6 +41,6 @@ extension TaskLayout {
     }
   #else
     /// No word is known dead in this build (see `readsFrameLiveness`).
-    static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> { [] }
+    package static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> { [] }
   #endif
 }

@@ -14,18 +14,18 @@ private func _recursiveChildMetadata(
 private func _recursiveChildOffset(_ type: any Any.Type, index: Int) -> Int
 
 /// One stored property of a class (superclass fields included) or struct, as the runtime lays it out.
-struct StoredField {
-  var name: String
-  var type: any Any.Type
-  var offset: Int
+package struct StoredField {
+  package var name: String
+  package var type: any Any.Type
+  package var offset: Int
   /// nil for a strong field; otherwise how the non-strong reference is stored. A non-strong field
   /// whose mangled name is not recognised is `.unknown`: it is never read.
-  var storage: Storage
+  package var storage: Storage
   /// The compiler hides the field's type from reflection (a noncopyable type such as `Mutex`): it
   /// was recovered from the field record, and the value must be read where it is stored.
-  var isHidden = false
+  package var isHidden = false
 
-  enum Storage: Equatable {
+  package enum Storage: Equatable {
     case strong
     case reference(ReferenceStorage)
     case unknownNonStrong
@@ -37,10 +37,10 @@ struct StoredField {
 
 private let lazyStoragePrefix = "$__lazy_storage_$_"
 
-enum FieldLayout {
+package enum FieldLayout {
   /// The stored fields of a class (root class's fields first) or struct, with their ownership; nil
   /// for any other kind of type.
-  static func storedFields(of type: any Any.Type) -> [StoredField]? {
+  package static func storedFields(of type: any Any.Type) -> [StoredField]? {
     let kind = Metadata.kind(of: type)
     guard kind == .class || kind == .struct else { return nil }
     let count = _recursiveCount(type)
