@@ -73,13 +73,13 @@ test-release: deps
 # The build without the binary readers (the package trait BinaryReaders off, as a platform without
 # readers of its own gets: no ELF or DWARF, no x86_64 machine code, no frame liveness), in its own
 # scratch path (.build-portable): the build (every target only importing what it declares) and the
-# core suite, RetainGraphTests, whose tests of the readers are left out there and whose tests of the
-# notes the build makes instead are in. .ci/run runs it after make test.
+# core suites, RetainGraphTests and RetainGraphRuntimeTests (their tests of the readers are left out
+# there, their tests of the notes the build makes instead are in). .ci/run runs it after make test.
 PORTABLE := --traits CommandLine --scratch-path .build-portable
 test-portable: deps
 	$(SWIFT) build --build-tests $(PORTABLE) --explicit-target-dependency-import-check error
 	RETAIN_GRAPH_TEST_START=$(TEST_START) RUN_TESTS_LOG=.build-portable/test-output.txt SWIFT="$(SWIFT)" \
-	  bash Scripts/run-tests.sh $(PORTABLE) --filter RetainGraphTests
+	  bash Scripts/run-tests.sh $(PORTABLE) --filter 'RetainGraphTests|RetainGraphRuntimeTests'
 
 # Builds a new package made from the README's Package.swift snippet as written (in .build-snippet/,
 # nothing reused from .build) and runs one test in it.
