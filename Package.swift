@@ -135,9 +135,20 @@ let package = Package(
       ],
       exclude: ["__Snapshots__"]
     ),
-    .testTarget(name: "RetainGraphImagesTests", dependencies: ["RetainGraphImages", "CRetainGraphELF"]),
-    .testTarget(name: "RetainGraphMachineCodeTests", dependencies: ["RetainGraphMachineCode"]),
-    .testTarget(name: "RetainGraphAsyncFramesTests", dependencies: ["RetainGraphAsyncFrames"]),
+    // The readers' tests build only with the readers (trait BinaryReaders): without it no target reads
+    // ELF (`<elf.h>`'s types), DWARF or machine code, as on a platform that has none of them.
+    .testTarget(
+      name: "RetainGraphImagesTests",
+      dependencies: [
+        .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
+        .target(name: "CRetainGraphELF", condition: .when(traits: ["BinaryReaders"])),
+      ]),
+    .testTarget(
+      name: "RetainGraphMachineCodeTests",
+      dependencies: [.target(name: "RetainGraphMachineCode", condition: .when(traits: ["BinaryReaders"]))]),
+    .testTarget(
+      name: "RetainGraphAsyncFramesTests",
+      dependencies: [.target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"]))]),
     .testTarget(name: "RetainGraphRuntimeTests", dependencies: ["RetainGraphRuntime"]),
     .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
     .testTarget(
