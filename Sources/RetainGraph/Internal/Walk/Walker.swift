@@ -49,6 +49,9 @@ struct Walker {
   /// Every note recorded, with its holder's type, so that each is recorded once per holder type
   /// (per closure function, per type).
   private var noted: Set<[String]> = []
+  /// Per holder type, its superclasses (nearest first) with their stored properties, for the
+  /// reference patterns (`Walker+References.swift`); made only when patterns are given.
+  var patternSuperclasses: [String: [(name: String, fields: Set<String>)]] = [:]
   /// Whether a truncation note was made for `maxDepth`, for `maxNodes`.
   private var cutByDepth = false
   /// The values ``GraphReflectable`` values described so far (at most `maxNodes`).
