@@ -168,6 +168,7 @@ let package = Package(
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        "Samples",
       ],
       exclude: ["__Snapshots__"]
     ),

@@ -49,6 +49,8 @@ static _Atomic int running;
 static _Atomic int start_count;
 // How many of the starts not yet stopped asked for backtraces (each stop gives back its start's).
 static _Atomic int backtraces;
+// Whether a start ever asked for backtraces (so that some record may hold a call stack).
+static _Atomic int backtraces_ever;
 static _Atomic uint64_t next_index;
 static _Atomic uint64_t dropped;
 static _Atomic(_Atomic(Slot *) *) directory;
@@ -593,7 +595,10 @@ void rgc_start(int with_backtraces) {
   real();
   get_directory();
   rgc_lock();
-  if (with_backtraces) atomic_fetch_add(&backtraces, 1);
+  if (with_backtraces) {
+    atomic_fetch_add(&backtraces, 1);
+    atomic_store(&backtraces_ever, 1);
+  }
   if (atomic_fetch_add(&start_count, 1) == 0) atomic_store(&running, 1);
   rgc_unlock();
 }
@@ -698,6 +703,8 @@ rgc_record *rgc_copy_live(uint64_t since, uint64_t before, size_t *count) {
   *count = found;
   return buffer;
 }
+
+int rgc_backtraces_ever_recorded(void) { return atomic_load(&backtraces_ever); }
 
 size_t rgc_copy_frames(const void *object, void **frames, size_t capacity) {
   size_t copied = 0;

@@ -1,5 +1,5 @@
 /// Reads blocks (`@convention(block)` function values) far enough to find the Swift closure one
-/// was made from (README.md in this folder, "Blocks"). Returns nil rather than guessing.
+/// was made from (README.md in this target, "Blocks"). Returns nil rather than guessing.
 package enum BlockLayout {
   /// `DISPATCH_BLOCK_PRIVATE_DATA_MAGIC`, the first captured word of a block made by
   /// `dispatch_block_create` (a `DispatchWorkItem`'s).

@@ -15,7 +15,7 @@ package struct Capture {
   package var kind: Kind
 }
 
-/// Reads closure contexts (README.md in this folder, "Closure contexts"). Returns nil rather than guessing.
+/// Reads closure contexts (README.md in this target, "Closure contexts"). Returns nil rather than guessing.
 package enum ClosureLayout {
   private typealias TypeByMangledName =
     @convention(c) (

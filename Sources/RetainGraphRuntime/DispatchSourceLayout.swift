@@ -1,6 +1,6 @@
 internal import Dispatch
 
-/// Reads the one thing the walk needs of a `Dispatch.DispatchSource` (README.md in this folder,
+/// Reads the one thing the walk needs of a `Dispatch.DispatchSource` (README.md in this target,
 /// "Dispatch sources' handlers, for the walk"): its `dispatch_source_t`, an identity to ask the
 /// heap census for the handlers it saw set on the source.
 package enum DispatchSourceLayout {

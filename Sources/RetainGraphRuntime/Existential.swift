@@ -1,4 +1,4 @@
-/// Looks inside existential containers (README.md in this folder, "Existentials"): a value loaded from a field of
+/// Looks inside existential containers (README.md in this target, "Existentials"): a value loaded from a field of
 /// type `Any`, `any P` or `AnyObject` through a generic parameter stays boxed with its static type,
 /// so its dynamic value is projected from the container's layout.
 package enum Existential {

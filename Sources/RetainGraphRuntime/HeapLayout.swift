@@ -1,22 +1,26 @@
 /// Raw reads of the heap layouts the walk relies on: stored references, native array buffers, boxes,
-/// thick functions and an object's class. Each layout fact is in this folder's README.md, with the
+/// thick functions and an object's class. Each layout fact is in this target's README.md, with the
 /// check that guards it.
-package enum HeapLayout {
+///
+/// `public` only so that its one-load reads, `@inlinable`, are inlined into the walk in another
+/// module (Swift 6.3 does not inline a `package` type's `@inlinable` members there); every member
+/// is `package` or internal, and the module is no product.
+public enum HeapLayout {
   /// The object a strong native reference (or a strong `Optional` of one) stored at `address` points
   /// to, nil when it is empty. Native references are one word: the object pointer.
-  package static func object(at address: UnsafeRawPointer) -> UnsafeRawPointer? {
+  @inlinable package static func object(at address: UnsafeRawPointer) -> UnsafeRawPointer? {
     address.load(as: UnsafeRawPointer?.self)
   }
 
   /// Whether the one-word reference storage at `address` (strong, weak, unowned or
   /// unowned(unsafe)) is empty: a nil optional is stored as zero in every one of them.
-  package static func isEmptyReference(at address: UnsafeRawPointer) -> Bool {
+  @inlinable package static func isEmptyReference(at address: UnsafeRawPointer) -> Bool {
     address.load(as: UInt.self) == 0
   }
 
   /// The class of a native Swift object, read without retaining it: its first word (the isa) is
   /// its class metadata. On Darwin an isa may be tagged or non-pointer, so the runtime is asked.
-  package static func dynamicType(ofObject object: UnsafeRawPointer) -> any Any.Type {
+  @inlinable package static func dynamicType(ofObject object: UnsafeRawPointer) -> any Any.Type {
     #if canImport(ObjectiveC)
       return type(of: Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue())
     #else
@@ -28,7 +32,9 @@ package enum HeapLayout {
   /// is one word pointing to a native buffer with a 32-byte header (object header 16, count 8,
   /// capacity and flags 8), then the element pointers, one word each. An empty array points to the
   /// shared empty buffer, whose count is 0.
-  package static func arrayOfObjects(at address: UnsafeRawPointer) -> UnsafeBufferPointer<UnsafeRawPointer> {
+  @inlinable package static func arrayOfObjects(at address: UnsafeRawPointer) -> UnsafeBufferPointer<
+    UnsafeRawPointer
+  > {
     let buffer = address.load(as: UnsafeRawPointer.self)
     let count = buffer.load(fromByteOffset: 16, as: Int.self)
     let elements = (buffer + 32).assumingMemoryBound(to: UnsafeRawPointer.self)
@@ -37,7 +43,7 @@ package enum HeapLayout {
 
   /// The payload of the heap box whose pointer is stored at `address` (a captured `var`, a boxed
   /// weak capture): the box's 16-byte object header comes first; nil when no box is stored.
-  package static func boxPayload(at address: UnsafeRawPointer) -> UnsafeRawPointer? {
+  @inlinable package static func boxPayload(at address: UnsafeRawPointer) -> UnsafeRawPointer? {
     address.load(as: UnsafeRawPointer?.self).map { $0 + 16 }
   }
 }

@@ -1,7 +1,7 @@
 internal import SwiftShims
 
 // What a key path object holds for its subscript arguments (`\Table[owner]`): see README.md in
-// this folder, "Key paths".
+// this target, "Key paths".
 
 package enum KeyPathLayout {
   /// One subscript argument a key path holds: its type and where its value is stored.

@@ -1,6 +1,6 @@
 // A reader for the textual type manglings the walk meets in symbol names (a noncopyable field's
 // `get_type_metadata <mangled type> noncopyable.<n>`), as far as resolving them needs: see
-// README.md in this folder, "Private types in hidden fields".
+// README.md in this target, "Private types in hidden fields".
 
 /// A type as its mangling spells it: nominal types with their contexts and generic arguments;
 /// everything else as the text that spells it without substitutions.

@@ -1,5 +1,5 @@
 // Reads the textual type manglings of symbol names into `MangledType` (MangledType.swift): see
-// README.md in this folder, "Private types in hidden fields".
+// README.md in this target, "Private types in hidden fields".
 
 /// Parses a type mangling the way the runtime's demangler does (a stack of nodes; identifiers,
 /// nominal types, bound generic types and `Sg` optionals registered as substitutions; words of

@@ -1,5 +1,5 @@
 // Field types the compiler hides from reflection (noncopyable types such as `Mutex`), and how they
-// are recovered: see README.md in this folder, "Reflection blind spots".
+// are recovered: see README.md in this target, "Reflection blind spots".
 
 extension Metadata {
   /// Whether instances of the class named `qualifiedName` are Core Foundation objects whose memory

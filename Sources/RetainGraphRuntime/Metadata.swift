@@ -1,9 +1,13 @@
-// Every raw read of Swift runtime metadata in the package lives in this folder. Layouts are those of
-// Swift 6.3 on Linux x86_64 (see README.md in this folder); callers fall back to Mirror whenever a layout is not
+// Every raw read of Swift runtime metadata in the package lives in this target. Layouts are those of
+// Swift 6.3 on Linux x86_64 (see README.md in this target); callers fall back to Mirror whenever a layout is not
 // recognised.
 
 /// The metadata kinds the walk distinguishes (`MetadataKind` in the runtime's `MetadataKind.def`).
-package enum MetadataKind: Equatable {
+///
+/// `public` only so that its one-load reads, `@inlinable`, are inlined into the walk in another
+/// module (Swift 6.3 does not inline a `package` type's `@inlinable` members there); its cases are
+/// public as an enum's cases are, its initialiser `package`, and the module is no product.
+public enum MetadataKind: Equatable {
   case `class`
   case `struct`
   case `enum`
@@ -18,7 +22,7 @@ package enum MetadataKind: Equatable {
   case heapGenericLocalVariable
   case other(UInt)
 
-  package init(rawKind: UInt) {
+  @inlinable package init(rawKind: UInt) {
     switch rawKind {
     case 0: self = .class
     case 0x200: self = .struct
@@ -38,21 +42,27 @@ package enum MetadataKind: Equatable {
   }
 }
 
-package enum Metadata {
-  package static func pointer(of type: any Any.Type) -> UnsafeRawPointer {
+/// Reads of type metadata: kinds, descriptors, generic arguments, superclasses, value witnesses, field
+/// records and mangled names.
+///
+/// `public` only so that its one-load reads, `@inlinable`, are inlined into the walk in another
+/// module (Swift 6.3 does not inline a `package` type's `@inlinable` members there); every member
+/// is `package` or internal, and the module is no product.
+public enum Metadata {
+  @inlinable package static func pointer(of type: any Any.Type) -> UnsafeRawPointer {
     unsafeBitCast(type, to: UnsafeRawPointer.self)
   }
 
-  package static func type(at pointer: UnsafeRawPointer) -> any Any.Type {
+  @inlinable package static func type(at pointer: UnsafeRawPointer) -> any Any.Type {
     unsafeBitCast(pointer, to: Any.Type.self)
   }
 
-  package static func kind(of type: any Any.Type) -> MetadataKind {
+  @inlinable package static func kind(of type: any Any.Type) -> MetadataKind {
     MetadataKind(rawKind: pointer(of: type).load(as: UInt.self))
   }
 
   /// The kind of the metadata a heap object points to.
-  package static func kind(ofHeapObject object: UnsafeRawPointer) -> MetadataKind {
+  @inlinable package static func kind(ofHeapObject object: UnsafeRawPointer) -> MetadataKind {
     guard let metadata = object.load(as: UnsafeRawPointer?.self) else { return .other(0) }
     return MetadataKind(rawKind: metadata.load(as: UInt.self))
   }

@@ -1,7 +1,7 @@
 internal import RetainGraphSupport
 
 // Types named by text that name lookup cannot find (private, fileprivate and local types), made
-// through their own nominal type descriptors: see README.md in this folder, "Private types in
+// through their own nominal type descriptors: see README.md in this target, "Private types in
 // hidden fields".
 
 extension Metadata {

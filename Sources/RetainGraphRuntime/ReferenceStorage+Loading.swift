@@ -56,7 +56,11 @@ package enum ReferenceLoader {
 /// the object's side table; the side table's first word is the object; its reference counts, 16-byte
 /// aligned, start at offset 16, with the deiniting flag at bit 32) is verified once with real objects; if the
 /// check fails, every weak read goes through `swift_weakLoadStrong`.
-package enum WeakPeek {
+///
+/// `public` only so that its one-load reads, `@inlinable`, are inlined into the walk in another
+/// module (Swift 6.3 does not inline a `package` type's `@inlinable` members there); every member
+/// is `package` or internal, and the module is no product.
+public enum WeakPeek {
   package static let isAvailable: Bool = {
     #if canImport(ObjectiveC)
       return false
@@ -92,7 +96,7 @@ package enum WeakPeek {
 
   /// The address of the object a weak reference at `address` points to, or nil when it is empty
   /// or its object is deinitialising (or gone).
-  package static func liveTarget(at address: UnsafeRawPointer) -> UInt? {
+  @inlinable package static func liveTarget(at address: UnsafeRawPointer) -> UInt? {
     let bits = address.load(as: UInt.self)
     guard bits != 0, let sideTable = UnsafeRawPointer(bitPattern: bits & ~UInt(7)) else { return nil }
     let object = sideTable.load(as: UInt.self)

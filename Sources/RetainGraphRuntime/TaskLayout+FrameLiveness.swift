@@ -22,7 +22,7 @@ extension TaskLayout {
   #if BinaryReaders
     /// The addresses, in a suspended task's frames, of the words that the debug information says
     /// belong to variables whose lifetime had ended where their function was suspended (README.md in
-    /// this folder, "Suspended frames"): a word there is a stale bit pattern, not a reference. Empty
+    /// this target, "Suspended frames"): a word there is a stale bit pattern, not a reference. Empty
     /// without debug information.
     package static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> {
       var dead: Set<UInt> = []

@@ -17,7 +17,7 @@ package struct TaskState {
   package var operation: ThickFunction?
 }
 
-/// Reads tasks from the Swift concurrency runtime's own layout (README.md in this folder, "Tasks").
+/// Reads tasks from the Swift concurrency runtime's own layout (README.md in this target, "Tasks").
 /// Every read is guarded: the runtime must export its debug symbols with the layout version and
 /// task size this code was written for, and each task's context prefix must agree with its future
 /// fragment, or nothing is read.

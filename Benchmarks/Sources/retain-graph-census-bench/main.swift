@@ -3,8 +3,8 @@ import Foundation
 import RetainGraphCensus
 
 // The heap census's costs: per allocation with the census running and stopped (compare with
-// `retain-graph-bench --allocations`, which does not link it), and `retainers(of:)` among many live
-// objects.
+// `retain-graph-bench --allocations`, which does not link it), and `retainers(of:)` and `leaks()`
+// among many live objects.
 
 func seconds(_ body: () -> Void) -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
@@ -16,6 +16,11 @@ func seconds(_ body: () -> Void) -> Double {
 final class BenchCache: @unchecked Sendable {
   static let shared = BenchCache()
   var entries: [BenchEntry] = []
+}
+
+/// Leaked in pairs that hold each other, for `leaks()`.
+final class BenchLeakedEntry {
+  var next: BenchLeakedEntry?
 }
 
 final class BenchEntry {
@@ -47,11 +52,14 @@ for (option, running) in singleModes where options.contains(option) {
 }
 if !options.contains("--no-allocations") {
   print("allocations (allocate + free of a small object, best of 5 runs of \(allocations)):")
-  print(
-    String(format: "  census stopped:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
+  let stopped = nanosecondsPerAllocation(count: allocations)
+  print(String(format: "  census stopped:  %.1f ns per allocation", stopped))
   HeapCensus.start()
+  let running = nanosecondsPerAllocation(count: allocations)
+  // The issue's goal (31.4): running within 1.5 times an allocation with the census stopped.
   print(
-    String(format: "  census running:  %.1f ns per allocation", nanosecondsPerAllocation(count: allocations)))
+    String(
+      format: "  census running:  %.1f ns per allocation (%.2f times stopped)", running, running / stopped))
   HeapCensus.start(recordingBacktraces: true)
   print(
     String(
@@ -89,10 +97,26 @@ for size in sizes.isEmpty ? [100_000, 1_000_000] : sizes {
   let hiddenTime = seconds { hiddenReport = HeapCensus.retainers(of: held) }
   precondition(hiddenReport?.origin == .unseenHolder, "\(String(describing: hiddenReport))")
   hidden.release()
+  // 100 leaked cycles no root names: pairs that hold each other, and nothing else.
+  for _ in 0..<100 {
+    let first = BenchLeakedEntry()
+    let second = BenchLeakedEntry()
+    first.next = second
+    second.next = first
+  }
+  var inProcess: LeakReport?
+  let inProcessTime = seconds { inProcess = HeapCensus.leaksInThisProcess() }
+  precondition(
+    (inProcess?.leaks(involving: "BenchLeakedEntry").count ?? 0) >= 100, "\(String(describing: inProcess))")
+  var forked: LeakReport?
+  let forkedTime = seconds { forked = try? HeapCensus.leaks(timeout: .seconds(600)) }
+  precondition(forked?.leaks.count == inProcess?.leaks.count, "\(String(describing: forked))")
   print(
     "\(size) live objects: liveCount \(String(format: "%.3f", countTime)) s; retainers(of:) "
       + "\(String(format: "%.2f", globalTime)) s when a global holds it, "
-      + "\(String(format: "%.2f", hiddenTime)) s when none does")
+      + "\(String(format: "%.2f", hiddenTime)) s when none does; leaks() "
+      + "\(String(format: "%.2f", inProcessTime)) s in this process, \(String(format: "%.2f", forkedTime)) s forked "
+      + "(\(inProcess?.leaks.count ?? 0) leaked cycles)")
   BenchCache.shared.entries = []
 }
 HeapCensus.stop()

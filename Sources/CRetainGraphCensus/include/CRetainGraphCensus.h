@@ -59,6 +59,9 @@ void rgc_release_records(const rgc_record *_Nonnull records, size_t count);
 rgc_record *_Nullable rgc_copy_live(uint64_t since, uint64_t before, size_t *_Nonnull count);
 /// Takes the lock and copies up to `capacity` return addresses of the call stack recorded when
 /// `object` was allocated; returns how many (0 when it is not recorded or has no call stack).
+/// Whether a start ever asked for call stacks (when not, no record holds one, and
+/// `rgc_copy_frames`, which reads the whole table, need not be asked).
+int rgc_backtraces_ever_recorded(void);
 size_t rgc_copy_frames(const void *_Nonnull object, void *_Nullable *_Nonnull frames, size_t capacity);
 /// With the lock held: forgets every record (live or not).
 void rgc_forget_all(void);

@@ -3,9 +3,14 @@
 /// many slots as entries at most. A `[UInt: Int]` hashed each address with SipHash, at every insert
 /// and at every word of global storage the search looks up.
 struct AddressIndex {
-  /// The addresses (0: an empty slot; no object is at address 0).
-  private var keys: [UInt]
-  private var values: [Int]
+  /// An address (0: an empty slot; no object is at address 0) and its index, side by side (one
+  /// cache line per probe).
+  private struct Slot {
+    var key: UInt
+    var value: Int
+  }
+
+  private var slots: [Slot]
   private var shift: UInt64
   private var count = 0
 
@@ -13,8 +18,7 @@ struct AddressIndex {
   init(capacity: Int) {
     var bits: UInt64 = 4
     while (1 << bits) < 2 * max(capacity, 1) { bits += 1 }
-    keys = [UInt](repeating: 0, count: 1 << bits)
-    values = [Int](repeating: 0, count: 1 << bits)
+    slots = [Slot](repeating: Slot(key: 0, value: 0), count: 1 << bits)
     shift = 64 - bits
   }
 
@@ -24,32 +28,29 @@ struct AddressIndex {
 
   /// The index of `address`, or nil.
   subscript(address: UInt) -> Int? {
-    let mask = keys.count - 1
+    let mask = slots.count - 1
     var position = slot(of: address)
     while true {
-      let key = keys[position]
-      if key == address { return values[position] }
-      if key == 0 { return nil }
+      let slot = slots[position]
+      if slot.key == address { return slot.value }
+      if slot.key == 0 { return nil }
       position = (position + 1) & mask
     }
   }
 
   /// Records `address` (not 0) at `index`, replacing an earlier index of the same address.
   mutating func insert(_ address: UInt, index: Int) {
-    if 2 * (count + 1) > keys.count { grow() }
-    let mask = keys.count - 1
+    if 2 * (count + 1) > slots.count { grow() }
+    let mask = slots.count - 1
     var position = slot(of: address)
-    while keys[position] != 0 && keys[position] != address { position = (position + 1) & mask }
-    if keys[position] == 0 { count += 1 }
-    keys[position] = address
-    values[position] = index
+    while slots[position].key != 0 && slots[position].key != address { position = (position + 1) & mask }
+    if slots[position].key == 0 { count += 1 }
+    slots[position] = Slot(key: address, value: index)
   }
 
   private mutating func grow() {
-    var larger = AddressIndex(capacity: keys.count)
-    for (position, key) in keys.enumerated() where key != 0 {
-      larger.insert(key, index: values[position])
-    }
+    var larger = AddressIndex(capacity: slots.count)
+    for slot in slots where slot.key != 0 { larger.insert(slot.key, index: slot.value) }
     self = larger
   }
 }

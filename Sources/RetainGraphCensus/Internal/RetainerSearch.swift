@@ -95,7 +95,7 @@ enum RetainerSearch {
     var report =
       search(target, roots: globals + holders + [everything], holders: holderNames, notes: notes)
       ?? RetainerReport(
-        typeName: CensusRuntime.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
+        typeName: CensusNames.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
         path: [], notes: notes + ["the walk did not reach it"])
     patch(&report, capturingContexts: capturingContexts)
     addWordHolders(&report, coreFoundationHolders)
@@ -147,7 +147,7 @@ enum RetainerSearch {
         for prefix in ["partial apply for ", "specialized "] where name.hasPrefix(prefix) {
           name.removeFirst(prefix.count)
         }
-        return CensusRuntime.readableFunctionName(name)
+        return CensusNames.readableFunctionName(name)
       }
       return nil
     }
@@ -209,7 +209,7 @@ enum RetainerSearch {
               name =
                 coreFoundationNames[metadata]
                 ?? {
-                  let name = CensusRuntime.coreFoundationTypeName(metadata: metadata)
+                  let name = CensusNames.coreFoundationTypeName(metadata: metadata)
                   coreFoundationNames[metadata] = name
                   return name
                 }()

@@ -9,6 +9,12 @@ extension Walker {
     }
     if name == nil, !SymbolNames.readsImages { noteWithoutReaders(.unnamedFunctions) }
     let contextObject = Unmanaged<AnyObject>.fromOpaque(context)
+    // The reabstraction thunks' contexts hold the closure (for the heap census's leak count).
+    let thunks = storageReading == nil ? [] : Self.thunkContexts(from: stored, to: context)
+    for thunk in thunks {
+      storageReading?.enter(UInt(bitPattern: thunk), holder: current, elementsOnly: false)
+    }
+    defer { for _ in thunks { storageReading?.leave() } }
     switch Metadata.kind(ofHeapObject: context) {
     case .class:
       // A closure that captures only one class reference uses that object as its context; a
@@ -33,6 +39,21 @@ extension Walker {
         closure: .context(function: name),
         closureName: name ?? "closure at \(TypeNames.short(recorder.typeName(of: current))).\(label.text)")
     }
+  }
+
+  /// The contexts of the reabstraction thunks `ClosureLayout.unwrappingThunks` looked through from
+  /// `stored` to the closure whose context is `target`, outermost first (none when the chain is not
+  /// found again).
+  private static func thunkContexts(from stored: ThickFunction, to target: UnsafeRawPointer)
+    -> [UnsafeRawPointer]
+  {
+    var contexts: [UnsafeRawPointer] = []
+    var context = stored.context
+    while let outer = context, outer != target, contexts.count < 32 {
+      contexts.append(outer)
+      context = ClosureLayout.thunkedFunction(ofContext: outer)?.context
+    }
+    return context == target ? contexts : []
   }
 
   /// Follows the captures of the closure context at `context` (the current node).

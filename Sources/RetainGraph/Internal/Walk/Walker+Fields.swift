@@ -47,6 +47,15 @@ extension Walker {
         let elementLabelID = elementLabelIDs?[position] ?? recorder.intern(label().element(0)).id
         // The path is made only when needed (queued work, label filters): not per array read.
         let base = queueing ? label() : nil
+        // The elements are held by the array's buffer (for the heap census's leak count).
+        if storageReading != nil {
+          let storage = address.load(as: UInt.self)
+          if queueing {
+            queued.append(.enterStorage(storage))
+          } else {
+            storageReading?.enter(storage, holder: current, elementsOnly: true)
+          }
+        }
         for (index, pointer) in elements.enumerated() {
           let element = Unmanaged<AnyObject>.fromOpaque(pointer)
           if let base {
@@ -59,6 +68,9 @@ extension Walker {
               .borrowed(element), labelID: elementLabelID, index: Int32(truncatingIfNeeded: index),
               label: { label().element(index) }, ownership: .strong)
           }
+        }
+        if storageReading != nil {
+          if queueing { queued.append(.leaveStorage) } else { storageReading?.leave() }
         }
       case .reference(let storage):
         // The common cases first, with no work item: an empty reference (nil) records nothing; a
@@ -170,6 +182,8 @@ extension Walker {
   mutating func readObjectArray(at address: UnsafeRawPointer, label: PendingLabel) {
     let elements = HeapLayout.arrayOfObjects(at: address)
     guard !elements.isEmpty else { return }
+    storageReading?.enter(address.load(as: UInt.self), holder: current, elementsOnly: true)
+    defer { storageReading?.leave() }
     let elementLabelID = recorder.intern(label.element(0)).id
     for (index, pointer) in elements.enumerated() {
       addReference(

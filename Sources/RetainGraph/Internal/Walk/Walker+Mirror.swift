@@ -4,6 +4,13 @@ extension Walker {
   mutating func visitMirror(of value: Any, label: PendingLabel) {
     let mirror = Mirror(reflecting: value)
     var children: [(value: Any, label: PendingLabel)] = []
+    if storageReading != nil, [.collection, .set, .dictionary].contains(mirror.displayStyle),
+      let word = storageReading?.storageWord(of: value)
+    {
+      // Its elements are read from its storage: references made until `.leaveStorage` are held there.
+      storageReading?.enter(word, holder: current, elementsOnly: false)
+      pending.append(.leaveStorage)
+    }
     switch mirror.displayStyle {
     case .optional:
       if let child = mirror.children.first { children.append((child.value, label)) }

@@ -114,6 +114,7 @@ extension Walker {
 
   /// Appends an edge from the current node.
   mutating func appendEdge(to target: Int, labelID: Int32, index: Int32, ownership: Ownership) {
+    storageReading?.record(from: current, to: target, ownership: ownership)
     if !recorder.appendEdge(from: current, to: target, labelID: labelID, index: index, ownership: ownership) {
       noteTruncation(byDepth: false)  // more distinct labels than an edge can name: not reachable in practice
     }

@@ -23,6 +23,10 @@ enum Work {
   case note(GraphNote.Kind, type: String, String)
   /// Nothing to record (an empty reference).
   case nothing
+  /// The start of an array of objects' buffer the walk reads through (`StorageReading`).
+  case enterStorage(UInt)
+  /// The end of a collection's storage the walk read through (`StorageReading`).
+  case leaveStorage
 
   /// Releases the retain this work owns, if any, without performing it.
   func drop() {
@@ -70,6 +74,8 @@ struct Walker {
   private var ignoredTypes: [ObjectIdentifier: Bool] = [:]
   /// Dispatch sources' handlers, read while the heap census runs (nil otherwise).
   var dispatchSources = DispatchSourceHandlers.forWalk()
+  /// Which heap object holds each reference, for the heap census's leak count (nil: not kept).
+  var storageReading: StorageReading?
 
   init(options: GraphOptions) {
     self.options = options
@@ -94,6 +100,8 @@ struct Walker {
         appendEdge(to: target, label: reference.label, ownership: .unownedUnsafe)
       }
     }
+    // Edges from here on are words equal to an address (conservative), never counted as held.
+    storageReading?.isConservative = true
     for word in keyPathWords {
       if let target = recorder.node(at: word.address) {
         current = word.holder
@@ -218,6 +226,10 @@ struct Walker {
       self.note(kind, type: type, note)
     case .nothing:
       break
+    case .enterStorage(let storage):
+      storageReading?.enter(storage, holder: current, elementsOnly: true)
+    case .leaveStorage:
+      storageReading?.leave()
     }
   }
 

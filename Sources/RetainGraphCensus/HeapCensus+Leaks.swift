@@ -1,0 +1,71 @@
+internal import Foundation
+public import RetainGraph
+internal import RetainGraphRuntime
+
+extension HeapCensus {
+  /// Every leaked cycle among the objects the census recorded, with no root given: the groups of
+  /// objects that nothing outside them holds (see ``LeakReport``), each with its leak trace and
+  /// fix.
+  ///
+  /// ```swift
+  /// HeapCensus.start()
+  /// runTheScenario()
+  /// let report = try HeapCensus.leaks()
+  /// print(report)              // every leaked cycle, its trace and its fix
+  /// ```
+  /// The count reads every live object's fields, which other threads may be changing: it runs in
+  /// a forked copy of the process (a frozen copy-on-write image with one thread), as
+  /// ``retainers(isolating:timeout:)`` does, and the report comes back encoded.
+  /// - Parameters:
+  ///   - mark: report only cycles that hold an object allocated after this mark (every live object
+  ///     is still counted).
+  ///   - timeout: how long the child may take (it may block on a lock another thread held at the
+  ///     fork; it is killed and forked again then).
+  /// - Returns: the report.
+  /// - Throws: `ForkedWalkError` when the child crashed, timed out or sent something unreadable.
+  /// - Complexity: O(*n* + *e*) for *n* recorded objects and *e* references between them.
+  public static func leaks(since mark: Mark? = nil, timeout: Duration = .seconds(60)) throws(ForkedWalkError)
+    -> LeakReport
+  {
+    CensusRuntime.prepareForFork()
+    let bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
+      let report = leaksInThisProcess(since: mark)
+      return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
+    }
+    do {
+      return try JSONDecoder().decode(LeakReport.self, from: Data(bytes))
+    } catch {
+      throw .malformedData("the leak report (\(bytes.count) bytes) could not be decoded: \(error)")
+    }
+  }
+
+  /// ``leaks(since:timeout:)`` read in this process, for a quiet moment: no other thread may
+  /// change, allocate or release the objects the census recorded while it runs (it reads their
+  /// fields and strong counts as they are).
+  /// - Parameter mark: report only cycles that hold an object allocated after this mark.
+  /// - Returns: the report.
+  public static func leaksInThisProcess(since mark: Mark? = nil) -> LeakReport {
+    CensusTable.unrecorded { LeakSearch.report(since: mark?.sequence ?? 0) }
+  }
+}
+
+extension HeapCensus {
+  /// The addresses of every object the count finds garbage (tests compare them with a brute-force
+  /// reachability), read in a forked child.
+  package static func garbageAddresses(timeout: Duration = .seconds(60)) throws(ForkedWalkError) -> [UInt] {
+    CensusRuntime.prepareForFork()
+    let bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
+      CensusTable.unrecorded {
+        let addresses: [UInt] = HeapWideRetains.during {
+          let accounting = LeakSearch.count().0
+          return accounting.population.addresses.indices.filter { accounting.isGarbage[$0] }.map {
+            accounting.population.addresses[$0]
+          }
+        }
+        return addresses.withUnsafeBytes { Array($0) }
+      }
+    }
+    guard bytes.count % 8 == 0 else { throw .malformedData("\(bytes.count) bytes are not addresses") }
+    return bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt.self)) }
+  }
+}

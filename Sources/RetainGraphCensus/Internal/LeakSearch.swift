@@ -1,0 +1,281 @@
+internal import CRetainGraphCensus
+internal import RetainGraph
+internal import RetainGraphRuntime
+
+/// Finds leaked cycles with no root: every recorded object's strong count minus the strong
+/// references other recorded objects hold to it (CPython's `update_refs` / `subtract_refs`); what
+/// stays above zero is held from outside, and it and all it reaches are alive (`move_unreachable`).
+enum LeakSearch {
+  /// The census's live objects for one count, with what the runtime says of each.
+  struct Population {
+    /// Every object: recorded ones first, then the collection storage the walk read through that
+    /// the census did not record.
+    var addresses: [UInt] = []
+    /// The recorded size in bytes (0: not recorded, so its words are not read).
+    var sizes: [Int] = []
+    var strongCounts: [Int] = []
+    /// The allocation number (`UInt64.max` for storage the census did not record).
+    var sequences: [UInt64] = []
+    var index = AddressIndex(capacity: 0)
+    /// How many of them the census recorded.
+    var recordedCount = 0
+  }
+
+  /// The count's answer: which objects are garbage, and what it could not attribute.
+  struct Accounting {
+    var population: Population
+    /// Strong references attributed to their holders: `holders[k]` holds `targets[k]`.
+    var holders: [Int32] = []
+    var targets: [Int32] = []
+    var isGarbage: [Bool] = []
+    var unexplained = LeakReport.Unexplained()
+  }
+
+  /// The census's class instances (held strongly, the walk's roots) and the population, with
+  /// every strong count read before anything here retains them.
+  static func collect(before: UInt64) -> (objects: [AnyObject], population: Population) {
+    CensusTable.withLiveRecords(before: before) { records in
+      var population = Population()
+      population.index = AddressIndex(capacity: records.count + 1)
+      var objects: [AnyObject] = []
+      objects.reserveCapacity(records.count)
+      for record in records {
+        guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
+        let strong = CensusRuntime.strongCount(ofObjectAt: record.object)
+        guard strong > 0 else { continue }
+        let address = UInt(bitPattern: record.object)
+        population.index.insert(address, index: population.addresses.count)
+        population.addresses.append(address)
+        population.sizes.append(Int(record.size))
+        population.strongCounts.append(strong)
+        population.sequences.append(record.sequence)
+        // Closure contexts and boxes are read through their holders (the walk reads a context
+        // only there).
+        if CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object) {
+          objects.append(object)
+        }
+      }
+      population.recordedCount = population.addresses.count
+      return (objects, population)
+    }
+  }
+
+  /// Counts: attributes each strong reference of `reading` to the recorded heap object that holds
+  /// it, subtracts, and marks what nothing outside reaches as garbage.
+  static func account(_ reading: HeapReading, population start: Population) -> Accounting {
+    var population = start
+    // Node → population index (-1: not recorded, so outside).
+    var nodeIndex = [Int32](repeating: -1, count: reading.objects.count)
+    for (node, object) in reading.objects.enumerated() {
+      guard let object else { continue }
+      let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+      if let index = population.index[address] { nodeIndex[node] = Int32(index) }
+    }
+    // Passes: a pass inside a re-read storage is a re-reading (not a reference of its own); the
+    // first real pass through a storage is the one whose elements count.
+    var passStorage = [Int32](repeating: -1, count: reading.passes.count)
+    var passIsReal = [Bool](repeating: false, count: reading.passes.count)
+    var passIsPrimary = [Bool](repeating: false, count: reading.passes.count)
+    // Whether a storage (by population index) was read through already.
+    var isRead = [Bool](repeating: false, count: population.addresses.count)
+    for (number, pass) in reading.passes.enumerated() {
+      passIsReal[number] = pass.outer < 0 || passIsPrimary[Int(pass.outer)]
+      guard passIsReal[number] else { continue }
+      var storage = population.index[pass.storage] ?? -1
+      if storage < 0 {
+        // Storage the census did not record: counted when its elements are its words.
+        guard let object = UnsafeRawPointer(bitPattern: pass.storage) else {
+          passIsReal[number] = false
+          continue
+        }
+        let strong = CensusRuntime.strongCount(ofObjectAt: object)
+        population.index.insert(pass.storage, index: population.addresses.count)
+        population.addresses.append(pass.storage)
+        population.strongCounts.append(strong)
+        population.sequences.append(.max)
+        // Its size, for reading its words: what `malloc` gave it (the runtime allocates heap
+        // objects with `malloc`; an immortal, statically made storage holds no reference to check).
+        population.sizes.append(strong < 1 << 30 ? rgc_allocation_size(object) : 0)
+        storage = population.addresses.count - 1
+        isRead.append(false)
+      }
+      passStorage[number] = Int32(storage)
+      if !isRead[storage] {
+        isRead[storage] = true
+        passIsPrimary[number] = true
+      }
+    }
+    let count = population.addresses.count
+    var accounting = Accounting(population: population)
+    var inside = [Int](repeating: 0, count: count)
+    var unattributed = [Int](repeating: 0, count: count)
+    // Each reference to check, then checked holder by holder (a holder's words are read once).
+    var candidates: [(holder: Int32, target: Int32, verified: Bool)] = []
+    func attribute(_ holder: Int32, _ target: Int32, verified: Bool) {
+      if holder >= 0 {
+        candidates.append((holder, target, verified))
+      } else {
+        unattributed[Int(target)] += 1
+        accounting.unexplained.references += 1
+      }
+    }
+    for (number, pass) in reading.passes.enumerated() where passIsReal[number] {
+      let holder = pass.outer < 0 ? nodeIndex[Int(pass.holder)] : passStorage[Int(pass.outer)]
+      // A pass from outside the census (the walk's own root) is not a reference to count.
+      guard holder >= 0 || pass.outer >= 0 else { continue }
+      attribute(holder, passStorage[number], verified: false)
+    }
+    for reference in reading.references where reference.isStrong {
+      let target = nodeIndex[Int(reference.target)]
+      guard target >= 0 else { continue }
+      if reference.isConservative {
+        unattributed[Int(target)] += 1
+        accounting.unexplained.references += 1
+        continue
+      }
+      if reference.pass < 0 {
+        let holder = nodeIndex[Int(reference.holder)]
+        guard holder >= 0 else { continue }  // held by an object outside the census
+        attribute(holder, target, verified: false)
+      } else {
+        let pass = Int(reference.pass)
+        guard passIsPrimary[pass] else { continue }  // the same element, read again
+        if passStorage[pass] < 0 || !passIsReal[pass] { continue }
+        let fromNode = reading.passes[pass].outer < 0 && nodeIndex[Int(reading.passes[pass].holder)] < 0
+        if fromNode { continue }  // storage the walk's root holds
+        attribute(passStorage[pass], target, verified: reading.passes[pass].elementsOnly)
+      }
+    }
+    // Holder by holder (a counting sort), so that each holder's words are read once.
+    var starts = [Int32](repeating: 0, count: count + 1)
+    for candidate in candidates { starts[Int(candidate.holder) + 1] += 1 }
+    for index in 0..<count { starts[index + 1] += starts[index] }
+    var order = [Int32](repeating: 0, count: candidates.count)
+    var next = starts
+    for (number, candidate) in candidates.enumerated() {
+      order[Int(next[Int(candidate.holder)])] = Int32(number)
+      next[Int(candidate.holder)] += 1
+    }
+    var words = HolderWords()
+    for holder in 0..<count where starts[holder] < starts[holder + 1] {
+      words.start(holder: holder, population: population)
+      for position in Int(starts[holder])..<Int(starts[holder + 1]) {
+        let candidate = candidates[Int(order[position])]
+        if candidate.verified || words.take(population.addresses[Int(candidate.target)]) {
+          inside[Int(candidate.target)] += 1
+          accounting.holders.append(candidate.holder)
+          accounting.targets.append(candidate.target)
+        } else {
+          unattributed[Int(candidate.target)] += 1
+          accounting.unexplained.references += 1
+        }
+      }
+    }
+    // Held from outside: a count the references inside do not explain.
+    var external = [Bool](repeating: false, count: count)
+    var optimistic = [Bool](repeating: false, count: count)
+    for index in 0..<count {
+      let rest = population.strongCounts[index] - inside[index]
+      if rest < 0 { accounting.unexplained.overcounted += 1 }
+      external[index] = rest != 0
+      optimistic[index] = rest < 0 || rest - unattributed[index] > 0
+    }
+    let successors = Successors(count: count, holders: accounting.holders, targets: accounting.targets)
+    let alive = successors.reached(from: external)
+    let aliveIfExplained = successors.reached(from: optimistic)
+    accounting.isGarbage = alive.map { !$0 }
+    accounting.unexplained.objectsKeptOut = zip(alive, aliveIfExplained).reduce(0) {
+      $0 + ($1.0 && !$1.1 ? 1 : 0)
+    }
+    return accounting
+  }
+}
+
+/// The words of a holder's memory, to check that a reference read by type is in the holder's own
+/// memory (not in a box or buffer it points to): as many words equal to the target as references
+/// counted.
+struct HolderWords {
+  private var base: UnsafeRawPointer?
+  private var wordCount = 0
+  /// Targets taken so far from a small holder, with how many times.
+  private var taken: [(word: UInt, count: Int)] = []
+  /// A large holder's words, counted once (a dictionary's storage holds many references).
+  private var histogram: [UInt: Int]?
+
+  mutating func start(holder: Int, population: LeakSearch.Population) {
+    let size = population.sizes[holder]
+    base = size > 16 ? UnsafeRawPointer(bitPattern: population.addresses[holder]) : nil
+    wordCount = size / 8
+    taken.removeAll(keepingCapacity: true)
+    histogram = nil
+  }
+
+  /// A large holder's words counted, once (when a reference of it is first checked).
+  private mutating func countWords() {
+    guard let base, wordCount > 64, histogram == nil else { return }
+    var counts: [UInt: Int] = [:]
+    for index in 2..<wordCount {
+      counts[base.load(fromByteOffset: index * 8, as: UInt.self), default: 0] += 1
+    }
+    histogram = counts
+  }
+
+  /// Whether one more word of the holder equals `target` than were taken; takes it.
+  mutating func take(_ target: UInt) -> Bool {
+    guard let base else { return false }
+    countWords()
+    if histogram != nil {
+      guard let available = histogram?[target], available > 0 else { return false }
+      histogram?[target] = available - 1
+      return true
+    }
+    var available = 0
+    for index in 2..<wordCount where base.load(fromByteOffset: index * 8, as: UInt.self) == target {
+      available += 1
+    }
+    if let position = taken.firstIndex(where: { $0.word == target }) {
+      guard taken[position].count < available else { return false }
+      taken[position].count += 1
+      return true
+    }
+    guard available > 0 else { return false }
+    taken.append((target, 1))
+    return true
+  }
+}
+
+/// The strong references attributed, as successor lists.
+struct Successors {
+  var offsets: [Int32]
+  var targets: [Int32]
+
+  init(count: Int, holders: [Int32], targets edgeTargets: [Int32]) {
+    var offsets = [Int32](repeating: 0, count: count + 1)
+    for holder in holders { offsets[Int(holder) + 1] += 1 }
+    for index in 0..<count { offsets[index + 1] += offsets[index] }
+    var next = offsets
+    var targets = [Int32](repeating: 0, count: holders.count)
+    for (holder, target) in zip(holders, edgeTargets) {
+      targets[Int(next[Int(holder)])] = target
+      next[Int(holder)] += 1
+    }
+    self.offsets = offsets
+    self.targets = targets
+  }
+
+  func neighbours(of node: Int) -> ArraySlice<Int32> { targets[Int(offsets[node])..<Int(offsets[node + 1])] }
+
+  /// Everything reachable from the nodes marked in `roots` (themselves included).
+  func reached(from roots: [Bool]) -> [Bool] {
+    var seen = roots
+    var stack: [Int32] = []
+    for (node, isRoot) in roots.enumerated() where isRoot { stack.append(Int32(node)) }
+    while let node = stack.popLast() {
+      for target in neighbours(of: Int(node)) where !seen[Int(target)] {
+        seen[Int(target)] = true
+        stack.append(target)
+      }
+    }
+    return seen
+  }
+}
