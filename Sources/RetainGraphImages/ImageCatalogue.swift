@@ -28,10 +28,14 @@
     }
 
     /// The image's DWARF facts (read on first use; empty without debug information).
+    ///
+    /// Read outside the lock (two threads may both read it; the first kept wins): the lock is held
+    /// across every fork, and reading a large image's DWARF under it made each fork meanwhile wait.
     package var debugInfo: ImageDebugInfo {
-      lazyDebugInfo.withLock { known in
+      if let known = lazyDebugInfo.withLock({ $0 }) { return known }
+      let made = file.map { ImageDebugInfo($0) } ?? ImageDebugInfo()
+      return lazyDebugInfo.withLock { known in
         if let known { return known }
-        let made = file.map { ImageDebugInfo($0) } ?? ImageDebugInfo()
         known = made
         return made
       }
@@ -55,37 +59,40 @@
     private static let images = ForkSafeMutex(Images())
 
     /// The image at `path` (read on first use; without symbols when it cannot be read).
+    ///
+    /// The file is mapped and its symbols read outside the catalogue's lock: the lock is held across
+    /// every fork, and reading a large image's symbols under it (seconds on a loaded machine) made
+    /// each fork meanwhile wait, past a forked walk's timeout once. Two threads may both read one
+    /// file; the first kept wins, and the other's mapping is unmapped before anything can use it.
     package static func image(atPath path: String) -> LoadedImage {
-      images.withLock { images in
-        if let known = images.byPath[path] { return known }
-        let loaded: LoadedImage
-        if let (descriptor, identity, size) = MappedFile.openFile(path) {
-          defer { close(descriptor) }
-          if let known = images.byFile[identity] {
-            loaded = known
-          } else {
-            loaded = LoadedImage(
-              path: path, file: map(descriptor: descriptor, identity: identity, size: size))
-            images.byFile[identity] = loaded
-          }
-        } else {
-          loaded = LoadedImage(path: path, file: nil)
-        }
-        images.byPath[path] = loaded
-        return loaded
+      if let known = images.withLock({ $0.byPath[path] }) { return known }
+      guard let (descriptor, identity, size) = MappedFile.openFile(path) else {
+        return keep(LoadedImage(path: path, file: nil), at: path, identity: nil).image
       }
+      defer { close(descriptor) }
+      if let known = images.withLock({ $0.byFile[identity] }) {
+        return keep(known, at: path, identity: identity).image
+      }
+      let mapped = MappedFile(descriptor: descriptor, identity: identity, size: size)
+      let file = mapped.flatMap { try? ELFFile(bytes: $0.bytes) }
+      if file == nil { mapped?.unmap() }
+      let (kept, isNew) = keep(LoadedImage(path: path, file: file), at: path, identity: identity)
+      if !isNew, file != nil { mapped?.unmap() }
+      return kept
     }
 
-    /// The image file mapped and parsed; nil when it is not an ELF64 image (then unmapped).
-    private static func map(descriptor: Int32, identity: MappedFile.Identity, size: Int) -> ELFFile? {
-      guard let mapped = MappedFile(descriptor: descriptor, identity: identity, size: size) else {
-        return nil
-      }
-      do {
-        return try ELFFile(bytes: mapped.bytes)
-      } catch {
-        mapped.unmap()
-        return nil
+    /// Keeps `image` for `path` (and its file), unless another thread kept one first: then that one.
+    private static func keep(
+      _ image: LoadedImage, at path: String, identity: MappedFile.Identity?
+    ) -> (image: LoadedImage, isNew: Bool) {
+      images.withLock { images in
+        if let known = identity.flatMap({ images.byFile[$0] }) ?? images.byPath[path] {
+          images.byPath[path] = known
+          return (known, known === image)
+        }
+        if let identity { images.byFile[identity] = image }
+        images.byPath[path] = image
+        return (image, true)
       }
     }
 
