@@ -89,7 +89,8 @@ let package = Package(
     // CRetainGraphCensus (a `swift_allocObject` of their own).
     .target(name: "CRetainGraphCensus", path: "Sources/CRetainGraphCensus"),
     .target(
-      name: "RetainGraphCensus", dependencies: ["RetainGraph", "RetainGraphRuntime", "CRetainGraphCensus"]),
+      name: "RetainGraphCensus",
+      dependencies: ["RetainGraph", "RetainGraphRuntime", "RetainGraphSupport", "CRetainGraphCensus"]),
     .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
     .executableTarget(
       name: "retain-graph",

@@ -297,7 +297,7 @@ public enum HeapCensus {
 }
 
 /// The number of live instances of one type.
-public struct TypeCount: Sendable, Hashable {
+public struct TypeCount: Sendable, Hashable, Codable {
   /// The type's qualified name (`App.ImageCache`), or `(closure context)` / `(box)`.
   public var typeName: String
   /// How many are alive.

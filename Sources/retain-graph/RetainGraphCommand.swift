@@ -16,12 +16,17 @@
           retain-graph sample viper-module --format svg --output viper-module.svg
           retain-graph render snapshot.json --format pdf --output graph.pdf
           retain-graph check snapshot.json
+          retain-graph leaks dump.json
+          retain-graph diff before.json after.json
 
-        Exit status: 0 on success, 1 when `check` finds a retain cycle, 2 for a usage error, bad input \
+        Exit status: 0 on success, 1 when `check` finds a retain cycle or `leaks` a leaked cycle, 2 for a usage error, bad input \
         or output that cannot be written, 141 when standard output is a closed pipe (with SIGPIPE \
         ignored; otherwise the signal ends the command).
         """,
-      subcommands: [SamplesCommand.self, SampleCommand.self, RenderCommand.self, CheckCommand.self]
+      subcommands: [
+        SamplesCommand.self, SampleCommand.self, RenderCommand.self, CheckCommand.self, LeaksCommand.self,
+        DiffCommand.self,
+      ]
     )
 
     /// Like `ParsableCommand.main()`, but usage errors and bad input exit with status 2 (not 64), with

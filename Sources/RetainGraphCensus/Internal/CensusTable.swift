@@ -59,7 +59,7 @@ enum CensusTable {
 
   /// Runs `body` without recording this thread's allocations: a query's own objects (arrays, the
   /// walk's graph) stay out of the census.
-  static func unrecorded<R>(_ body: () throws -> R) rethrows -> R {
+  static func unrecorded<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
     rgc_pause_this_thread()
     defer { rgc_resume_this_thread() }
     return try body()

@@ -1,0 +1,72 @@
+public import RetainGraph
+
+/// A census dump, as ``HeapCensus/writeDump(to:retainerSearches:)`` writes it (JSON): what was alive in the process,
+/// its leaked cycles, and what grew since the previous dump the process took.
+///
+/// The file is this type encoded as JSON (see <doc:CensusDumps> for every field). `retain-graph leaks
+/// DUMP` prints its leaked cycles and `retain-graph diff OLD NEW` what grew between two dumps.
+public struct CensusDump: Sendable, Hashable, Codable {
+  /// The value of ``format``.
+  public static let formatName = "retain-graph-census-dump"
+  /// The version this library writes (and the command line reads).
+  public static let currentVersion = 1
+
+  /// A type whose live count grew since the previous dump.
+  public struct Growth: Sendable, Hashable, Codable {
+    /// The type's qualified name, as ``TypeCount/typeName``.
+    public var typeName: String
+    /// Its live count at the previous dump.
+    public var before: Int
+    /// Its live count at this dump.
+    public var after: Int
+    /// One instance allocated since the previous dump, explained: its holder as one line
+    /// (``RetainerReport/holderPath``); nil when none was searched or nothing holds it.
+    public var holderPath: String?
+    /// The same instance's retainer report (its `description`); nil when none was searched (a
+    /// closure context or box, a type past the largest ``HeapCensus/writeDump(to:retainerSearches:)`` growths,
+    /// or a search that failed: ``CensusDump/notes`` says which).
+    public var retainers: String?
+  }
+
+  /// Always ``formatName``.
+  public var format: String
+  /// The format's version: ``currentVersion``.
+  public var version: Int
+  /// When the dump was taken, ISO 8601 in UTC (`2026-11-27T18:02:11Z`).
+  public var time: String
+  /// The process's id.
+  public var pid: Int32
+  /// This dump's number among the dumps the process took (1 for the first).
+  public var number: Int
+  /// How many live objects the census recorded.
+  public var liveObjects: Int
+  /// Live objects by type, most numerous first (``HeapCensus/liveCounts(since:)``).
+  public var counts: [TypeCount]
+  /// The leaked cycles (``HeapCensus/leaks(since:timeout:)``).
+  public var leaks: LeakReport
+  /// The leak report's text (its `description`), as `retain-graph leaks` prints it.
+  public var leaksText: String
+  /// The types that grew since the previous dump (most growth first); empty in the first dump.
+  public var growth: [Growth]
+  /// What the dump left out and why (retainer searches skipped or failed).
+  public var notes: [String]
+}
+
+/// Why ``HeapCensus/writeDump(to:retainerSearches:)`` wrote no dump.
+public enum CensusDumpError: Error, CustomStringConvertible, Sendable, Equatable {
+  /// The census is not running (``HeapCensus/start(recordingBacktraces:)``), or this program does not
+  /// link its interposer: there is nothing to dump.
+  case censusNotRunning
+  /// The leak count's forked child failed.
+  case leakSearchFailed(ForkedWalkError)
+  /// The file could not be written (nothing was written there).
+  case cannotWrite(path: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .censusNotRunning: "the heap census is not running: there is nothing to dump"
+    case .leakSearchFailed(let error): "the leak count failed: \(error)"
+    case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+    }
+  }
+}
