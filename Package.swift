@@ -30,10 +30,10 @@ let package = Package(
     .target(
       name: "RetainGraph",
       dependencies: [
-        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphImages", "RetainGraphMachineCode",
-        "RetainGraphAsyncFrames",
+        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphRuntime", "RetainGraphImages",
+        "RetainGraphMachineCode", "RetainGraphAsyncFrames",
       ],
-      exclude: ["Internal/README.md", "Internal/Runtime/README.md"]),
+      exclude: ["Internal/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
     // What every layer needs and none owns: the lock that is safe across fork, the chunked array of
     // the graph's storage, the atomic file writes of rendering and the command line.
@@ -55,6 +55,15 @@ let package = Package(
       name: "RetainGraphAsyncFrames",
       dependencies: ["RetainGraphImages", "RetainGraphMachineCode", "RetainGraphSupport"],
       exclude: ["README.md"]),
+    // The Swift runtime's layouts: every raw read of the runtime's memory (metadata, field descriptors,
+    // closure contexts, tasks, key paths, reference counts, globals) and its symbols and demangling,
+    // each fact listed in its README with where it was verified and what guards it.
+    .target(
+      name: "RetainGraphRuntime",
+      dependencies: [
+        "RetainGraphSupport", "RetainGraphImages", "RetainGraphMachineCode", "RetainGraphAsyncFrames",
+      ],
+      exclude: ["README.md"]),
     .systemLibrary(
       name: "CGraphviz",
       path: "Sources/CGraphviz",
@@ -64,12 +73,13 @@ let package = Package(
     .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "RetainGraphSupport", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
-      dependencies: ["RetainGraph"]
+      dependencies: ["RetainGraph", "RetainGraphRuntime"]
     ),
     // The heap census: only programs that import RetainGraphCensus link the interposer in
     // CRetainGraphCensus (a `swift_allocObject` of their own).
     .target(name: "CRetainGraphCensus", path: "Sources/CRetainGraphCensus"),
-    .target(name: "RetainGraphCensus", dependencies: ["RetainGraph", "CRetainGraphCensus"]),
+    .target(
+      name: "RetainGraphCensus", dependencies: ["RetainGraph", "RetainGraphRuntime", "CRetainGraphCensus"]),
     .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
     .executableTarget(
       name: "retain-graph",
@@ -99,6 +109,7 @@ let package = Package(
       name: "RetainGraphTests",
       dependencies: [
         "RetainGraph",
+        "RetainGraphRuntime",
         "RetainGraphSupport",
         "RetainGraphImages",
         "RetainGraphAsyncFrames",
@@ -117,18 +128,22 @@ let package = Package(
     .testTarget(name: "RetainGraphImagesTests", dependencies: ["RetainGraphImages", "CRetainGraphELF"]),
     .testTarget(name: "RetainGraphMachineCodeTests", dependencies: ["RetainGraphMachineCode"]),
     .testTarget(name: "RetainGraphAsyncFramesTests", dependencies: ["RetainGraphAsyncFrames"]),
+    .testTarget(name: "RetainGraphRuntimeTests", dependencies: ["RetainGraphRuntime"]),
     .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
     .testTarget(
       name: "RetainGraphJSONScannerTests", dependencies: ["RetainGraphJSONScanner", "RetainGraphTestSupport"]),
     .testTarget(
       name: "RetainGraphTestingTests",
-      dependencies: ["RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport", "Samples"],
+      dependencies: [
+        "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime", "RetainGraphTestSupport", "Samples",
+      ],
       exclude: ["__Snapshots__"]
     ),
     .testTarget(
       name: "RetainGraphCensusTests",
       dependencies: [
-        "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphTestSupport",
+        "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime",
+        "RetainGraphTestSupport",
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

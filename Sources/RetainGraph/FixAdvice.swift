@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 /// The fix for one reference of a cycle's fix plan, as a value: what the developer edits and
 /// where. Its `description` is the sentence (`make Interactor.output weak`), which
 /// ``Cycle/Break/fix`` prints.

@@ -10,7 +10,7 @@
 public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable {
   /// The child was ended by a signal: it crashed (`SIGSEGV`, `SIGBUS`, `SIGILL`, `SIGABRT` from a
   /// Swift runtime trap) or something else killed it. A crashed child is replaced by a fresh fork
-  /// (it may have copied an object another thread was changing) up to 3 times within the timeout:
+  /// (it may have copied an object another thread was changing) up to 5 times within the timeout:
   /// `tries` is how many children crashed, `signal` ended the last.
   case childCrashed(signal: Int32, tries: Int = 1)
   /// The child did not send the whole graph within the timeout, and was killed with `SIGKILL`. A

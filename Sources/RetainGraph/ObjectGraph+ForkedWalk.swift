@@ -29,7 +29,7 @@ extension ObjectGraph {
   /// ``GraphReflectable`` type takes) blocks: on Linux, once it has slept for a quarter of a second
   /// without progress, it is killed and a fresh fork tries again (the lock is usually free by
   /// then); a child that crashed (it copied an object another thread was halfway through changing)
-  /// is replaced the same way. A call makes at most 3 children, all within `timeout`. On Darwin,
+  /// is replaced the same way. A call makes at most 5 children, all within `timeout`. On Darwin,
   /// `fork` in a multi-threaded process is discouraged (only async-signal-safe calls are supported
   /// in the child); this initialiser has been built and tested on Linux only.
   ///

@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 extension ObjectGraph {
   /// The node of `object`, a live object that the walk reached: found by the address the walk saw
   /// it at, and only if the object there is still of the type the walk recorded.

@@ -1,3 +1,5 @@
+package import RetainGraphRuntime
+
 // Whether anything outside a graph refers to its objects: the test for a leak nothing can end.
 
 /// The result of ``ObjectGraph/auditOutsideReferences(of:callerReferences:options:knownWeakReferences:)``.

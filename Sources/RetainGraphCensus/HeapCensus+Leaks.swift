@@ -1,5 +1,6 @@
 internal import Foundation
 public import RetainGraph
+internal import RetainGraphRuntime
 
 extension HeapCensus {
   /// Every leaked cycle among the objects the census recorded, with no root given: the groups of

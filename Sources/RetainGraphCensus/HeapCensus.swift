@@ -1,6 +1,7 @@
 internal import CRetainGraphCensus
 internal import Foundation
 public import RetainGraph
+internal import RetainGraphRuntime
 
 /// The heap census: every live Swift object in the process, by type, with what retains each.
 ///
@@ -187,7 +188,7 @@ public enum HeapCensus {
     }
     var byName: [String: Int] = [:]
     for (metadata, count) in counts {
-      byName[CensusRuntime.typeName(metadata: metadata), default: 0] += count
+      byName[CensusNames.typeName(metadata: metadata), default: 0] += count
     }
     return byName.map { TypeCount(typeName: $0.key, count: $0.value) }
       .sorted { ($0.count, $1.typeName) > ($1.count, $0.typeName) }

@@ -99,53 +99,46 @@ extension CensusTests {
 
       // Holding every recorded object is a heap-wide retain: a parallel test's leak check waits
       // for it to end instead of taking the array's references for a holder of its survivor.
-      // Known to fail now and then in whole-suite runs: on 2026-11-27 at 15:31 every try's forked
-      // child waited on a futex (a lock another thread held at the fork; which one is not found) and
-      // the third ran out the 120 s. Children replaced while working are no longer a cause (it passed
-      // 20 of 20 census-suite runs). Alone it passes in 3-8 s. Recorded each time, never absorbed.
-      var swept: (SweepOutcome, Int, Int)?
-      withKnownIssue(
-        "a census search's forked child may block on a lock beside the whole suite", isIntermittent: true
-      ) {
-        swept = try HeapWideRetains.during {
-          () throws -> (SweepOutcome, Int, Int) in
-          // One object of each type recorded meanwhile: every kind of holder is asked about, and
-          // each search reads every live object, so asking about thousands would take minutes.
-          let recorded = HeapCensus.liveObjects(of: AnyObject.self, since: mark)
-          var types: Set<ObjectIdentifier> = []
-          var objects: [AnyObject] = []
-          for object in recorded where objects.count < Self.cap {
-            if types.insert(ObjectIdentifier(type(of: object))).inserted { objects.append(object) }
-          }
-          let bytes = try ForkedChild.run(timeout: Self.timeout) {
-            let clock = ContinuousClock()
-            let start = clock.now
-            var outcome = SweepOutcome()
-            for object in objects {
-              let report = HeapCensus.retainers(of: object)
-              outcome.asked += 1
-              outcome.origins["\(report.origin)".prefix { $0 != "(" }.description, default: 0] += 1
-              if let problem = Self.problem(with: report) { outcome.malformed.append(problem) }
-            }
-            let elapsed = clock.now - start
-            outcome.milliseconds = Int(
-              elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-            return Array((try? JSONEncoder().encode(outcome)) ?? Data())
-          }
-          return (
-            try JSONDecoder().decode(SweepOutcome.self, from: Data(bytes)), objects.count, recorded.count
-          )
+      // Every try's child once blocked in a whole-suite run: each search reads every live object,
+      // and a parallel test held, on purpose, the lock of one of them (ForkedWalkTests'
+      // LockedChildren, which now takes it only in its own test's walks).
+      let swept: (SweepOutcome, Int, Int) = try HeapWideRetains.during {
+        () throws -> (SweepOutcome, Int, Int) in
+        // One object of each type recorded meanwhile: every kind of holder is asked about, and
+        // each search reads every live object, so asking about thousands would take minutes.
+        let recorded = HeapCensus.liveObjects(of: AnyObject.self, since: mark)
+        var types: Set<ObjectIdentifier> = []
+        var objects: [AnyObject] = []
+        for object in recorded where objects.count < Self.cap {
+          if types.insert(ObjectIdentifier(type(of: object))).inserted { objects.append(object) }
         }
-      }
-      if let (outcome, picked, recorded) = swept {
-        print(
-          "census sweep: asked about \(outcome.asked) objects, one of each of \(picked) types among \(recorded) recorded objects, in \(outcome.milliseconds) ms (forked child); origins \(outcome.origins.sorted { $0.key < $1.key })"
+        let bytes = try ForkedChild.run(timeout: Self.timeout) {
+          let clock = ContinuousClock()
+          let start = clock.now
+          var outcome = SweepOutcome()
+          for object in objects {
+            let report = HeapCensus.retainers(of: object)
+            outcome.asked += 1
+            outcome.origins["\(report.origin)".prefix { $0 != "(" }.description, default: 0] += 1
+            if let problem = Self.problem(with: report) { outcome.malformed.append(problem) }
+          }
+          let elapsed = clock.now - start
+          outcome.milliseconds = Int(
+            elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+          return Array((try? JSONEncoder().encode(outcome)) ?? Data())
+        }
+        return (
+          try JSONDecoder().decode(SweepOutcome.self, from: Data(bytes)), objects.count, recorded.count
         )
-        // Every one is asked about: a search that takes too long fails the test at its timeout.
-        #expect(outcome.asked == picked)
-        #expect(picked > 20)
-        #expect(outcome.malformed == [])
       }
+      let (outcome, picked, recorded) = swept
+      print(
+        "census sweep: asked about \(outcome.asked) objects, one of each of \(picked) types among \(recorded) recorded objects, in \(outcome.milliseconds) ms (forked child); origins \(outcome.origins.sorted { $0.key < $1.key })"
+      )
+      // Every one is asked about: a search that takes too long fails the test at its timeout.
+      #expect(outcome.asked == picked)
+      #expect(picked > 20)
+      #expect(outcome.malformed == [])
 
       scheduled.cancel()
       try await group.shutdownGracefully()

@@ -1,6 +1,7 @@
 import Dispatch
 import RetainGraph
 import RetainGraphCensus
+import RetainGraphRuntime
 import RetainGraphTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraphImages
+import RetainGraphRuntime
 import RetainGraphTestSupport
 import Samples
 import Testing

@@ -1,5 +1,6 @@
 import PropertyBased
 import RetainGraph
+import RetainGraphRuntime
 import RetainGraphTestSupport
 import Samples
 import Testing

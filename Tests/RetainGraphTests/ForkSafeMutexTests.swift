@@ -32,12 +32,13 @@ import Testing
     }
   }
 
-  /// Runs `holder` on a thread and a forked walk on another; both must end within 90 seconds (a
+  /// Runs `holder` on a thread and a forked walk on another; both must end within 250 seconds (a
   /// deadlock never ends). `holder` takes `busy` and calls the function it is given, which returns
   /// once the fork's handler found `busy` held and waits for it: the two always overlap (no
-  /// ordering by sleeps, which a loaded machine does not keep). It returns after 85 s at most: the
-  /// fork may start late on a loaded machine (30 s were not enough once in a whole-suite run), but
-  /// never without the overlap.
+  /// ordering by sleeps, which a loaded machine does not keep). It returns after 240 s at most: the
+  /// fork's handler may reach `busy` late on a loaded machine, after waiting for other locks (30 s,
+  /// then 85 s were not enough, once each in a whole-suite run: another thread may hold the symbol
+  /// cache's lock while it reads a large image's symbols), but never without the overlap.
   private func expectForkCompletes(
     beside busy: ForkSafeMutex<Int>, _ holder: @escaping @Sendable (_ forkWaits: () -> Void) -> Void
   ) async throws {
@@ -56,7 +57,7 @@ import Testing
     Thread {
       holder {
         holding.signal()
-        sawOverlap.set(.success(overlapped.wait(timeout: .now() + 85) == .success ? 1 : 0))
+        sawOverlap.set(.success(overlapped.wait(timeout: .now() + 240) == .success ? 1 : 0))
       }
       done.leave()
     }.start()
@@ -70,7 +71,7 @@ import Testing
         Result { try ObjectGraph(snapshotting: [1, 2, 3] as [Int], timeout: .seconds(50)).nodeCount })
       done.leave()
     }.start()
-    let waited = await onThread { done.wait(timeout: .now() + 90) }
+    let waited = await onThread { done.wait(timeout: .now() + 250) }
     #expect(waited == .success, "the forked walk and the thread holding a lock deadlocked")
     if waited == .success {
       #expect(try forkResult.get().get() >= 1)

@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphRuntime
 import RetainGraphTestSupport
 import Testing
 

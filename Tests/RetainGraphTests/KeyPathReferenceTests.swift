@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphRuntime
 import Testing
 
 @testable import RetainGraph

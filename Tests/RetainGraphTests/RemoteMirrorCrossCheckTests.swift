@@ -1,6 +1,7 @@
 // The cross-check needs `RemoteMirror` (x86_64 Linux: see RemoteMirror.swift). There it always runs
 // and fails when the library cannot be loaded: it is never skipped.
 #if os(Linux) && arch(x86_64)
+  import RetainGraphRuntime
   @testable import RetainGraph
   import Testing
 

@@ -1,3 +1,4 @@
+import RetainGraphRuntime
 import Testing
 
 @testable import RetainGraph

@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphRuntime
 import Synchronization
 
 @testable import RetainGraph

@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraphAsyncFrames
+import RetainGraphRuntime
 import RetainGraphTestSupport
 import Testing
 
@@ -24,7 +25,7 @@ struct TaskScenario: Sendable, CustomTestStringConvertible {
     },
     // A debug build leaves the strong self of the last element's iteration in the suspended
     // frame; the debug information says that slot's scope ended before the await (README.md in
-    // Internal/Runtime, "Suspended frames").
+    // RetainGraphRuntime, "Suspended frames").
     TaskScenario(name: "[weak self] re-checked per element", leaks: false) {
       await StreamConsumer.make({ $0.startRecheckingPerElement() }, elements: 2)
     },

@@ -1,6 +1,7 @@
 internal import CRetainGraphCensus
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphRuntime
 internal import Synchronization
 
 /// The census as the testing assertions see it, through ``CensusRegistration``.
@@ -61,7 +62,7 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
       let name =
         CensusRuntime.isClosureContext(metadata: metadata)
         ? "\(Self.closureContextPrefix)\(UInt(bitPattern: metadata)))"
-        : CensusRuntime.typeName(metadata: metadata)
+        : CensusNames.typeName(metadata: metadata)
       result[name, default: (0, nil)].count += entry.count
       if let object = newest[metadata] { result[name]?.newest = object }
     }

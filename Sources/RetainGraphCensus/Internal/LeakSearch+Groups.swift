@@ -1,5 +1,6 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
+internal import RetainGraphRuntime
 
 extension LeakSearch {
   /// The whole search, in this process: collect, walk, count, group, report. Reads every live

@@ -1,5 +1,6 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
+internal import RetainGraphRuntime
 
 /// Finds leaked cycles with no root: every recorded object's strong count minus the strong
 /// references other recorded objects hold to it (CPython's `update_refs` / `subtract_refs`); what

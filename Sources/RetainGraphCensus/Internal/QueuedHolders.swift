@@ -1,6 +1,7 @@
 internal import CRetainGraphCensus
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphRuntime
 
 /// A holder the runtime keeps outside the objects the census records: a running task, or a block
 /// that Dispatch keeps for queued work (or a `DispatchWorkItem`'s). The search starts a walk at each.
@@ -210,7 +211,7 @@ enum QueuedHolders {
   /// `partial apply for closure #1 in App.DelayedWork.start() -> ()` → `closure #1 in
   /// DelayedWork.start()`.
   private static func simplified(_ name: String) -> String {
-    CensusRuntime.readableFunctionName(withoutCompilerPrefixes(name))
+    CensusNames.readableFunctionName(withoutCompilerPrefixes(name))
   }
 
   /// The function a compiler-made variant belongs to: `(1) suspend resume partial function for

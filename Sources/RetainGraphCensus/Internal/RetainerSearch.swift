@@ -1,5 +1,6 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
+internal import RetainGraphRuntime
 
 /// The root of the census walk: global holders (labelled by name) and every live object the census
 /// saw (so that each one's references are read, whoever holds it).
@@ -60,7 +61,7 @@ enum RetainerSearch {
     }
     // Globals holding objects made before the census started, read with their declared type.
     for variable in GlobalReferences.typedVariables() where globalLabels.insert(variable.name).inserted {
-      if variable.ownership == .weak, let object = variable.value as AnyObject? {
+      if variable.isWeak, let object = variable.value as AnyObject? {
         globals.append(.global(variable.name, object, ownership: .weak))
       } else {
         globals.append(.global(variable.name, variable.value))
@@ -94,7 +95,7 @@ enum RetainerSearch {
     var report =
       search(target, roots: globals + holders + [everything], holders: holderNames, notes: notes)
       ?? RetainerReport(
-        typeName: CensusRuntime.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
+        typeName: CensusNames.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
         path: [], notes: notes + ["the walk did not reach it"])
     patch(&report, capturingContexts: capturingContexts)
     addWordHolders(&report, coreFoundationHolders)
@@ -146,7 +147,7 @@ enum RetainerSearch {
         for prefix in ["partial apply for ", "specialized "] where name.hasPrefix(prefix) {
           name.removeFirst(prefix.count)
         }
-        return CensusRuntime.readableFunctionName(name)
+        return CensusNames.readableFunctionName(name)
       }
       return nil
     }
@@ -208,7 +209,7 @@ enum RetainerSearch {
               name =
                 coreFoundationNames[metadata]
                 ?? {
-                  let name = CensusRuntime.coreFoundationTypeName(metadata: metadata)
+                  let name = CensusNames.coreFoundationTypeName(metadata: metadata)
                   coreFoundationNames[metadata] = name
                   return name
                 }()

@@ -1,4 +1,4 @@
-/// What an image's DWARF says that the walk uses (`Internal/Runtime/README.md`, "Method references
+/// What an image's DWARF says that the walk uses (`RetainGraphRuntime/README.md`, "Method references
 /// in optimised builds" and "Suspended frames"): the functions an optimised build inlined into each
 /// function (`DW_TAG_inlined_subroutine` under the `DW_TAG_subprogram` whose `DW_AT_low_pc` is the
 /// function's address, each naming its origin's `DW_AT_linkage_name`), and the async-context

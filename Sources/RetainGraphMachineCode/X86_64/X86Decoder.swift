@@ -1,5 +1,5 @@
 /// An x86_64 instruction decoder for the subset of instructions the Swift compiler emits
-/// (`Internal/Runtime/README.md` in the core, "Frame liveness"): legacy prefixes, REX, the one-byte
+/// (`Sources/RetainGraphRuntime/README.md`, "Frame liveness"): legacy prefixes, REX, the one-byte
 /// and 0F opcode maps, the 0F 38 / 0F 3A maps with a 66 prefix (SSE), ModRM, SIB, displacements and
 /// immediates. An opcode it does not know fully decodes to nil: the caller then stops reading that
 /// path and assumes nothing. VEX and EVEX (AVX) are not decoded (measured: the test binaries'

@@ -64,7 +64,7 @@ struct CensusGrowthAnalysis {
       // A closure's contexts are named by the closure's function once its holder search finds it.
       let isClosureContext = type.hasPrefix(CensusRegistration.closureContextPrefix)
       let short =
-        isClosureContext ? "(closure context)" : type.hasPrefix("(") ? type : CensusRuntime.shortName(type)
+        isClosureContext ? "(closure context)" : type.hasPrefix("(") ? type : CensusNames.shortName(type)
       let line: String
       if let index = allowanceOf[type] {
         let allowance = allowances[index]

@@ -1,6 +1,7 @@
 internal import Dispatch
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphRuntime
 internal import Synchronization
 
 /// Waits until `isDone()` is true or `timeout` has passed, and tells which happened.

@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 /// How closures, functions and captures are named in everything a person reads: one function,
 /// ``closureName(_:)``, names a closure for the fix lines, the leak traces, the DOT and HTML
 /// pictures, the census and the forked walk alike (each reads the same stored symbol, so a closure

@@ -1,3 +1,4 @@
+internal import RetainGraphRuntime
 internal import RetainGraphSupport
 
 #if canImport(Glibc)
@@ -33,8 +34,14 @@ package enum ForkedChild {
   static let parentGoneStatus: Int32 = 71
   /// The largest answer accepted (16 GiB): a length past it is malformed, not an allocation.
   static let maxPayloadBytes: UInt64 = 1 << 34
-  /// How many children a call makes at most (the first and two fresh forks).
-  package static let tries = 3
+  /// How many children a call makes at most (the first and four fresh forks). Under load a thread
+  /// that holds one of the runtime's locks (the type-name cache's, seen in a whole-suite run) can
+  /// stay off the processor for a while, and every child forked meanwhile blocks on it: three
+  /// tries were not always enough (a census sweep's three children all blocked, once).
+  package static let tries = 5
+  /// How long the parent waits before it forks again after a stalled child, times the try: time for
+  /// the thread that held the lock to run and let it go.
+  static let pauseAfterStall: Duration = .milliseconds(50)
   /// How long a child may sleep without using CPU time or sending a byte before it is taken as
   /// blocked on a lock held at the fork, and replaced by a fresh fork.
   package static let stallWindow: Duration = .milliseconds(250)
@@ -87,7 +94,13 @@ package enum ForkedChild {
         case .crashed(let signal):
           guard !isLast, deadline - .now > .zero else { throw .childCrashed(signal: signal, tries: attempt) }
         case .stalled:
-          break
+          let pause = min(pauseAfterStall * attempt, deadline - .now)
+          if pause > .zero {
+            let (seconds, attoseconds) = pause.components
+            var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var left = timespec()
+            while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
+          }
         }
         attempt += 1
       }

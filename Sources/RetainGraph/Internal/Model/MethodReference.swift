@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 /// Method references: a stored `object.method` is a closure whose context is the object and whose
 /// function is the compiler's curry thunk (`implicit closure #2 in implicit closure #1 in f`, the
 /// function where the reference was formed), which calls the method.

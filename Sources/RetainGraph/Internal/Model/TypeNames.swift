@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphSupport
 
 enum TypeNames {
   /// Drops module and parent qualifiers from a fully qualified type name:
@@ -63,7 +64,26 @@ enum TypeNames {
 
   /// The fully qualified name of a type, without the addresses the runtime prints for local
   /// contexts (`(unknown context at $55d1…)`), so that names are deterministic.
+  ///
+  /// Names are kept, and made, under a lock that is safe across fork: the runtime's
+  /// `swift_getTypeName` keeps its own cache behind a plain mutex, and a forked child that asks
+  /// for a name while another thread of the parent was inside it at the fork blocks for ever
+  /// (seen: a census search's child in `swift_getTypeName` under `coreFoundationTypeName`). The
+  /// forking thread holds this lock across the fork, so no name this package asks for is being
+  /// made then, and a child finds every name the parent made in the cache.
   static func qualified(_ type: any Any.Type) -> String {
+    let key = ObjectIdentifier(type)
+    return qualifiedNames.withLock { names in
+      if let name = names[key] { return name }
+      let name = uncachedQualified(type)
+      names[key] = name
+      return name
+    }
+  }
+
+  private static let qualifiedNames = ForkSafeMutex<[ObjectIdentifier: String]>([:])
+
+  private static func uncachedQualified(_ type: any Any.Type) -> String {
     var name = _typeName(type, qualified: true)
     while let start = name.range(of: "(unknown context at $"),
       let end = name[start.upperBound...].range(of: ").")

@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 /// One stored property that can hold a reference, and how to read it.
 struct FieldPlan {
   enum Action {

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphRuntime
 internal import RetainGraphSupport
 internal import Synchronization
 

@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 extension Walker {
   /// Records a stored closure: an edge to its context, which is the captured object itself when the
   /// closure captures one class reference and nothing else, or a closure node otherwise.

@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 extension Walker {
   /// How many ``GraphReflectable`` values deep a description may go when `maxDepth` is not set:
   /// values within values create no node, so `maxNodes` alone would not stop a description that

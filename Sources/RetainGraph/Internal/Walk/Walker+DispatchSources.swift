@@ -1,6 +1,8 @@
+internal import RetainGraphRuntime
+
 /// Dispatch sources' handlers, seen through the heap census: a `DispatchSource` keeps its handler
 /// blocks in libdispatch's C storage, which the walk cannot read, but the census records each
-/// handler block set on a source while it runs (README.md in Internal/Runtime, "Dispatch
+/// handler block set on a source while it runs (README.md of RetainGraphRuntime, "Dispatch
 /// sources").
 struct DispatchSourceHandlers {
   /// The running census the handlers are asked from.

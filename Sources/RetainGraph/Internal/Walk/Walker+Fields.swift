@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 extension Walker {
   /// Reads the fields of a value or object at `base`, in field order: each field's references are
   /// recorded before the next field's, and a value field's whole subtree comes at its place, so the

@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 extension Walker {
   /// Reads the subscript arguments a key path object holds (`\Table[owner]` holds `owner`,
   /// retained): each argument's words are compared with the graph's objects once every node is

@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 /// An object about to be recorded, and who owns the retain that keeps it alive meanwhile.
 enum Referent {
   /// Kept alive by its holder for as long as it is needed: retained only if it becomes a node.

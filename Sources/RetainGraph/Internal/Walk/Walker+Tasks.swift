@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 extension Walker {
   /// Records the one-word strong reference stored at `address` (`Task`, `UnsafeCurrentTask`,
   /// `Builtin.NativeObject`): an edge to a task node when it is a task, to the object otherwise.

@@ -1,3 +1,5 @@
+internal import RetainGraphRuntime
+
 /// One step of the walk, queued so that references are recorded in field order.
 enum Work {
   /// A value to walk.

@@ -1,0 +1,29 @@
+/// What the heap census (the `RetainGraphCensus` product) offers the rest of the package once it is
+/// started. The testing assertions reach the census only through this hook, so that they never make
+/// a test link the census's interposer.
+package protocol CensusProvider: AnyObject, Sendable {
+  /// Whether allocations are being recorded.
+  var isRunning: Bool { get }
+  /// The allocation number the next recorded allocation gets: a mark for "allocated since".
+  func mark() -> UInt64
+  /// Live objects allocated in one of `windows` (ranges of allocation numbers), counted by
+  /// qualified type name, each with one live instance (the newest) to match allowances against and
+  /// to explain.
+  func liveCounts(allocatedIn windows: [Range<UInt64>]) -> [String: (count: Int, newest: AnyObject?)]
+  /// Every live instance of `type` (subclasses and conforming classes too) the census saw.
+  func liveObjects<T>(of type: T.Type) -> [AnyObject]
+  /// Who holds `object`, searched in a forked child (a crash or a hang there ends only the child):
+  /// its shortest retainer path, where it was allocated, or why the search gave no answer.
+  func holders(of object: AnyObject) -> CensusHolderSearch
+  /// ``holders(of:)`` waited for off the cooperative pool (the calling task suspends).
+  nonisolated(nonsending) func searchHolders(of object: AnyObject) async -> CensusHolderSearch
+  /// Runs `body` while no other census check runs (census checks of parallel tests take turns, in
+  /// ``CensusCheckTurns``).
+  func exclusively<R>(_ body: () throws -> R) rethrows -> R
+  /// Calls `body` with the handler blocks the census saw set on the dispatch source `source` (a
+  /// `dispatch_source_t`) and not since replaced (nor, for event and registration handlers,
+  /// cancelled), each with what it is (`event handler`, `cancel handler`, `registration
+  /// handler`), kept alive until `body` returns.
+  func withDispatchSourceHandlers(
+    of source: UnsafeRawPointer, _ body: ([(block: UnsafeRawPointer, role: String)]) -> Void)
+}
