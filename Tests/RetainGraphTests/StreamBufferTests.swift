@@ -18,7 +18,12 @@ struct StreamBufferTests {
       let graph = ObjectGraph(reflecting: owner)
       #expect(graph.cycles.count == 1)
       #expect(graph.isComplete)
-      assertGolden(graph.report(), named: "buffered-element")
+      #if BinaryReaders
+        assertGolden(graph.report(), named: "buffered-element")
+      #else
+        // Without the readers the report ends with the note that closures are not named.
+        #expect(graph.report().contains("  ↓ state.pending[0]   ← break this\n"))
+      #endif
     }
     // The runtime agrees: nothing outside holds the owner, yet it is alive.
     #expect(probe != nil)
