@@ -12,9 +12,17 @@ let package = Package(
   ],
   // The command line's dependency is behind a trait, on by default: a package that depends on the
   // libraries only with `traits: []` neither fetches nor builds swift-argument-parser.
+  // The binary readers (ELF and DWARF, x86_64 machine code, async frame liveness) are behind a trait,
+  // on by default: without it the core builds without them, as a platform without readers of its
+  // own does, and notes what it does not read (names, frame liveness).
   traits: [
     .trait(name: "CommandLine", description: "The retain-graph command line (needs swift-argument-parser)."),
-    .default(enabledTraits: ["CommandLine"]),
+    .trait(
+      name: "BinaryReaders",
+      description:
+        "Reads the loaded images (ELF symbols, DWARF, x86_64 machine code, async frame liveness) to name closures "
+        + "and functions, find globals and read which words of suspended frames are dead."),
+    .default(enabledTraits: ["CommandLine", "BinaryReaders"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,8 +38,7 @@ let package = Package(
     .target(
       name: "RetainGraph",
       dependencies: [
-        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphRuntime", "RetainGraphImages",
-        "RetainGraphMachineCode", "RetainGraphAsyncFrames",
+        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphRuntime",
       ],
       exclude: ["Internal/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
@@ -61,7 +68,10 @@ let package = Package(
     .target(
       name: "RetainGraphRuntime",
       dependencies: [
-        "RetainGraphSupport", "RetainGraphImages", "RetainGraphMachineCode", "RetainGraphAsyncFrames",
+        "RetainGraphSupport",
+        .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
+        .target(name: "RetainGraphMachineCode", condition: .when(traits: ["BinaryReaders"])),
+        .target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"])),
       ],
       exclude: ["README.md"]),
     .systemLibrary(
@@ -112,8 +122,8 @@ let package = Package(
         "RetainGraph",
         "RetainGraphRuntime",
         "RetainGraphSupport",
-        "RetainGraphImages",
-        "RetainGraphAsyncFrames",
+        .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
+        .target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"])),
         "RetainGraphTestSupport",
         "Samples",
         "GRDBTwin",
@@ -126,9 +136,20 @@ let package = Package(
       ],
       exclude: ["__Snapshots__"]
     ),
-    .testTarget(name: "RetainGraphImagesTests", dependencies: ["RetainGraphImages", "CRetainGraphELF"]),
-    .testTarget(name: "RetainGraphMachineCodeTests", dependencies: ["RetainGraphMachineCode"]),
-    .testTarget(name: "RetainGraphAsyncFramesTests", dependencies: ["RetainGraphAsyncFrames"]),
+    // The readers' tests build only with the readers (trait BinaryReaders): without it no target reads
+    // ELF (`<elf.h>`'s types), DWARF or machine code, as on a platform that has none of them.
+    .testTarget(
+      name: "RetainGraphImagesTests",
+      dependencies: [
+        .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
+        .target(name: "CRetainGraphELF", condition: .when(traits: ["BinaryReaders"])),
+      ]),
+    .testTarget(
+      name: "RetainGraphMachineCodeTests",
+      dependencies: [.target(name: "RetainGraphMachineCode", condition: .when(traits: ["BinaryReaders"]))]),
+    .testTarget(
+      name: "RetainGraphAsyncFramesTests",
+      dependencies: [.target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"]))]),
     .testTarget(name: "RetainGraphRuntimeTests", dependencies: ["RetainGraphRuntime"]),
     .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
     .testTarget(

@@ -59,6 +59,26 @@ import Testing
   assertNoCycles(presenter)
 }
 
+// The snippet keeps the trait BinaryReaders: a closure is named from the symbol tables and no note
+// says a reader is missing.
+final class Screen {
+  var onTap: (() -> Void)?
+  var taps = 0
+  func bind() {
+    let step = 1
+    onTap = { self.taps += step }
+  }
+}
+
+@Test func closuresAreNamedFromTheSymbolTables() {
+  let screen = Screen()
+  screen.bind()
+  let graph = ObjectGraph(reflecting: screen)
+  #expect(graph.nodes.contains { $0.kind == .closure && $0.typeName.hasPrefix("closure #1 in ") })
+  #expect(graph.walkNotes.isEmpty)
+  screen.onTap = nil
+}
+
 // Run with RETAIN_GRAPH_ARTIFACTS set: the failure writes the graph there.
 @Test func aFailingCheckWritesItsGraph() {
   let presenter = Presenter()
@@ -80,6 +100,12 @@ grep -E "warning: |Fetching|Computing version|Build complete" "$work/build.log" 
 # The snippet asks for no traits: the command line's dependency must be neither fetched nor built.
 if [ -e "$work/build/checkouts/swift-argument-parser" ] || grep -q "ArgumentParser\|GenerateManual" "$work/build.log"; then
   echo "error: the snippet's package fetched or built swift-argument-parser" >&2
+  exit 1
+fi
+# It asks for the trait BinaryReaders: the readers of the binaries are built (and the tests above
+# check that closures are named through them).
+if ! grep -q "RetainGraphImages" "$work/build.log"; then
+  echo "error: the snippet's package did not build the binary readers (trait BinaryReaders)" >&2
   exit 1
 fi
 # Its output (one known issue on purpose) is shown only when the run fails.

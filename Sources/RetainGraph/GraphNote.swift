@@ -32,6 +32,22 @@ public struct GraphNote: Sendable, Hashable, CustomStringConvertible {
     public static let unreadValue = Kind(rawValue: "unreadValue")
     /// A note read from a file that did not say its kind (written before notes had kinds).
     public static let unknown = Kind(rawValue: "unknown")
+    /// Closures and functions were not named from the binaries' symbol tables: this build has no
+    /// reader of its binary images (the package trait `BinaryReaders` is off, as a platform without
+    /// one of its own gets), so a closure is named after where it is stored (`closure at
+    /// Holder.completion`) and a method reference is shown as the closure. Nothing is missed.
+    public static let unnamedFunctions = Kind(rawValue: "unnamedFunctions")
+    /// Which words of a suspended task's frames are dead was not read (no reader of the machine
+    /// code and debug information in this build: the package trait `BinaryReaders` is off): every
+    /// word of a frame that equals an object counts as a reference. Nothing is missed, but a stale
+    /// word (a variable whose scope ended) can show a reference, and a cycle, that is not there.
+    public static let conservativeFrames = Kind(rawValue: "conservativeFrames")
+
+    /// Whether a note of this kind can hide a reference (a cut, a part not read), and so makes a
+    /// graph incomplete (``ObjectGraph/isComplete``). False for what a build without binary readers
+    /// notes: names not read (``unnamedFunctions``) and frames read conservatively
+    /// (``conservativeFrames``), which miss no reference.
+    public var canHideReferences: Bool { self != .unnamedFunctions && self != .conservativeFrames }
   }
 
   /// What kind of thing was not seen.

@@ -12,13 +12,19 @@ extension ObjectGraph {
   /// a loop, a field of a type the runtime hides, a closure context whose captures were not read, a
   /// task running during the walk), as does a cut (``isTruncated``): the graph is then incomplete.
   /// A note read from a file that does not say its node (written before notes had nodes) counts
-  /// as yours.
-  public var isComplete: Bool { !isTruncated && !walkNotes.contains { !isLibraryNote($0) } }
+  /// as yours. A note that cannot hide a reference (``GraphNote/Kind/canHideReferences``: a name
+  /// not read, frames read conservatively, in a build without binary readers) does not count.
+  public var isComplete: Bool {
+    !isTruncated && !walkNotes.contains { $0.kind.canHideReferences && !isLibraryNote($0) }
+  }
 
   /// Whether `note` lies in a library's own storage (see ``isComplete``): its node is an object or
-  /// closure context of a library module. A cut by a limit never does.
+  /// closure context of a library module. A cut by a limit never does, nor a note of what this build
+  /// does not read (``GraphNote/Kind/canHideReferences`` false), which is said once, for the graph.
   public func isLibraryNote(_ note: GraphNote) -> Bool {
-    guard note.kind != .truncated, let node = note.node, node >= 0, node < nodeCount else { return false }
+    guard note.kind != .truncated, note.kind.canHideReferences, let node = note.node, node >= 0,
+      node < nodeCount
+    else { return false }
     return libraries.isLibrary(nodeNamed: storage.typeName(node))
   }
 
@@ -53,7 +59,8 @@ extension ObjectGraph {
   ) -> (lines: [String], howToSee: String)? {
     var seen: Set<String> = []
     let own = notes.filter {
-      !isLibraryNote($0) && (includingCut || $0.kind != .truncated) && seen.insert($0.description).inserted
+      $0.kind.canHideReferences && !isLibraryNote($0) && (includingCut || $0.kind != .truncated)
+        && seen.insert($0.description).inserted
     }
     let truncated = includingCut && isTruncated && !own.contains { $0.kind == .truncated }
     guard !own.isEmpty || truncated else { return nil }

@@ -10,7 +10,9 @@ public struct ReferencePattern: Sendable, Hashable, CustomStringConvertible {
   /// The holder's type, as a pattern: matched against the holder's whole qualified name as the walk
   /// shows it (`App.Interactor`, `App.Box<App.Item>`) or against that name without its module
   /// (`Interactor`); `*` matches any run of characters, nothing else is special (as in
-  /// ``GraphOptions/ignoredTypeNames``).
+  /// ``GraphOptions/ignoredTypeNames``). A class's superclasses are matched too, when the
+  /// superclass has the stored property: `.property("delegate", of: "BaseViewController")` names
+  /// the `delegate` every subclass inherits.
   public let holderType: String
   /// The holder's stored property the reference is in (``Edge/property``): `items` matches
   /// `items[3]` and `items[3].owner` too.

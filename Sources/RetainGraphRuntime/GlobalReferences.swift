@@ -1,5 +1,4 @@
 internal import Foundation
-internal import RetainGraphImages
 internal import RetainGraphSupport
 internal import Synchronization
 

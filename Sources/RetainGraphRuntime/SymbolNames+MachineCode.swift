@@ -1,8 +1,15 @@
+// The one file of RetainGraphRuntime that reads machine code (RetainGraphMachineCode), on the
+// symbols of RetainGraphImages: without the package trait `BinaryReaders`, or on another
+// architecture than x86_64, every answer is empty (nil for `mergedCallers`).
+
 internal import Foundation
-internal import RetainGraphImages
-internal import RetainGraphMachineCode
 internal import RetainGraphSupport
 internal import Synchronization
+
+#if BinaryReaders
+  internal import RetainGraphImages
+  internal import RetainGraphMachineCode
+#endif
 
 #if canImport(Glibc)
   internal import Glibc
@@ -33,7 +40,7 @@ extension SymbolNames {
   package static func directCalls(
     ofFunctionAt address: UnsafeRawPointer, following: (String) -> Bool = { _ in false }
   ) -> [(address: UnsafeRawPointer, name: String)] {
-    #if arch(x86_64)
+    #if BinaryReaders && arch(x86_64)
       var callees: [(address: UnsafeRawPointer, name: String)] = []
       var pending: [(UnsafeRawPointer, Int)] = [(address, 0)]
       var visited: Set<UInt> = []
@@ -70,9 +77,10 @@ extension SymbolNames {
   /// set-up `push rbp; mov rbp, rsp; pop rbp`), among the image's functions whose mangled name
   /// contains `identifier` (e.g. `14handleResponse`): LLVM's function merging keeps one body for
   /// functions with identical machine code and turns the others into such jumps, and calls to any
-  /// of them go to the body, named after one of them only. Named (demangled). x86_64 only.
+  /// of them go to the body, named after one of them only. Named (demangled). x86_64 only (with
+  /// the binary readers).
   package static func mergedTwins(ofFunctionAt address: UnsafeRawPointer, identifier: String) -> [String] {
-    #if arch(x86_64)
+    #if BinaryReaders && arch(x86_64)
       guard let (image, base) = image(containing: address), !identifier.isEmpty else { return [] }
       let candidates = identifier.withCString { wanted in image.entries { strstr($0, wanted) != nil } }
       return candidates.compactMap { candidate -> String? in
@@ -94,7 +102,7 @@ extension SymbolNames {
   package static func mergedCallers(ofFunctionContaining address: UnsafeRawPointer) -> [(
     name: String, loads: [UInt]
   )]? {
-    #if arch(x86_64)
+    #if BinaryReaders && arch(x86_64)
       guard let (image, base) = image(containing: address) else { return nil }
       let offset = UInt(bitPattern: address) &- UInt(bitPattern: base)
       guard let extent = image.extent(at: offset), let symbol = image.name(at: offset), symbol.hasSuffix("Tm")

@@ -1,5 +1,3 @@
-internal import RetainGraphAsyncFrames
-
 /// What the walk reads of one task (an `AsyncTask` of the concurrency runtime).
 package struct TaskState {
   /// The task finished: it holds nothing any more (its closure context was released).
@@ -219,26 +217,6 @@ package enum TaskLayout {
       record = current.load(fromByteOffset: 8, as: UInt.self)
     }
     return children
-  }
-
-  /// The addresses, in a suspended task's frames, of the words that the debug information says
-  /// belong to variables whose lifetime had ended where their function was suspended (README.md in
-  /// this target, "Suspended frames"): a word there is a stale bit pattern, not a reference. Empty
-  /// without debug information.
-  package static func deadFrameSlots(ofTask task: UnsafeRawPointer) -> Set<UInt> {
-    var dead: Set<UInt> = []
-    for (index, frame) in frames(ofTask: task).enumerated() {
-      for offset in SymbolNames.deadFrameOffsets(resumingAt: frame.resume) {
-        dead.insert(frame.context + UInt(offset))
-      }
-      // What the resume function's machine code says (FrameLiveness, README "Frame liveness").
-      for offset in FrameLiveness.deadOffsets(
-        context: frame.context, resume: frame.resume, innermost: index == 0)
-      {
-        dead.insert(frame.context + UInt(offset))
-      }
-    }
-    return dead
   }
 
   /// A suspended task's frames, innermost first: each async context with the partial function that

@@ -15,32 +15,37 @@ struct ClosureNamingTests {
   /// The router twin is a library here, as Hummingbird is: named through the options.
   static let options = GraphOptions(libraryModules: GraphOptions.defaultLibraryModules.union(["RouterTwin"]))
 
-  @Test func sixRouteHandlersAreSixEditsEachNamed() throws {
-    let (graph, probe) = walkThenRelease(options: Self.options) {
-      let state = ChatAppState()
-      state.buildRouter()
-      return state
+  // Needs the binary readers: it checks names read from the symbol tables (BinaryReadersTests
+
+  // checks the names without them).
+  #if BinaryReaders
+    @Test func sixRouteHandlersAreSixEditsEachNamed() throws {
+      let (graph, probe) = walkThenRelease(options: Self.options) {
+        let state = ChatAppState()
+        state.buildRouter()
+        return state
+      }
+      defer { (probe.object as? ChatAppState)?.router.removeAllRoutes() }
+      #expect(probe.object != nil, "the runtime freed the app state: no leak to advise on")
+      #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
+      let cycle = try #require(graph.cycles.first)
+      #expect(graph.cycles.count == 1)
+      // Six closures, six edits, each named by its own function, closure #1…#6 in order.
+      #expect(cycle.referencesToWeaken == 6)
+      #expect(
+        cycle.fixPlan.map(\.fix)
+          == (1...6).map {
+            "capture `[weak self]` in closure #\($0) in ChatAppState.buildRouter() (passed to RouterTwin)"
+          })
+      #expect(cycle.fixPlan.allSatisfy { $0.idiom == .closureCapture && $0.edges.count == 1 })
+      assertGolden(graph.report(), named: "six-route-handlers.report")
+      // The picture marks all six references, and names the wrapper closure as the trace does.
+      let dot = graph.dot()
+      #expect(dot.filter { $0 == "✂" }.count == 6)
+      assertGolden(dot, named: "six-route-handlers", pathExtension: "dot")
+      #expect(!graph.report().contains("(_:)") && !dot.contains("(_:)\""))
     }
-    defer { (probe.object as? ChatAppState)?.router.removeAllRoutes() }
-    #expect(probe.object != nil, "the runtime freed the app state: no leak to advise on")
-    #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
-    let cycle = try #require(graph.cycles.first)
-    #expect(graph.cycles.count == 1)
-    // Six closures, six edits, each named by its own function, closure #1…#6 in order.
-    #expect(cycle.referencesToWeaken == 6)
-    #expect(
-      cycle.fixPlan.map(\.fix)
-        == (1...6).map {
-          "capture `[weak self]` in closure #\($0) in ChatAppState.buildRouter() (passed to RouterTwin)"
-        })
-    #expect(cycle.fixPlan.allSatisfy { $0.idiom == .closureCapture && $0.edges.count == 1 })
-    assertGolden(graph.report(), named: "six-route-handlers.report")
-    // The picture marks all six references, and names the wrapper closure as the trace does.
-    let dot = graph.dot()
-    #expect(dot.filter { $0 == "✂" }.count == 6)
-    assertGolden(dot, named: "six-route-handlers", pathExtension: "dot")
-    #expect(!graph.report().contains("(_:)") && !dot.contains("(_:)\""))
-  }
+  #endif
 
   @Test func sixWeakRouteHandlersAreFreed() {
     let (graph, probe) = walkThenRelease(options: Self.options) {
@@ -53,24 +58,29 @@ struct ClosureNamingTests {
     #expect(!graph.predictedLeaks().contains(graph.root))
   }
 
-  @Test func twoMethodHandlersInAClosureAreTwoEdits() throws {
-    let (graph, probe) = walkThenRelease(options: Self.options) {
-      let host = ChatToolHost()
-      host.registerStrongly()
-      return host
+  // Needs the binary readers: it checks names read from the symbol tables (BinaryReadersTests
+
+  // checks the names without them).
+  #if BinaryReaders
+    @Test func twoMethodHandlersInAClosureAreTwoEdits() throws {
+      let (graph, probe) = walkThenRelease(options: Self.options) {
+        let host = ChatToolHost()
+        host.registerStrongly()
+        return host
+      }
+      defer { (probe.object as? ChatToolHost)?.server.removeAllHandlers() }
+      #expect(probe.object != nil, "the runtime freed the host")
+      #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
+      let cycle = try #require(graph.cycles.first)
+      #expect(
+        cycle.fixPlan.map(\.fix) == [
+          "capture `[weak self]` in closure #1 in closure #1 in ChatToolHost.registerStrongly() (passed to RouterTwin)",
+          "capture `[weak self]` in closure #2 in closure #1 in ChatToolHost.registerStrongly() (passed to RouterTwin)",
+        ])
+      assertGolden(graph.report(), named: "two-method-handlers.report")
+      assertGolden(graph.dot(), named: "two-method-handlers", pathExtension: "dot")
     }
-    defer { (probe.object as? ChatToolHost)?.server.removeAllHandlers() }
-    #expect(probe.object != nil, "the runtime freed the host")
-    #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
-    let cycle = try #require(graph.cycles.first)
-    #expect(
-      cycle.fixPlan.map(\.fix) == [
-        "capture `[weak self]` in closure #1 in closure #1 in ChatToolHost.registerStrongly() (passed to RouterTwin)",
-        "capture `[weak self]` in closure #2 in closure #1 in ChatToolHost.registerStrongly() (passed to RouterTwin)",
-      ])
-    assertGolden(graph.report(), named: "two-method-handlers.report")
-    assertGolden(graph.dot(), named: "two-method-handlers", pathExtension: "dot")
-  }
+  #endif
 
   @Test func twoWeakMethodHandlersAreFreed() {
     let (graph, probe) = walkThenRelease(options: Self.options) {
@@ -82,24 +92,29 @@ struct ClosureNamingTests {
     #expect(graph.cycles.isEmpty, "\(graph.report())")
   }
 
-  /// A free function's closure captures the state by a local name (`state`): the binary does not
-  /// have that name, so the fix names the type and never says `[weak self]` or a made-up name.
-  @Test func aLocalNamedOtherwiseIsNamedByItsType() throws {
-    let (graph, probe) = walkThenRelease(options: Self.options) {
-      let state = ChatAppState()
-      installStatusRoute(state)
-      return state
+  // Needs the binary readers: it checks names read from the symbol tables (BinaryReadersTests
+
+  // checks the names without them).
+  #if BinaryReaders
+    /// A free function's closure captures the state by a local name (`state`): the binary does not
+    /// have that name, so the fix names the type and never says `[weak self]` or a made-up name.
+    @Test func aLocalNamedOtherwiseIsNamedByItsType() throws {
+      let (graph, probe) = walkThenRelease(options: Self.options) {
+        let state = ChatAppState()
+        installStatusRoute(state)
+        return state
+      }
+      defer { (probe.object as? ChatAppState)?.router.removeAllRoutes() }
+      #expect(probe.object != nil, "the runtime freed the app state")
+      #expect(graph.predictedLeaks().contains(graph.root))
+      let fix = try #require(graph.cycles.first?.fixPlan.first).fix
+      #expect(
+        fix
+          == "capture the ChatAppState weakly (`[weak …]` with the name it has there) in closure #1 in "
+          + "RetainGraphTests.installStatusRoute(_:) (passed to RouterTwin)")
+      assertGolden(graph.report(), named: "local-named-otherwise.report")
     }
-    defer { (probe.object as? ChatAppState)?.router.removeAllRoutes() }
-    #expect(probe.object != nil, "the runtime freed the app state")
-    #expect(graph.predictedLeaks().contains(graph.root))
-    let fix = try #require(graph.cycles.first?.fixPlan.first).fix
-    #expect(
-      fix
-        == "capture the ChatAppState weakly (`[weak …]` with the name it has there) in closure #1 in "
-        + "RetainGraphTests.installStatusRoute(_:) (passed to RouterTwin)")
-    assertGolden(graph.report(), named: "local-named-otherwise.report")
-  }
+  #endif
 
   @Test func aWeakLocalIsFreed() {
     let (graph, probe) = walkThenRelease(options: Self.options) {
@@ -111,30 +126,35 @@ struct ClosureNamingTests {
     #expect(graph.cycles.isEmpty, "\(graph.report())")
   }
 
-  /// A closure written in `Lobby` that captures a room: another object than `self`.
-  @Test func anotherObjectsCaptureIsNotSelf() throws {
-    let lobby = Lobby()
-    let (graph, probe) = walkThenRelease(options: Self.options) {
-      let room = ChatRoom(name: "general")
-      lobby.open(room)
-      return room
+  // Needs the binary readers: it checks names read from the symbol tables (BinaryReadersTests
+
+  // checks the names without them).
+  #if BinaryReaders
+    /// A closure written in `Lobby` that captures a room: another object than `self`.
+    @Test func anotherObjectsCaptureIsNotSelf() throws {
+      let lobby = Lobby()
+      let (graph, probe) = walkThenRelease(options: Self.options) {
+        let room = ChatRoom(name: "general")
+        lobby.open(room)
+        return room
+      }
+      defer { (probe.object as? ChatRoom)?.router.removeAllRoutes() }
+      #expect(probe.object != nil, "the runtime freed the room")
+      #expect(graph.predictedLeaks().contains(graph.root))
+      #expect(
+        graph.cycles.first?.fixPlan.map(\.fix) == [
+          "capture the ChatRoom weakly (`[weak …]` with the name it has there) in closure #1 in Lobby.open(_:) "
+            + "(passed to RouterTwin)"
+        ])
+      let (fixed, fixedProbe) = walkThenRelease(options: Self.options) {
+        let room = ChatRoom(name: "general")
+        lobby.openWeakly(room)
+        return room
+      }
+      #expect(fixedProbe.object == nil, "the runtime kept the room")
+      #expect(fixed.cycles.isEmpty, "\(fixed.report())")
     }
-    defer { (probe.object as? ChatRoom)?.router.removeAllRoutes() }
-    #expect(probe.object != nil, "the runtime freed the room")
-    #expect(graph.predictedLeaks().contains(graph.root))
-    #expect(
-      graph.cycles.first?.fixPlan.map(\.fix) == [
-        "capture the ChatRoom weakly (`[weak …]` with the name it has there) in closure #1 in Lobby.open(_:) "
-          + "(passed to RouterTwin)"
-      ])
-    let (fixed, fixedProbe) = walkThenRelease(options: Self.options) {
-      let room = ChatRoom(name: "general")
-      lobby.openWeakly(room)
-      return room
-    }
-    #expect(fixedProbe.object == nil, "the runtime kept the room")
-    #expect(fixed.cycles.isEmpty, "\(fixed.report())")
-  }
+  #endif
 
   /// The forked walk reads the same closures, and names them alike: its report and picture are the
   /// in-process walk's.

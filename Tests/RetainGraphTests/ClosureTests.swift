@@ -1,11 +1,14 @@
 import Foundation
-import RetainGraphImages
 import RetainGraphRuntime
 import RetainGraphTestSupport
 import Samples
 import Testing
 
 @testable import RetainGraph
+
+#if BinaryReaders
+  import RetainGraphImages
+#endif
 
 @Suite("Closure captures")
 struct ClosureTests {
@@ -36,47 +39,52 @@ struct ClosureTests {
     }
   }
 
-  @Test(arguments: CaptureStyle.allCases, ClosureStorage.allCases)
-  func matrix(style: CaptureStyle, storage: ClosureStorage) {
-    for inStruct in [false, true] {
-      // Built in a function so that no local of the test holds the closure or what it captures.
-      func make() -> (ClosureHolder?, Bool, Ownership?) {
-        let holder = ClosureHolder()
-        let (closure, retains, ownership) = style.closure(capturing: holder, leaf: Leaf())
-        Self.store(closure, in: holder, storage, inStruct: inStruct)
-        return (holder, retains, ownership)
-      }
-      var (holder, retains, ownership) = make()
-      let where_ = "\(style) in \(storage)\(inStruct ? " in a struct" : "")"
+  // Needs the binary readers: it expects no note, and without them a graph with a closure notes
 
-      var (graph, objects) = ObjectGraph.walk(holder as Any)
-      #expect(graph.notes.isEmpty, "\(where_): \(graph.notes)")
-      let intoRoot = graph.edges.filter { $0.to == 0 }
-      #expect(
-        Set(intoRoot.map(\.ownership)) == Set([ownership].compactMap { $0 }),
-        "\(where_): \(graph.edgeDescriptions)")
-      #expect(graph.cycles.isEmpty != retains, "\(where_)")
-      if style == .mixed {
+  // the names it did not read.
+  #if BinaryReaders
+    @Test(arguments: CaptureStyle.allCases, ClosureStorage.allCases)
+    func matrix(style: CaptureStyle, storage: ClosureStorage) {
+      for inStruct in [false, true] {
+        // Built in a function so that no local of the test holds the closure or what it captures.
+        func make() -> (ClosureHolder?, Bool, Ownership?) {
+          let holder = ClosureHolder()
+          let (closure, retains, ownership) = style.closure(capturing: holder, leaf: Leaf())
+          Self.store(closure, in: holder, storage, inStruct: inStruct)
+          return (holder, retains, ownership)
+        }
+        var (holder, retains, ownership) = make()
+        let where_ = "\(style) in \(storage)\(inStruct ? " in a struct" : "")"
+
+        var (graph, objects) = ObjectGraph.walk(holder as Any)
+        #expect(graph.notes.isEmpty, "\(where_): \(graph.notes)")
+        let intoRoot = graph.edges.filter { $0.to == 0 }
         #expect(
-          graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
-      }
-      if style == .strong, storage == .property {
-        let path = inStruct ? "box.plain" : "plain"
-        #expect(intoRoot.map(\.label) == ["\(path) (closure) → capture 0"])
-      }
+          Set(intoRoot.map(\.ownership)) == Set([ownership].compactMap { $0 }),
+          "\(where_): \(graph.edgeDescriptions)")
+        #expect(graph.cycles.isEmpty != retains, "\(where_)")
+        if style == .mixed {
+          #expect(
+            graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
+        }
+        if style == .strong, storage == .property {
+          let path = inStruct ? "box.plain" : "plain"
+          #expect(intoRoot.map(\.label) == ["\(path) (closure) → capture 0"])
+        }
 
-      let probes = objects.map(WeakProbe.init)
-      let predicted = graph.predictedLeaks().filter { graph.nodes[$0].kind == .object }
-      objects = []
-      holder = nil
-      let survivors = probes.indices.filter { probes[$0].object != nil }
-      #expect(survivors == predicted, "\(where_)")
-      for probe in probes { (probe.object as? ClosureHolder)?.clear() }
-      #expect(probes.allSatisfy { $0.object == nil }, "\(where_)")
-      graph = ObjectGraph(reflecting: ())
-      (retains, ownership) = (false, nil)
+        let probes = objects.map(WeakProbe.init)
+        let predicted = graph.predictedLeaks().filter { graph.nodes[$0].kind == .object }
+        objects = []
+        holder = nil
+        let survivors = probes.indices.filter { probes[$0].object != nil }
+        #expect(survivors == predicted, "\(where_)")
+        for probe in probes { (probe.object as? ClosureHolder)?.clear() }
+        #expect(probes.allSatisfy { $0.object == nil }, "\(where_)")
+        graph = ObjectGraph(reflecting: ())
+        (retains, ownership) = (false, nil)
+      }
     }
-  }
+  #endif
 
   @Test func closureNodesNameTheirHolderAndCaptures() {
     let holder = ClosureHolder()
@@ -93,63 +101,78 @@ struct ClosureTests {
     holder.clear()
   }
 
-  @Test func syncClosureStoredAsAsyncIsFollowed() {
-    final class Runner {
-      var work: (() async -> Void)?
-    }
-    let runner = Runner()
-    let leaf = Leaf()
-    let sync: () -> Void = { [weak runner] in _ = (runner, leaf) }
-    runner.work = sync
-    let graph = ObjectGraph(reflecting: runner)
-    #expect(graph.notes.isEmpty, "\(graph.notes)")
-    #expect(graph.edges.contains { $0.to == 0 && $0.ownership == .weak }, "\(graph.edgeDescriptions)")
-    #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
-  }
+  // Needs the binary readers: it expects no note, and without them a graph with a closure notes
 
-  /// A closure made in code generic over a parameter pack (issue 19.5, FlyingFox's route handlers):
-  /// its context stores the pack's length and its metadata pack, and captures the pack's values as
-  /// a tuple. Read like other generic contexts, checked against the runtime after release.
-  @Test(arguments: [0, 1, 3])
-  func packGenericContextsAreRead(packLength: Int) {
-    func make() -> (PackRouterOwner?, [WeakProbe]) {
+  // the names it did not read.
+  #if BinaryReaders
+    @Test func syncClosureStoredAsAsyncIsFollowed() {
+      final class Runner {
+        var work: (() async -> Void)?
+      }
+      let runner = Runner()
       let leaf = Leaf()
-      let owner = PackRouterOwner(capturingSelf: true, packLength: packLength, leaf: leaf)
-      return (owner, [WeakProbe(owner), WeakProbe(owner.router), WeakProbe(leaf)])
+      let sync: () -> Void = { [weak runner] in _ = (runner, leaf) }
+      runner.work = sync
+      let graph = ObjectGraph(reflecting: runner)
+      #expect(graph.notes.isEmpty, "\(graph.notes)")
+      #expect(graph.edges.contains { $0.to == 0 && $0.ownership == .weak }, "\(graph.edgeDescriptions)")
+      #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
     }
-    var (owner, probes) = make()
-    let graph = ObjectGraph(reflecting: owner as Any)
-    #expect(graph.notes.isEmpty, "\(graph.notes)")
-    let closure = graph.nodes.first { $0.kind == .closure }
-    #expect(closure?.typeName.hasPrefix("closure #1 in RetainGraphTests.PackRouter.append<each A>") == true)
-    #expect(graph.cycles.count == 1)
-    let intoLeaf = graph.edges.filter { graph.nodes[$0.to].shortTypeName == "Leaf" }
-    // The pack's values are one tuple (a one-element tuple is its element): `capture 1`, `capture 1.2`.
-    let expected = [0: [], 1: ["capture 1"], 3: ["capture 1.1", "capture 1.2"]][packLength]
-    #expect(intoLeaf.map(\.label) == expected, "\(graph.edgeDescriptions)")
-    #expect(intoLeaf.allSatisfy { $0.ownership == .strong })
-    let predicted = Set(
-      graph.predictedLeaks().map(graph.node).filter { $0.kind == .object }.map(\.shortTypeName))
-    owner = nil
-    #expect(probes[0].object != nil && probes[1].object != nil)
-    #expect(predicted == Set(["PackRouterOwner", "PackRouter"] + (packLength >= 1 ? ["Leaf"] : [])))
-    #expect((probes[2].object != nil) == (packLength >= 1))
-    (probes[1].object as? PackRouter)?.handlers.removeAll()
-    #expect(probes.allSatisfy { $0.object == nil })
-  }
+  #endif
 
-  /// The twin whose handler does not capture its owner: no cycle, nothing predicted.
-  @Test func packGenericContextWithoutSelfIsFree() {
-    var owner: PackRouterOwner? = PackRouterOwner(capturingSelf: false, packLength: 3, leaf: Leaf())
-    let probe = WeakProbe(owner!)
-    let graph = ObjectGraph(reflecting: owner as Any)
-    #expect(graph.notes.isEmpty, "\(graph.notes)")
-    #expect(graph.cycles.isEmpty)
-    #expect(graph.predictedLeaks().isEmpty)
-    #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
-    owner = nil
-    #expect(probe.object == nil)
-  }
+  // Needs the binary readers: it expects no note, and without them a graph with a closure notes
+
+  // the names it did not read.
+  #if BinaryReaders
+    /// A closure made in code generic over a parameter pack (issue 19.5, FlyingFox's route handlers):
+    /// its context stores the pack's length and its metadata pack, and captures the pack's values as
+    /// a tuple. Read like other generic contexts, checked against the runtime after release.
+    @Test(arguments: [0, 1, 3])
+    func packGenericContextsAreRead(packLength: Int) {
+      func make() -> (PackRouterOwner?, [WeakProbe]) {
+        let leaf = Leaf()
+        let owner = PackRouterOwner(capturingSelf: true, packLength: packLength, leaf: leaf)
+        return (owner, [WeakProbe(owner), WeakProbe(owner.router), WeakProbe(leaf)])
+      }
+      var (owner, probes) = make()
+      let graph = ObjectGraph(reflecting: owner as Any)
+      #expect(graph.notes.isEmpty, "\(graph.notes)")
+      let closure = graph.nodes.first { $0.kind == .closure }
+      #expect(closure?.typeName.hasPrefix("closure #1 in RetainGraphTests.PackRouter.append<each A>") == true)
+      #expect(graph.cycles.count == 1)
+      let intoLeaf = graph.edges.filter { graph.nodes[$0.to].shortTypeName == "Leaf" }
+      // The pack's values are one tuple (a one-element tuple is its element): `capture 1`, `capture 1.2`.
+      let expected = [0: [], 1: ["capture 1"], 3: ["capture 1.1", "capture 1.2"]][packLength]
+      #expect(intoLeaf.map(\.label) == expected, "\(graph.edgeDescriptions)")
+      #expect(intoLeaf.allSatisfy { $0.ownership == .strong })
+      let predicted = Set(
+        graph.predictedLeaks().map(graph.node).filter { $0.kind == .object }.map(\.shortTypeName))
+      owner = nil
+      #expect(probes[0].object != nil && probes[1].object != nil)
+      #expect(predicted == Set(["PackRouterOwner", "PackRouter"] + (packLength >= 1 ? ["Leaf"] : [])))
+      #expect((probes[2].object != nil) == (packLength >= 1))
+      (probes[1].object as? PackRouter)?.handlers.removeAll()
+      #expect(probes.allSatisfy { $0.object == nil })
+    }
+  #endif
+
+  // Needs the binary readers: it expects no note, and without them a graph with a closure notes
+
+  // the names it did not read.
+  #if BinaryReaders
+    /// The twin whose handler does not capture its owner: no cycle, nothing predicted.
+    @Test func packGenericContextWithoutSelfIsFree() {
+      var owner: PackRouterOwner? = PackRouterOwner(capturingSelf: false, packLength: 3, leaf: Leaf())
+      let probe = WeakProbe(owner!)
+      let graph = ObjectGraph(reflecting: owner as Any)
+      #expect(graph.notes.isEmpty, "\(graph.notes)")
+      #expect(graph.cycles.isEmpty)
+      #expect(graph.predictedLeaks().isEmpty)
+      #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
+      owner = nil
+      #expect(probe.object == nil)
+    }
+  #endif
 
   @Test func closuresCanBeTurnedOff() throws {
     let instance = try #require(Sample.named("lazy-closure")).make()
@@ -159,35 +182,44 @@ struct ClosureTests {
     #expect(graph.edges.isEmpty)
   }
 
-  @Test func closureSamples() throws {
-    // Each report (with its fix) is compared whole with a golden file.
-    let expectations: [(String, [String])] = [
-      ("lazy-closure", ["greeting (closure) → capture 0"]),
-      ("method-reference", ["service", "completion (method UseCase.handleResponse(_:))"]),
-      ("observer-token", ["notifier", "observers[0] (closure) → capture 0"]),
-    ]
-    for (name, labels) in expectations {
-      let instance = try #require(Sample.named(name)).make()
-      defer { instance.breakCycles() }
-      let graph = ObjectGraph(reflecting: instance.root)
-      #expect(graph.cycles.count == 1, "\(name)")
-      let cycle = try #require(graph.cycles.first)
-      #expect((cycle.pathFromRoot + cycle.path).map(\.label) == labels, "\(name)")
-      assertGolden(graph.report(), named: "\(name).report")
+  // Needs the binary readers: it checks names read from the symbol tables (BinaryReadersTests
+
+  // checks the names without them).
+  #if BinaryReaders
+    @Test func closureSamples() throws {
+      // Each report (with its fix) is compared whole with a golden file.
+      let expectations: [(String, [String])] = [
+        ("lazy-closure", ["greeting (closure) → capture 0"]),
+        ("method-reference", ["service", "completion (method UseCase.handleResponse(_:))"]),
+        ("observer-token", ["notifier", "observers[0] (closure) → capture 0"]),
+      ]
+      for (name, labels) in expectations {
+        let instance = try #require(Sample.named(name)).make()
+        defer { instance.breakCycles() }
+        let graph = ObjectGraph(reflecting: instance.root)
+        #expect(graph.cycles.count == 1, "\(name)")
+        let cycle = try #require(graph.cycles.first)
+        #expect((cycle.pathFromRoot + cycle.path).map(\.label) == labels, "\(name)")
+        assertGolden(graph.report(), named: "\(name).report")
+      }
     }
-  }
+  #endif
 }
 
 @Suite("Closure names")
 struct ClosureNameTests {
-  @Test func closureNodesAreNamedAfterTheirFunction() throws {
-    let instance = try #require(Sample.named("greeter")).make()
-    let graph = ObjectGraph(reflecting: instance.root)
-    let closure = try #require(graph.nodes.first { $0.kind == .closure })
-    #expect(
-      closure.typeName.hasPrefix("closure #1 in Samples.Greeter.init(name: Swift.String)"),
-      "\(closure.typeName)")
-  }
+  // Needs the binary readers: it checks names read from the symbol tables (BinaryReadersTests
+  // checks the names without them).
+  #if BinaryReaders
+    @Test func closureNodesAreNamedAfterTheirFunction() throws {
+      let instance = try #require(Sample.named("greeter")).make()
+      let graph = ObjectGraph(reflecting: instance.root)
+      let closure = try #require(graph.nodes.first { $0.kind == .closure })
+      #expect(
+        closure.typeName.hasPrefix("closure #1 in Samples.Greeter.init(name: Swift.String)"),
+        "\(closure.typeName)")
+    }
+  #endif
 
   @Test func demangledNamesAreSimplified() {
     #expect(
@@ -289,24 +321,27 @@ struct ClosureNameTests {
         inlined: { ["App.CartViewModel.handlePrices([App.Price]) -> ()"] }) == nil)
   }
 
-  /// The image's DWARF is read whole: a debug build's test binary still has functions with inlined
-  /// code (the test macros' async bodies), each named by its origin's linkage name. (The release
-  /// check, `make test-release`, is where a method is found only this way.)
-  @Test func inlinedFunctionsAreReadFromTheDWARF() throws {
-    let path = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    let debugInfo = ImageCatalogue.image(atPath: path).debugInfo
-    let starts = debugInfo.functionsWithInlinedCode
-    #expect(starts.count > 100, "\(starts.count) functions with inlined code")
-    // Swift symbols, beside the compiler's artificial functions (`__unknown_macro__`,
-    // `__swift_continuation_await_point`).
-    let names = starts.flatMap { debugInfo.inlinedFunctions(at: $0) }
-    let swiftNames = names.filter { $0.hasPrefix("$s") }
-    #expect(
-      swiftNames.count > 100 && swiftNames.count * 2 > names.count, "\(swiftNames.count) of \(names.count)")
-    #expect(swiftNames.allSatisfy { SymbolNames.demangled($0) != nil })
-    #expect(debugInfo.inlinedFunctions(at: 1).isEmpty)
-    #expect(ImageCatalogue.image(atPath: "/nonexistent").debugInfo.functionsWithInlinedCode.isEmpty)
-  }
+  // Reads the DWARF (RetainGraphImages): only in a build with the binary readers.
+  #if BinaryReaders
+    /// The image's DWARF is read whole: a debug build's test binary still has functions with inlined
+    /// code (the test macros' async bodies), each named by its origin's linkage name. (The release
+    /// check, `make test-release`, is where a method is found only this way.)
+    @Test func inlinedFunctionsAreReadFromTheDWARF() throws {
+      let path = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+      let debugInfo = ImageCatalogue.image(atPath: path).debugInfo
+      let starts = debugInfo.functionsWithInlinedCode
+      #expect(starts.count > 100, "\(starts.count) functions with inlined code")
+      // Swift symbols, beside the compiler's artificial functions (`__unknown_macro__`,
+      // `__swift_continuation_await_point`).
+      let names = starts.flatMap { debugInfo.inlinedFunctions(at: $0) }
+      let swiftNames = names.filter { $0.hasPrefix("$s") }
+      #expect(
+        swiftNames.count > 100 && swiftNames.count * 2 > names.count, "\(swiftNames.count) of \(names.count)")
+      #expect(swiftNames.allSatisfy { SymbolNames.demangled($0) != nil })
+      #expect(debugInfo.inlinedFunctions(at: 1).isEmpty)
+      #expect(ImageCatalogue.image(atPath: "/nonexistent").debugInfo.functionsWithInlinedCode.isEmpty)
+    }
+  #endif
 
   @Test func modulesOfNodeNames() {
     #expect(

@@ -43,14 +43,19 @@ import Testing
     #expect(old.suggestedBreak(of: cycle) == cycle.suggestedEdge)
   }
 
-  @Test func suggestedBreakOfALibrarysOwnLoopIsTheLoopsFirstReference() throws {
-    let screen = TrackingScreen()
-    screen.observeWeakly()
-    defer { screen.model.value += 1 }  // ends the tracking
-    let cycle = try #require(ObjectGraph(reflecting: screen).cycles.first { $0.isLibraryOnly })
-    #expect(cycle.suggestedEdge == nil)
-    #expect(old.suggestedBreak(of: cycle) == cycle.path.first)
-  }
+  // Needs the binary readers: what it checks is found through symbols (hidden field types, key
+
+  // path arguments, blocks, globals); without them it is noted unread.
+  #if BinaryReaders
+    @Test func suggestedBreakOfALibrarysOwnLoopIsTheLoopsFirstReference() throws {
+      let screen = TrackingScreen()
+      screen.observeWeakly()
+      defer { screen.model.value += 1 }  // ends the tracking
+      let cycle = try #require(ObjectGraph(reflecting: screen).cycles.first { $0.isLibraryOnly })
+      #expect(cycle.suggestedEdge == nil)
+      #expect(old.suggestedBreak(of: cycle) == cycle.path.first)
+    }
+  #endif
 
   /// The labels' texts still match as they did: `items[0]` one element, `Holder.leaf` by the holder's
   /// short type name.

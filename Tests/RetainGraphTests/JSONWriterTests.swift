@@ -69,15 +69,20 @@ import Testing
     return try encoder.encode(Encoded(graph)) + Data([0x0A])
   }
 
-  @Test(arguments: Sample.all.map(\.name))
-  func everySampleMatchesFoundation(_ name: String) throws {
-    let instance = try #require(Sample.named(name)).make()
-    defer { instance.breakCycles() }
-    let graph = ObjectGraph(reflecting: instance.root)
-    #expect(
-      String(decoding: graph.jsonData(), as: UTF8.self)
-        == String(decoding: try Self.foundationJSON(graph), as: UTF8.self))
-  }
+  // Needs the binary readers: the Foundation oracle predates note kinds, and without the readers
+
+  // the samples carry a note of names not read.
+  #if BinaryReaders
+    @Test(arguments: Sample.all.map(\.name))
+    func everySampleMatchesFoundation(_ name: String) throws {
+      let instance = try #require(Sample.named(name)).make()
+      defer { instance.breakCycles() }
+      let graph = ObjectGraph(reflecting: instance.root)
+      #expect(
+        String(decoding: graph.jsonData(), as: UTF8.self)
+          == String(decoding: try Self.foundationJSON(graph), as: UTF8.self))
+    }
+  #endif
 
   /// Every character class a type name, label or note can hold: each control character, quotes,
   /// backslashes, slashes, DEL, non-ASCII letters, an emoji, line and paragraph separators, byte order

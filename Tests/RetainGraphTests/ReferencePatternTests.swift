@@ -22,6 +22,25 @@ final class PatternScreen {
   lazy var box = PatternBox(presenter)
 }
 
+class PatternBase {
+  var delegate: PatternDelegate?
+}
+
+final class PatternSubclass: PatternBase {
+  var other: PatternDelegate?
+}
+
+final class PatternDelegate {
+  var owner: AnyObject?
+}
+
+/// The twin: a class that declares its own `delegate`, whose superclass has none.
+class PatternPlainBase {}
+
+final class PatternOwnDelegate: PatternPlainBase {
+  var delegate: PatternDelegate?
+}
+
 /// References to ignore named by type and property: the walk leaves out exactly the references an
 /// object of a matching type holds in that property (its elements included), nothing else.
 @Suite struct ReferencePatternTests {
@@ -119,5 +138,60 @@ final class PatternScreen {
     #expect(pattern.description == "Interactor.output")
     #expect(pattern == .property("output", of: "Interactor"))
     #expect(pattern != .property("output", of: "Presenter"))
+  }
+
+  /// A pattern naming a superclass leaves out the property a subclass inherits from it, and only
+  /// that: the subclass's own `other`, which closes the same loop, stays, so the runtime's cycle is
+  /// still found through it.
+  @Test func aPatternOnASuperclassNamesTheInheritedProperty() {
+    weak var probe: PatternSubclass?
+    let (all, ignored): (ObjectGraph, ObjectGraph) = {
+      let subclass = PatternSubclass()
+      let delegate = PatternDelegate()
+      subclass.delegate = delegate
+      subclass.other = delegate
+      delegate.owner = subclass
+      probe = subclass
+      return (
+        ObjectGraph(reflecting: subclass),
+        ObjectGraph(
+          reflecting: subclass,
+          options: GraphOptions(ignoredReferences: [.property("delegate", of: "PatternBase")]))
+      )
+    }()
+    #expect(probe != nil, "the runtime freed the subclass its delegate holds")
+    #expect(all.predictedLeaks().contains(all.root), "\(all.report())")
+    // Independently of the walker's matching: every edge but the root's `delegate`.
+    let kept = all.edges.filter { !($0.from == all.root && $0.property == "delegate") }
+    #expect(kept.count == all.edges.count - 1, "\(Self.references(all))")
+    #expect(
+      Self.references(ignored)
+        == kept.map { "\(all.nodes[$0.from].shortTypeName).\($0.label) → \(all.nodes[$0.to].shortTypeName)" }
+        .sorted())
+    #expect(ignored.predictedLeaks().contains(ignored.root), "\(ignored.report())")
+    probe?.delegate?.owner = nil
+    #expect(probe == nil, "breaking the delegate's owner did not free the subclass")
+  }
+
+  /// The twin that must not be matched: a pattern naming a superclass that has no `delegate` leaves
+  /// out nothing of a subclass's own `delegate`; naming the subclass does.
+  @Test func aPatternOnASuperclassWithoutThePropertyNamesNothing() {
+    let holder = PatternOwnDelegate()
+    let delegate = PatternDelegate()
+    holder.delegate = delegate
+    delegate.owner = holder
+    defer { delegate.owner = nil }
+    let all = ObjectGraph(reflecting: holder)
+    let onSuperclass = ObjectGraph(
+      reflecting: holder,
+      options: GraphOptions(ignoredReferences: [.property("delegate", of: "PatternPlainBase")]))
+    #expect(Self.references(onSuperclass) == Self.references(all))
+    #expect(onSuperclass.cycles.count == 1, "\(onSuperclass.report())")
+    let onItsType = ObjectGraph(
+      reflecting: holder,
+      options: GraphOptions(ignoredReferences: [.property("delegate", of: "PatternOwnDelegate")]))
+    // The delegate is reached only through it: the holder alone is left.
+    #expect(onItsType.nodeCount == 1 && onItsType.edges.isEmpty, "\(Self.references(onItsType))")
+    #expect(onItsType.cycles.isEmpty, "\(onItsType.report())")
   }
 }

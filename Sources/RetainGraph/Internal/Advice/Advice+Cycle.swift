@@ -70,10 +70,13 @@ extension Advice {
     let holders = edges.map { storage.edges[Int($0)].from }
     if Set(holders).count == 1 {
       // Captures of one closure (its `self` and its actor isolation): name them.
-      let references = edges.map { storage.reference(storage.edges[Int($0)]) }
-      let plain = references.filter { !$0.isActorIsolation }.map { $0.text() }
-      let isolation = references.filter(\.isActorIsolation).map {
-        "\($0.storagePath()) as the actor it runs on"
+      // Each with its element's number (`handlers[0] (closure) → capture 0`), as its label says.
+      let references = edges.map {
+        (storage.reference(storage.edges[Int($0)]), storage.label(storage.edges[Int($0)]))
+      }
+      let plain = references.filter { !$0.0.isActorIsolation }.map(\.1)
+      let isolation = references.filter(\.0.isActorIsolation).map {
+        "\($0.0.storagePath()) as the actor it runs on"
       }
       return (plain + isolation).joined(separator: ", and ")
     }

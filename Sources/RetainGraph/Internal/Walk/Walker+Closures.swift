@@ -7,6 +7,7 @@ extension Walker {
     guard let (closure, name) = ClosureLayout.unwrappingThunks(stored), let context = closure.context else {
       return
     }
+    if name == nil, !SymbolNames.readsImages { noteWithoutReaders(.unnamedFunctions) }
     let contextObject = Unmanaged<AnyObject>.fromOpaque(context)
     // The reabstraction thunks' contexts hold the closure (for the heap census's leak count).
     let thunks = storageReading == nil ? [] : Self.thunkContexts(from: stored, to: context)

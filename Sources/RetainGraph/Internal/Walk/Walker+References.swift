@@ -60,9 +60,7 @@ extension Walker {
         }()
       let holderName = recorder.typeName(of: current)
       let isIgnored =
-        options.ignoredReferences.contains {
-          $0.matches(holderName: holderName, property: reference.property)
-        }
+        isIgnoredByPattern(property: reference.property, holderName: holderName)
         || {
           guard !options.ignoredLabelTexts.isEmpty else { return false }
           let text = reference.text(number: number)
@@ -125,5 +123,43 @@ extension Walker {
   mutating func appendEdge(to target: Int, label: PendingLabel, ownership: Ownership) {
     let (id, index) = recorder.intern(label)
     appendEdge(to: target, labelID: id, index: index, ownership: ownership)
+  }
+
+  /// Whether a pattern of ``GraphOptions/ignoredReferences`` names the reference in `property` of the
+  /// node being expanded: through its own type's name or, for an object, through a superclass whose
+  /// stored properties (its own and inherited) include `property`, so that
+  /// `.property("delegate", of: "Base")` names a subclass's inherited `delegate`, and not a
+  /// `delegate` a subclass of a `Base` without one declares.
+  mutating func isIgnoredByPattern(property: String?, holderName: String) -> Bool {
+    guard let property, options.ignoredReferences.contains(where: { $0.property == property }) else {
+      return false
+    }
+    if options.ignoredReferences.contains(where: { $0.matches(holderName: holderName, property: property) }) {
+      return true
+    }
+    let superclasses = superclassesForPatterns(holderName: holderName)
+    return options.ignoredReferences.contains { pattern in
+      superclasses.contains {
+        $0.fields.contains(property) && pattern.matches(holderName: $0.name, property: property)
+      }
+    }
+  }
+
+  /// The superclasses of the object being expanded, nearest first, each with its stored properties;
+  /// empty for a value. Read once per holder type.
+  private mutating func superclassesForPatterns(holderName: String) -> [(name: String, fields: Set<String>)] {
+    if let known = patternSuperclasses[holderName] { return known }
+    var found: [(name: String, fields: Set<String>)] = []
+    if recorder.nodeKinds[current] == .object, let object = recorder.object(of: current) {
+      var type: any Any.Type = Swift.type(of: object.takeUnretainedValue())
+      for _ in 0..<64 {
+        guard let superclass = Metadata.superclass(of: type) else { break }
+        let fields = Set((FieldLayout.storedFields(of: superclass) ?? []).map(\.name))
+        found.append((TypeNames.qualified(superclass), fields))
+        type = superclass
+      }
+    }
+    patternSuperclasses[holderName] = found
+    return found
   }
 }

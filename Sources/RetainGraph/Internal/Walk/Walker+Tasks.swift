@@ -44,6 +44,7 @@ extension Walker {
       } else if let operation = state.operation,
         let (_, closureName) = ClosureLayout.unwrappingThunks(operation)
       {
+        if closureName == nil, !SymbolNames.readsImages { noteWithoutReaders(.unnamedFunctions) }
         name = Advice.taskName(closure: closureName)
       } else {
         name = "task"
@@ -129,6 +130,7 @@ extension Walker {
         return true
       }
       current = taskNode
+      if !targets.isEmpty, !TaskLayout.readsFrameLiveness { noteWithoutReaders(.conservativeFrames) }
       for target in targets {
         appendEdge(to: target, label: .suspendedFrame, ownership: .strong)
       }

@@ -53,6 +53,9 @@ struct Walker {
   /// Every note recorded, with its holder's type, so that each is recorded once per holder type
   /// (per closure function, per type).
   private var noted: Set<[String]> = []
+  /// Per holder type, its superclasses (nearest first) with their stored properties, for the
+  /// reference patterns (`Walker+References.swift`); made only when patterns are given.
+  var patternSuperclasses: [String: [(name: String, fields: Set<String>)]] = [:]
   /// Whether a truncation note was made for `maxDepth`, for `maxNodes`.
   private var cutByDepth = false
   /// The values ``GraphReflectable`` values described so far (at most `maxNodes`).
@@ -327,6 +330,22 @@ struct Walker {
         GraphNote(
           kind: kind, node: recorder.nodeCount == 0 ? nil : current, typeName: type, description: text))
     }
+  }
+
+  /// Notes, once per walk, on the node being expanded, what this build reads without its binary
+  /// readers (the package trait `BinaryReaders` off): `.unnamedFunctions` when a closure or task
+  /// found no name (`SymbolNames.readsImages`), `.conservativeFrames` when a suspended frame's
+  /// word counted as a reference with no liveness read (`TaskLayout.readsFrameLiveness`).
+  mutating func noteWithoutReaders(_ kind: GraphNote.Kind) {
+    guard noted.insert([kind.rawValue]).inserted else { return }
+    let text =
+      kind == .unnamedFunctions
+      ? "closures and functions are not named: this build does not read its binaries' symbol tables "
+        + "(package trait BinaryReaders off); a closure is named after where it is stored"
+      : "suspended tasks' frames are read without liveness: this build does not read machine code or debug "
+        + "information (package trait BinaryReaders off); every frame word equal to an object counts as a reference"
+    notes.append(
+      GraphNote(kind: kind, node: recorder.nodeCount == 0 ? nil : current, typeName: "", description: text))
   }
 
   /// Marks the walk truncated and notes where the first cut of each limit was (the node being
