@@ -180,7 +180,9 @@ let package = Package(
     ),
     .testTarget(
       name: "RetainGraphCLITests",
-      dependencies: ["retain-graph", "RetainGraph", "RetainGraphTestSupport", "Samples"],
+      dependencies: [
+        "retain-graph", "RetainGraph", "RetainGraphTestSupport", "Samples", "retain-graph-fork-probe",
+      ],
       exclude: ["__Snapshots__"]
     ),
   ]

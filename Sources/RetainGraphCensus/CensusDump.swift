@@ -61,12 +61,16 @@ public enum CensusDumpError: Error, CustomStringConvertible, Sendable, Equatable
   case leakSearchFailed(ForkedWalkError)
   /// The file could not be written (nothing was written there).
   case cannotWrite(path: String, reason: String)
+  /// The signal handler of ``HeapCensus/installDumpHandler(signal:directory:retainerSearches:onDump:)``
+  /// could not be set up: the system call and its reason.
+  case cannotInstallHandler(String)
 
   public var description: String {
     switch self {
     case .censusNotRunning: "the heap census is not running: there is nothing to dump"
     case .leakSearchFailed(let error): "the leak count failed: \(error)"
     case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+    case .cannotInstallHandler(let reason): "cannot install the dump handler: \(reason)"
     }
   }
 }

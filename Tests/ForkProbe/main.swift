@@ -14,6 +14,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pool" {
   exit(0)
 }
 
+// `dump-server DIR`: see DumpServer.swift.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "dump-server" {
+  runDumpServer(directory: CommandLine.arguments[2])
+}
+
 let root = ProbeRoot()
 _ = try? ObjectGraph(
   snapshotting: root, timeout: .seconds(120), childFault: .hang(.seconds(120)),

@@ -135,4 +135,11 @@ int rgc_thread_is_paused(void);
 /// malloc on Linux).
 size_t rgc_allocation_size(const void *_Nonnull object);
 
+/// Installs a handler for `signal` that writes one byte to the file descriptor `fd` (made
+/// non-blocking) each time the signal arrives, and nothing else (async-signal-safe; `errno` is kept);
+/// unblocks the signal in the calling thread (threads it starts inherit that).
+/// Returns the file descriptor the handler wrote to before (to be closed by the caller), -1 when
+/// there was none, or -2 when `sigaction` failed (`errno` says why).
+int rgc_install_signal_pipe(int signal, int fd);
+
 #endif
