@@ -629,9 +629,11 @@ final class StopFlag: Sendable {
 /// (and in the children that thread forks) only.
 ///
 /// Elsewhere it takes no lock: a census search in a parallel test reads every live object in a
-/// forked child, this one too, and a child forked while the test held the lock blocked on it for
-/// ever; the census sweep's children all did, once in a whole-suite run (found with a backtrace of
-/// each stalled child: `LockedChildren.graphChildren` under `pthread_mutex_lock`).
+/// forked child, this one too, and a child forked while the test held the lock would block on it
+/// for ever. The census sweep's five children all blocked when it ran beside these tests (before
+/// this change): the backtraces of stalled children showed `LockedChildren.graphChildren` under
+/// `pthread_mutex_lock` in these tests' own children; that the sweep's children blocked there is
+/// read from the code (every search walks every live object), not seen in a backtrace.
 final class LockedChildren: GraphReflectable, @unchecked Sendable {
   let lock = NSLock()
   let leaf = Leaf()
