@@ -78,6 +78,14 @@ package enum CensusRuntime {
     return (bits & ~(UInt(0b11) << 62)) << 3
   }
 
+  /// Calls `body` with each word of the `size`-byte heap object at `object` after its two-word
+  /// header (metadata, reference counts), which the caller keeps readable.
+  package static func forEachWord(ofObjectAt object: UnsafeRawPointer, size: Int, _ body: (UInt) -> Void) {
+    let count = size / 8
+    guard count > 2 else { return }
+    for index in 2..<count { body(object.load(fromByteOffset: index * 8, as: UInt.self)) }
+  }
+
   /// Whether a word of the `size`-byte heap object at `object`, after its two-word header
   /// (metadata, reference counts), satisfies `test`.
   package static func anyWord(

@@ -214,9 +214,7 @@ struct HolderWords {
   private mutating func countWords() {
     guard let base, wordCount > 64, histogram == nil else { return }
     var counts: [UInt: Int] = [:]
-    for index in 2..<wordCount {
-      counts[base.load(fromByteOffset: index * 8, as: UInt.self), default: 0] += 1
-    }
+    CensusRuntime.forEachWord(ofObjectAt: base, size: wordCount * 8) { counts[$0, default: 0] += 1 }
     histogram = counts
   }
 
@@ -230,9 +228,7 @@ struct HolderWords {
       return true
     }
     var available = 0
-    for index in 2..<wordCount where base.load(fromByteOffset: index * 8, as: UInt.self) == target {
-      available += 1
-    }
+    CensusRuntime.forEachWord(ofObjectAt: base, size: wordCount * 8) { if $0 == target { available += 1 } }
     if let position = taken.firstIndex(where: { $0.word == target }) {
       guard taken[position].count < available else { return false }
       taken[position].count += 1
