@@ -6,7 +6,7 @@ package enum CensusNames {
   /// The qualified name of the type of the objects with this metadata: the class's name, or
   /// `(closure context)` / `(box)` for the runtime's own heap objects.
   package static func typeName(metadata: UnsafeRawPointer) -> String {
-    switch MetadataKind(rawKind: metadata.load(as: UInt.self)) {
+    switch Metadata.kind(of: Metadata.type(at: metadata)) {
     case .class: return TypeNames.qualified(Metadata.type(at: metadata))
     case .heapLocalVariable: return "(closure context)"
     case .heapGenericLocalVariable: return "(box)"

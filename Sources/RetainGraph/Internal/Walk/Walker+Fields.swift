@@ -49,7 +49,7 @@ extension Walker {
         let base = queueing ? label() : nil
         // The elements are held by the array's buffer (for the heap census's leak count).
         if storageReading != nil {
-          let storage = address.load(as: UInt.self)
+          let storage = UInt(bitPattern: HeapLayout.object(at: address))
           if queueing {
             queued.append(.enterStorage(storage))
           } else {
@@ -182,7 +182,8 @@ extension Walker {
   mutating func readObjectArray(at address: UnsafeRawPointer, label: PendingLabel) {
     let elements = HeapLayout.arrayOfObjects(at: address)
     guard !elements.isEmpty else { return }
-    storageReading?.enter(address.load(as: UInt.self), holder: current, elementsOnly: true)
+    storageReading?.enter(
+      UInt(bitPattern: HeapLayout.object(at: address)), holder: current, elementsOnly: true)
     defer { storageReading?.leave() }
     let elementLabelID = recorder.intern(label.element(0)).id
     for (index, pointer) in elements.enumerated() {
