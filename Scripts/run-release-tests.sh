@@ -18,7 +18,7 @@ mkdir -p .build-release
 echo "Building the tests in release (.build-release)"
 if ! "$SWIFT" build -c release -Xswiftc -enable-testing --build-tests --scratch-path .build-release \
   > .build-release/build.log 2>&1; then
-  tail -n 40 .build-release.log
+  tail -n 40 .build-release/build.log
   echo "error: the release build of the tests failed (whole log: .build-release/build.log)" >&2
   exit 1
 fi

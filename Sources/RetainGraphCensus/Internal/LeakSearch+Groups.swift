@@ -17,10 +17,15 @@ extension LeakSearch {
     let before = CensusTable.nextSequence
     CensusTable.settle()
     let (objects, population) = collect(before: before)
-    let reading = ObjectGraph.readHeap(
-      CensusRoots(graphChildren: [.strong(CensusRoots.censusLabel, objects)]),
-      options: GraphOptions(maxNodes: Int(Int32.max)))
-    return (account(reading, population: population), population.recordedCount)
+    // The roots' array is itself a storage the walk reads through, and the count reads its strong
+    // count and words: it must outlive the count. An optimised build would free it after the walk,
+    // and its memory, reused, is no object (a release build's children crashed on it).
+    return withExtendedLifetime(objects) {
+      let reading = ObjectGraph.readHeap(
+        CensusRoots(graphChildren: [.strong(CensusRoots.censusLabel, objects)]),
+        options: GraphOptions(maxNodes: Int(Int32.max)))
+      return (account(reading, population: population), population.recordedCount)
+    }
   }
 
   /// Groups the garbage into leaked cycles (strongly connected groups, and what only each keeps
