@@ -40,6 +40,14 @@ final class LeakListItem {
   var list: LeakList?
 }
 
+/// An element of one reference that is not itself an object: an array of them is read with
+/// `Mirror`, and each element's reference is checked against the storage's words.
+struct LeakSlot {
+  let item: LeakSlotItem
+}
+
+final class LeakSlotItem {}
+
 /// A cycle through a dictionary's storage.
 final class LeakRegistry {
   var entries: [String: LeakRegistryEntry] = [:]

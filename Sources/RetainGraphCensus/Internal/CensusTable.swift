@@ -65,6 +65,16 @@ enum CensusTable {
     return try body()
   }
 
+  /// The bytes of a recorded object that may hold its references: what `malloc` gave it, which
+  /// may be more than the size the census recorded. An array's storage takes all of it as capacity
+  /// (the standard library asks `malloc_usable_size`), so an element appended later can lie past
+  /// the recorded size, in an array grown by code compiled with optimisation (which calls the
+  /// allocator itself). The slack past the elements was never written: a word there that equals an
+  /// address is stale, a rare false match, where reading less missed a held element.
+  static func readableSize(ofObjectAt object: UnsafeRawPointer, recorded: Int) -> Int {
+    max(recorded, rgc_allocation_size(object))
+  }
+
   /// Waits a moment so that objects allocated before `rgc_next_sequence()` was read are past their
   /// initialisers before the census reads their fields.
   static func settle() {

@@ -203,9 +203,10 @@ struct HolderWords {
   private var histogram: [UInt: Int]?
 
   mutating func start(holder: Int, population: LeakSearch.Population) {
-    let size = population.sizes[holder]
-    base = size > 16 ? UnsafeRawPointer(bitPattern: population.addresses[holder]) : nil
-    wordCount = size / 8
+    let recorded = population.sizes[holder]
+    base = recorded > 16 ? UnsafeRawPointer(bitPattern: population.addresses[holder]) : nil
+    // What `malloc` gave, not only what was asked for (`CensusTable.readableSize`).
+    wordCount = (base.map { CensusTable.readableSize(ofObjectAt: $0, recorded: recorded) } ?? recorded) / 8
     taken.removeAll(keepingCapacity: true)
     histogram = nil
   }

@@ -259,9 +259,12 @@ enum RetainerSearch {
     }
   }
 
-  /// Whether a word of a recorded object's memory (after its two-word header) satisfies `test`.
+  /// Whether a word of a recorded object's memory (after its two-word header, up to what `malloc`
+  /// gave it) satisfies `test`.
   private static func words(of record: rgc_record, contain test: (UInt) -> Bool) -> Bool {
-    CensusRuntime.anyWord(
-      ofObjectAt: UnsafeRawPointer(record.object), size: Int(record.size), satisfies: test)
+    let object = UnsafeRawPointer(record.object)
+    return CensusRuntime.anyWord(
+      ofObjectAt: object, size: CensusTable.readableSize(ofObjectAt: object, recorded: Int(record.size)),
+      satisfies: test)
   }
 }
