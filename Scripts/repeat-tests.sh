@@ -8,7 +8,8 @@
 #
 # Build first (swift build --build-tests). The test binaries are copied to a temporary folder, so the
 # checkout can be rebuilt while this runs. Each run's output is kept in .build/repeat/run-K.txt; a
-# summary line per run and a total end the output. Exits non-zero when a run failed.
+# summary line per run and a total end the output (REPEAT_LOGS names another folder, for two
+# repeats at once). Exits non-zero when a run failed.
 set -uo pipefail
 count=${1:?usage: Scripts/repeat-tests.sh COUNT [FILTER]}
 filter=${2:-}
@@ -23,7 +24,7 @@ for binary in RetainGraphPackageTests.xctest retain-graph retain-graph-fork-prob
   fi
   cp "$built/$binary" "$copy/"
 done
-logs="$root/.build/repeat"
+logs=${REPEAT_LOGS:-"$root/.build/repeat"}
 mkdir -p "$logs"
 arguments=(--testing-library swift-testing)
 if [ -n "$filter" ]; then arguments+=(--filter "$filter"); fi

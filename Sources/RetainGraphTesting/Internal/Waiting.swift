@@ -78,6 +78,11 @@ private enum MainQueueMarker {
 /// How long a check waits before it asks whether anything can still release a survivor.
 let releaseGracePeriod = Duration.milliseconds(20)
 
+/// How long past its timeout a wait goes on while heap-wide retains run (a census search's own
+/// limit), and the step it goes on by.
+let heapWideRetainAllowance = Duration.seconds(10)
+let heapWideRetainStep = Duration.milliseconds(200)
+
 /// How a wait for probed objects to go ended.
 enum ReleaseWait: Equatable {
   /// Every probed object went.
@@ -150,14 +155,33 @@ private struct ReleaseSchedule {
   let timeout: Duration
   let clock = ContinuousClock()
   let start: ContinuousClock.Instant
-  let deadline: ContinuousClock.Instant
+  var deadline: ContinuousClock.Instant
   var audit: ContinuousClock.Instant
+  /// ``HeapWideRetains/quietToken`` when the wait began or was last extended.
+  private var retainToken: UInt64?
+  /// How far the wait may be extended past the timeout while heap-wide retains run.
+  private let latestDeadline: ContinuousClock.Instant
 
   init(timeout: Duration) {
     self.timeout = timeout
     start = clock.now
     deadline = start.advanced(by: timeout)
+    latestDeadline = deadline.advanced(by: heapWideRetainAllowance)
     audit = start.advanced(by: min(releaseGracePeriod, timeout))
+    retainToken = HeapWideRetains.quietToken
+  }
+
+  /// At the deadline, whether to wait a little longer: a heap-wide retain (a census search in this
+  /// process, which holds every live object while it reads) runs now or ran since the last look, so
+  /// it may be what keeps the survivors. The wait goes on in steps of ``heapWideRetainStep`` while
+  /// one runs, until ``heapWideRetainAllowance`` past the timeout.
+  private mutating func extendedForHeapWideRetains(at now: ContinuousClock.Instant) -> Bool {
+    let token = HeapWideRetains.quietToken
+    guard now < latestDeadline, token == nil || token != retainToken else { return false }
+    retainToken = token
+    deadline = min(latestDeadline, now.advanced(by: heapWideRetainStep))
+    audit = deadline
+    return true
   }
 
   /// How long to wait for the objects before the next audit (or the deadline).
@@ -175,7 +199,12 @@ private struct ReleaseSchedule {
       return .unreleasable(checkedAfter: start.duration(to: now), timeout: timeout)
     }
     let now = clock.now
-    if now >= deadline || cancelled { return .timedOut(timeout) }
+    if cancelled { return .timedOut(timeout) }
+    if now >= deadline {
+      if extendedForHeapWideRetains(at: now) { return nil }
+      // Still alive at the timeout (and after it, when the wait went on): the message says the former.
+      return .timedOut(timeout)
+    }
     audit = now.advanced(by: .milliseconds(100))
     return nil
   }
