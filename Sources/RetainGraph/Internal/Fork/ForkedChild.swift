@@ -1,5 +1,6 @@
 internal import RetainGraphRuntime
 internal import RetainGraphSupport
+internal import Synchronization
 
 #if canImport(Glibc)
   internal import Glibc
@@ -54,6 +55,28 @@ package enum ForkedChild {
     package var pipeInode: UInt64
     /// Which try of the call this child is, from 1.
     package var attempt: Int = 1
+    /// Where the parent writes how the child ended, once it has been reaped.
+    let record = EndingRecord()
+
+    /// How the child ended: nil until the parent has reaped it (read it after the call returned).
+    package var ending: Ending? { record.ending.withLock { $0 } }
+  }
+
+  /// How one child of a call ended, as its parent saw it.
+  package enum Ending: Sendable, Equatable {
+    /// It sent its whole answer and exited.
+    case answered
+    /// A signal other than the parent's `SIGKILL` ended it; a fresh fork may follow.
+    case crashed(signal: Int32)
+    /// It was asleep on a lock for ``stallWindow`` and was killed; a fresh fork follows.
+    case stalled
+    /// The call failed with this error while the child was the current try.
+    case failed(ForkedWalkError)
+  }
+
+  /// A trace's ending, written by the parent's thread and read by the test after the call.
+  final class EndingRecord: Sendable {
+    let ending = Mutex<Ending?>(nil)
   }
 
   /// Runs `body` in a forked child and returns the bytes it produced.
@@ -163,11 +186,26 @@ package enum ForkedChild {
       close(writeEnd)
       defer { close(readEnd) }
       guard pid > 0 else { throw .systemCallFailed("fork", errno: forkError) }
-      trace?(Trace(pid: pid, pipeInode: inode(of: readEnd), attempt: attempt))
+      let traced = Trace(pid: pid, pipeInode: inode(of: readEnd), attempt: attempt)
+      trace?(traced)
       var reader = Reader(
         pid: pid, fd: readEnd, deadline: deadline, timeout: timeout, attempt: attempt,
         watchesForStalls: replaceIfStalled, cancellation: cancellation)
-      return try reader.receive()
+      let outcome: Outcome
+      do throws(ForkedWalkError) {
+        outcome = try reader.receive()
+      } catch {
+        traced.record.ending.withLock { $0 = .failed(error) }
+        throw error
+      }
+      traced.record.ending.withLock {
+        switch outcome {
+        case .bytes: $0 = .answered
+        case .crashed(let signal): $0 = .crashed(signal: signal)
+        case .stalled: $0 = .stalled
+        }
+      }
+      return outcome
     }
 
     /// A pipe whose ends are closed on `exec` (a process another thread spawns does not keep them).
