@@ -38,13 +38,17 @@ let package = Package(
     .target(
       name: "RetainGraph",
       dependencies: [
-        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphRuntime",
+        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphRuntime", "RetainGraphProcess",
       ],
       exclude: ["Internal/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
     // What every layer needs and none owns: the lock that is safe across fork, the chunked array of
     // the graph's storage, the atomic file writes of rendering and the command line.
     .target(name: "RetainGraphSupport"),
+    // The process machinery: runs a function in a forked child and brings its bytes back through a
+    // pipe (fork, wait, kill, reap, read), and blocking work off the cooperative pool. Knows no graph:
+    // the core maps its failure to ForkedWalkError.
+    .target(name: "RetainGraphProcess", exclude: ["README.md"]),
     // The byte-level JSON scanner: reads JSON token by token, as Foundation accepts it, without a
     // tree; the core reads the graph's JSON form with it.
     .target(name: "RetainGraphJSONScanner"),
@@ -90,7 +94,9 @@ let package = Package(
     .target(name: "CRetainGraphCensus", path: "Sources/CRetainGraphCensus"),
     .target(
       name: "RetainGraphCensus",
-      dependencies: ["RetainGraph", "RetainGraphRuntime", "RetainGraphSupport", "CRetainGraphCensus"]),
+      dependencies: [
+        "RetainGraph", "RetainGraphRuntime", "RetainGraphSupport", "RetainGraphProcess", "CRetainGraphCensus",
+      ]),
     .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
     .executableTarget(
       name: "retain-graph",
@@ -107,7 +113,7 @@ let package = Package(
     // task on the cooperative pool (ForkedChildLifetimeTests).
     .executableTarget(
       name: "retain-graph-fork-probe",
-      dependencies: ["RetainGraph", "RetainGraphCensus", "CRetainGraphCensus"],
+      dependencies: ["RetainGraph", "RetainGraphProcess", "RetainGraphCensus", "CRetainGraphCensus"],
       path: "Tests/ForkProbe"),
     // Golden-file assertions shared by the test targets (not a product).
     .target(name: "RetainGraphTestSupport", path: "Tests/RetainGraphTestSupport"),
@@ -122,6 +128,7 @@ let package = Package(
         "RetainGraph",
         "RetainGraphRuntime",
         "RetainGraphSupport",
+        "RetainGraphProcess",
         .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
         .target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"])),
         "RetainGraphTestSupport",
@@ -152,6 +159,7 @@ let package = Package(
       dependencies: [.target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"]))]),
     .testTarget(name: "RetainGraphRuntimeTests", dependencies: ["RetainGraphRuntime"]),
     .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
+    .testTarget(name: "RetainGraphProcessTests", dependencies: ["RetainGraphProcess"]),
     .testTarget(
       name: "RetainGraphJSONScannerTests", dependencies: ["RetainGraphJSONScanner", "RetainGraphTestSupport"]),
     .testTarget(

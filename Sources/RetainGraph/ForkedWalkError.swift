@@ -1,3 +1,5 @@
+internal import RetainGraphProcess
+
 #if canImport(Glibc)
   internal import Glibc
 #elseif canImport(Darwin)
@@ -39,7 +41,7 @@ public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable
         + "; it may have blocked on a lock that another thread held when the process forked"
     case .childExited(let status):
       "forked walk failed: the forked child exited with status \(status) before sending the whole graph"
-        + (status == ForkedChild.writeFailedStatus ? " (it could not write to the pipe)" : "")
+        + (status == ForkedProcess.writeFailedStatus ? " (it could not write to the pipe)" : "")
     case .malformedData(let what):
       "forked walk failed: the forked child wrote malformed data: \(what)"
     case .systemCallFailed(let call, let code):

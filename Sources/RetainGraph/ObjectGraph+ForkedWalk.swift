@@ -1,3 +1,5 @@
+package import RetainGraphProcess
+
 #if canImport(Glibc)
   internal import Glibc
 #elseif canImport(Darwin)

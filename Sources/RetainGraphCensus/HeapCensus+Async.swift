@@ -1,4 +1,5 @@
 package import RetainGraph
+internal import RetainGraphProcess
 
 extension HeapCensus {
   /// The `async` form of ``retainers(of:)``: the search runs on a thread of its own while the

@@ -1,6 +1,7 @@
 internal import CRetainGraphCensus
 internal import Foundation
 public import RetainGraph
+package import RetainGraphProcess
 internal import RetainGraphRuntime
 
 /// The heap census: every live Swift object in the process, by type, with what retains each.

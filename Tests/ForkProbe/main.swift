@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import RetainGraphProcess
 
 // A test helper (ForkedChildLifetimeTests): starts a snapshot whose forked children sleep for two
 // minutes (a test fault), and prints the process id of the last try's child once it runs (the

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RetainGraphProcess
 import Synchronization
 import Testing
 

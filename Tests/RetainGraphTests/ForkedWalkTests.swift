@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PropertyBased
+import RetainGraphProcess
 import Samples
 import Synchronization
 import Testing
@@ -361,16 +362,6 @@ struct ForkedWalkTests {
     }
     #expect(what.contains("the magic number RGTX is missing (at byte 0 of 11)"))
     expectNoLeftovers(run.traces)
-  }
-
-  @Test func theRunnerReturnsLargeAnswersExactly() throws {
-    let size = 1 << 20 + 17  // many pipe buffers, not a multiple of any
-    var expected = [UInt8](repeating: 0, count: size)
-    for index in expected.indices { expected[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 9) }
-    let bytes = try ForkedChild.run(timeout: .seconds(10)) { expected }
-    #expect(bytes.count == size)
-    #expect(bytes == expected)
-    #expect(try ForkedChild.run(timeout: .seconds(10)) { [] } == [])
   }
 
   // MARK: The transfer form

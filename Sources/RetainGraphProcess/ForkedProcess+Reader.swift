@@ -4,7 +4,7 @@
   internal import Darwin
 #endif
 
-extension ForkedChild {
+extension ForkedProcess {
   #if canImport(Glibc) || canImport(Darwin)
     /// The parent's side of one child.
     struct Reader {
@@ -35,8 +35,8 @@ extension ForkedChild {
 
       var isComplete: Bool { expected.map { payload.count == $0 } ?? false }
 
-      mutating func receive() throws(ForkedWalkError) -> Outcome {
-        do throws(ForkedWalkError) {
+      mutating func receive() throws(ForkedProcessError) -> Outcome {
+        do throws(ForkedProcessError) {
           try readUntilCompleteOrExited()
         } catch {
           killAndReap()
@@ -51,7 +51,7 @@ extension ForkedChild {
       }
 
       /// The answer, judged by the child's exit and the bytes it sent.
-      func verdict() throws(ForkedWalkError) -> Outcome {
+      func verdict() throws(ForkedProcessError) -> Outcome {
         let status = status ?? 0
         let signal = status & 0x7F
         if signal != 0 && signal != 0x7F { return .crashed(signal) }
@@ -67,9 +67,9 @@ extension ForkedChild {
         return .bytes(payload)
       }
 
-      mutating func readUntilCompleteOrExited() throws(ForkedWalkError) {
+      mutating func readUntilCompleteOrExited() throws(ForkedProcessError) {
         while !isComplete {
-          if cancellation?.isSet == true { throw ForkedChild.cancelled }
+          if cancellation?.isSet == true { throw ForkedProcess.cancelled }
           let left = deadline - .now
           guard left > .zero else { throw .timedOut(after: timeout, tries: attempt) }
           var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -98,7 +98,7 @@ extension ForkedChild {
       }
 
       /// Reads once; false at end of file.
-      mutating func readAvailable() throws(ForkedWalkError) -> Bool {
+      mutating func readAvailable() throws(ForkedProcessError) -> Bool {
         let wanted = expected.map { $0 - payload.count } ?? (8 - header.count)
         let fd = fd
         let count = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, wanted)) }
@@ -112,9 +112,9 @@ extension ForkedChild {
           header += scratch[..<count]
           if header.count == 8 {
             let length = header.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-            guard length <= ForkedChild.maxPayloadBytes else {
+            guard length <= ForkedProcess.maxPayloadBytes else {
               throw .malformedData(
-                "the child announced \(length) bytes, more than the limit \(ForkedChild.maxPayloadBytes)")
+                "the child announced \(length) bytes, more than the limit \(ForkedProcess.maxPayloadBytes)")
             }
             expected = Int(length)
             payload.reserveCapacity(min(Int(length), 1 << 26))
@@ -126,7 +126,7 @@ extension ForkedChild {
       }
 
       /// Reads what an exited child left in the pipe.
-      mutating func drain() throws(ForkedWalkError) {
+      mutating func drain() throws(ForkedProcessError) {
         while !isComplete {
           var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
           let ready = poll(&entry, 1, 0)
@@ -136,7 +136,7 @@ extension ForkedChild {
       }
 
       /// Reaps the child if it has exited; true when it has.
-      mutating func reapIfExited() throws(ForkedWalkError) -> Bool {
+      mutating func reapIfExited() throws(ForkedProcessError) -> Bool {
         var status: Int32 = 0
         while true {
           let result = waitpid(pid, &status, WNOHANG)
@@ -152,12 +152,12 @@ extension ForkedChild {
 
       /// Waits for a child that finished sending (or closed the pipe) to exit, until the deadline;
       /// kills it past the deadline.
-      mutating func reap() throws(ForkedWalkError) {
+      mutating func reap() throws(ForkedProcessError) {
         var pause: UInt32 = 20
         while try !reapIfExited() {
           if cancellation?.isSet == true {
             killAndReap()
-            throw ForkedChild.cancelled
+            throw ForkedProcess.cancelled
           }
           guard deadline - .now > .zero else {
             killAndReap()
@@ -169,7 +169,7 @@ extension ForkedChild {
       }
 
       /// Whether the child has waited on a lock (asleep in the kernel's futex wait) for
-      /// ``ForkedChild/stallWindow`` without using CPU time or sending a byte (sending resets
+      /// ``ForkedProcess/stallWindow`` without using CPU time or sending a byte (sending resets
       /// `stall`): a child blocked on a lock held at the fork, since the child has one thread and no
       /// other can free it. A child that is working but waits for a processor is runnable; one asleep
       /// anywhere else (a page fault, a full pipe) is not blocked on a lock: neither is replaced
@@ -187,7 +187,7 @@ extension ForkedChild {
           self.stall = (.now, ticks)
           return false
         }
-        return ContinuousClock.now - stall.since >= ForkedChild.stallWindow
+        return ContinuousClock.now - stall.since >= ForkedProcess.stallWindow
       }
 
       /// Whether the process sleeps in the kernel's futex wait (`/proc/PID/wchan`, e.g.

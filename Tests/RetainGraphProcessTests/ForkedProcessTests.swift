@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import RetainGraphProcess
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The process machinery on its own, with no graph: the bytes a child sends, how a child that exits,
+/// crashes or is cancelled fails, and that every child is reaped and its pipe closed. (What the forked
+/// walk makes of these failures, `ForkedWalkError` and its messages, is tested in RetainGraphTests.)
+@Suite struct ForkedProcessTests {
+  @Test func theRunnerReturnsLargeAnswersExactly() throws {
+    let size = 1 << 20 + 17  // many pipe buffers, not a multiple of any
+    var expected = [UInt8](repeating: 0, count: size)
+    for index in expected.indices { expected[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 9) }
+    let traces = Traces()
+    let bytes = try ForkedProcess.run(timeout: .seconds(10), trace: traces.add) { expected }
+    #expect(bytes.count == size)
+    #expect(bytes == expected)
+    #expect(traces.all.last?.ending == .answered)
+    expectNoLeftovers(traces.all)
+    #expect(try ForkedProcess.run(timeout: .seconds(10)) { [] } == [])
+  }
+
+  /// A timeout far past any real one (a user's "no limit") is the longest poll, not an overflow;
+  /// a deadline already passed still polls for a millisecond.
+  @Test(arguments: [Duration.seconds(Int64.max / 2), .seconds(Int64.max)])
+  func aTimeoutMeaningNoLimitIsTheLongestPoll(timeout: Duration) {
+    #expect(ForkedProcess.Reader.milliseconds(timeout) == Int32.max)
+    #expect(ForkedProcess.Reader.milliseconds(.zero - timeout) == 1)
+    #expect(ForkedProcess.Reader.milliseconds(.microseconds(1)) == 1)
+    #expect(ForkedProcess.Reader.milliseconds(.milliseconds(1500)) == 1500)
+  }
+
+  /// A child that exits with a status of its own before answering is that status, as the error and
+  /// as the ending of its trace; a status of 0 with no answer is a truncated answer.
+  @Test func aChildThatExitsEarlyIsItsExitStatus() {
+    let traces = Traces()
+    #expect(throws: ForkedProcessError.childExited(status: 3)) {
+      try ForkedProcess.run(timeout: .seconds(10), trace: traces.add) { () -> [UInt8] in _exit(3) }
+    }
+    #expect(traces.all.last?.ending == .failed(.childExited(status: 3)))
+    expectNoLeftovers(traces.all)
+    #expect(throws: ForkedProcessError.malformedData("the child exited after 0 of the 8 bytes of the length"))
+    {
+      try ForkedProcess.run(timeout: .seconds(10)) { () -> [UInt8] in _exit(0) }
+    }
+  }
+
+  /// A child that crashes on every try is forked again until the last try, and the error names its
+  /// signal and the tries: each child before the last crashed (or, under load, stalled on a lock
+  /// held at the fork and was replaced); the last crashed.
+  @Test func aChildThatCrashesOnEveryTryIsTriedFiveTimes() {
+    let traces = Traces()
+    #expect(throws: ForkedProcessError.childCrashed(signal: SIGSEGV, tries: ForkedProcess.tries)) {
+      try ForkedProcess.run(timeout: .seconds(30), trace: traces.add) { () -> [UInt8] in
+        raise(SIGSEGV)
+        return []
+      }
+    }
+    let endings = traces.all.map(\.ending)
+    #expect(traces.all.map(\.attempt) == Array(1...ForkedProcess.tries))
+    #expect(endings.last == .crashed(signal: SIGSEGV), "\(endings)")
+    #expect(endings.allSatisfy { $0 == .crashed(signal: SIGSEGV) || $0 == .stalled }, "\(endings)")
+    expectNoLeftovers(traces.all)
+  }
+
+  /// A flag set while the child works kills the child: the call throws `cancelled` at once (not at
+  /// the timeout), and the child is reaped. A flag set before the call forks no child.
+  @Test func aCancelledCallKillsItsChild() throws {
+    let flag = CancellationFlag()
+    let traces = Traces()
+    let setter = Thread {
+      usleep(200_000)
+      flag.set()
+    }
+    let start = ContinuousClock.now
+    setter.start()
+    #expect(throws: ForkedProcess.cancelled) {
+      try ForkedProcess.run(timeout: .seconds(60), trace: traces.add, cancellation: flag) { () -> [UInt8] in
+        sleep(60)  // asleep in a timer, not on a lock: never replaced as stalled
+        return []
+      }
+    }
+    #expect(ContinuousClock.now - start < .seconds(30))
+    // A child blocked on a lock a parallel test's thread held at the fork is replaced first.
+    let endings = traces.all.map(\.ending)
+    #expect(endings.dropLast().allSatisfy { $0 == .stalled }, "\(endings)")
+    #expect(endings.last == .failed(ForkedProcess.cancelled), "\(endings)")
+    expectNoLeftovers(traces.all)
+
+    let before = Traces()
+    #expect(throws: ForkedProcess.cancelled) {
+      try ForkedProcess.run(timeout: .seconds(10), trace: before.add, cancellation: flag) { [1] }
+    }
+    #expect(before.all.isEmpty)
+  }
+
+  /// A child asleep on a timer past the timeout is killed at the timeout (asleep on no lock, it is
+  /// not replaced), and the error says how many children the call made: one, or more when a child
+  /// blocked on a lock a parallel test's thread held at the fork was replaced before it.
+  @Test func aChildPastTheTimeoutIsKilled() {
+    let traces = Traces()
+    let timeout = Duration.seconds(1)
+    let error = #expect(throws: ForkedProcessError.self) {
+      try ForkedProcess.run(timeout: timeout, trace: traces.add) { () -> [UInt8] in
+        sleep(60)
+        return []
+      }
+    }
+    let endings = traces.all.map(\.ending)
+    #expect(error == .timedOut(after: timeout, tries: traces.all.count), "\(endings)")
+    #expect(endings.dropLast().allSatisfy { $0 == .stalled }, "\(endings)")
+    #expect(endings.last == .failed(.timedOut(after: timeout, tries: traces.all.count)), "\(endings)")
+    expectNoLeftovers(traces.all)
+  }
+}
+
+/// The traces a call reports, gathered from the parent's thread.
+final class Traces: Sendable {
+  private let traces = Mutex<[ForkedProcess.Trace]>([])
+  func add(_ trace: ForkedProcess.Trace) { traces.withLock { $0.append(trace) } }
+  var all: [ForkedProcess.Trace] { traces.withLock { $0 } }
+}
+
+/// Every child's pipe is closed in this process and every child is gone: reaped, not a zombie.
+func expectNoLeftovers(_ traces: [ForkedProcess.Trace], sourceLocation: SourceLocation = #_sourceLocation) {
+  if traces.isEmpty { Issue.record("the run reported no child", sourceLocation: sourceLocation) }
+  let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+  #expect(!descriptors.isEmpty, sourceLocation: sourceLocation)
+  for trace in traces {
+    let pipe = "pipe:[\(trace.pipeInode)]"
+    let open = descriptors.filter {
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == pipe
+    }
+    #expect(
+      open.isEmpty, "descriptors \(open) still refer to the call's pipe", sourceLocation: sourceLocation)
+    var status: Int32 = 0
+    #expect(waitpid(trace.pid, &status, WNOHANG) == -1 && errno == ECHILD, sourceLocation: sourceLocation)
+    // kill(pid, 0) succeeds for a zombie too: ESRCH means no process at all.
+    #expect(kill(trace.pid, 0) == -1 && errno == ESRCH, sourceLocation: sourceLocation)
+  }
+}

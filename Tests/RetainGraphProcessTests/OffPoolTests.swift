@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+@testable import RetainGraphProcess
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `OffPool.run`: blocking work on a thread of its own, which hears of its caller's cancellation.
+@Suite struct OffPoolTests {
+  /// The work runs on a thread that is not the caller's (the caller's thread, of the cooperative
+  /// pool, lives on meanwhile, so the two cannot share an id), and its result comes back.
+  @Test func theWorkRunsOnAThreadOfItsOwn() async {
+    let caller = pthread_self()
+    let (worker, isCancelled) = await OffPool.run { flag in (pthread_self(), flag.isSet) }
+    #expect(pthread_equal(worker, caller) == 0)
+    #expect(!isCancelled)
+  }
+
+  /// Cancelling the waiting task sets the flag the work holds; the work still runs to its end and
+  /// its result comes back.
+  @Test func cancellingTheCallerSetsTheFlag() async {
+    let started = CancellationFlag()
+    let task = Task {
+      await OffPool.run { flag -> Bool in
+        started.set()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !flag.isSet, ContinuousClock.now < deadline { usleep(1_000) }
+        return flag.isSet
+      }
+    }
+    while !started.isSet { try? await Task.sleep(for: .milliseconds(5)) }
+    task.cancel()
+    #expect(await task.value, "the work never saw its caller's cancellation")
+  }
+}

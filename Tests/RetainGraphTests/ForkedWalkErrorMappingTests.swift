@@ -1,0 +1,45 @@
+import RetainGraphProcess
+import Testing
+
+@testable import RetainGraph
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The process machinery (RetainGraphProcess) fails with its own `ForkedProcessError`; the core turns
+/// it into the public `ForkedWalkError`, each case to the case of the same name and values, so the
+/// messages users read stay the core's.
+@Suite struct ForkedWalkErrorMappingTests {
+  @Test func everyFailureOfTheMachineryIsTheLikeNamedForkedWalkError() {
+    let pairs: [(ForkedProcessError, ForkedWalkError)] = [
+      (.childCrashed(signal: SIGSEGV, tries: 1), .childCrashed(signal: SIGSEGV, tries: 1)),
+      (.childCrashed(signal: SIGBUS, tries: 5), .childCrashed(signal: SIGBUS, tries: 5)),
+      (.timedOut(after: .milliseconds(1500), tries: 1), .timedOut(after: .milliseconds(1500), tries: 1)),
+      (.timedOut(after: .seconds(3), tries: 4), .timedOut(after: .seconds(3), tries: 4)),
+      (.childExited(status: 3), .childExited(status: 3)),
+      (.childExited(status: ForkedProcess.writeFailedStatus), .childExited(status: 70)),
+      (
+        .malformedData("the child exited after 3 of the 8 bytes"),
+        .malformedData("the child exited after 3 of the 8 bytes")
+      ),
+      (.systemCallFailed("poll", errno: EINTR), .systemCallFailed("poll", errno: EINTR)),
+    ]
+    for (failure, expected) in pairs {
+      #expect(ForkedWalkError(failure) == expected)
+      #expect(ForkedWalkError(failure).description == expected.description)
+    }
+    #expect(ForkedChild.cancelled == .systemCallFailed("cancelled", errno: ECANCELED))
+    #expect(ForkedChild.tries == ForkedProcess.tries)
+  }
+
+  /// The failure comes through the core's `ForkedChild.run` as the public error (a child that exits
+  /// early: its status).
+  @Test func theCoresRunThrowsTheForkedWalkError() {
+    #expect(throws: ForkedWalkError.childExited(status: 3)) {
+      try ForkedChild.run(timeout: .seconds(10)) { () -> [UInt8] in _exit(3) }
+    }
+  }
+}
