@@ -27,9 +27,16 @@ extension HeapCensus {
   public static func leaks(since mark: Mark? = nil, timeout: Duration = .seconds(60)) throws(ForkedWalkError)
     -> LeakReport
   {
+    try leaks(since: mark, scope: nil, timeout: timeout)
+  }
+
+  /// ``leaks(since:timeout:)`` narrowed to the cycles of a ``LeakScope``'s number (nil: any).
+  static func leaks(since mark: Mark?, scope: UInt32?, timeout: Duration) throws(ForkedWalkError)
+    -> LeakReport
+  {
     CensusRuntime.prepareForFork()
     let bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
-      let report = leaksInThisProcess(since: mark)
+      let report = CensusTable.unrecorded { LeakSearch.report(since: mark?.sequence ?? 0, scope: scope) }
       return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
     }
     do {
