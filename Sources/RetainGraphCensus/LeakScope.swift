@@ -27,6 +27,9 @@ public struct LeakScope: Sendable, Hashable, CustomStringConvertible {
     id = (next - 1) % rgc_largest_scope() + 1
   }
 
+  /// The scope numbered `id` (one made before, known by its number).
+  init(id: UInt32) { self.id = id }
+
   /// Whether allocations can be marked with their scope in this process: the census reads the
   /// scope through the Swift runtime's task-local lookup, and a process without the concurrency
   /// library has none (then no scope has any object, and a scope's report would be empty).
@@ -43,7 +46,7 @@ public struct LeakScope: Sendable, Hashable, CustomStringConvertible {
   /// - Returns: what `body` returns.
   /// - Throws: what `body` throws.
   public func run<R>(recordingBacktraces: Bool = false, _ body: () throws -> R) rethrows -> R {
-    Self.begin()
+    Self.begin(id)
     defer { rgc_end_scoping() }
     return try HeapCensus.run(recordingBacktraces: recordingBacktraces) {
       try Self.$current.withValue(id) { try body() }
@@ -61,7 +64,7 @@ public struct LeakScope: Sendable, Hashable, CustomStringConvertible {
     recordingBacktraces: Bool = false, isolation: isolated (any Actor)? = #isolation,
     _ body: () async throws -> R
   ) async rethrows -> R {
-    Self.begin()
+    Self.begin(id)
     defer { rgc_end_scoping() }
     return try await HeapCensus.run(recordingBacktraces: recordingBacktraces) {
       try await Self.$current.withValue(id) { try await body() }
@@ -73,10 +76,30 @@ public struct LeakScope: Sendable, Hashable, CustomStringConvertible {
 
   private static let counter = Atomic<UInt32>(0)
 
-  /// Tells the census which task-local to read (once), and turns reading it on.
-  private static func begin() {
+  /// Each scope that was run inside another, with that other (its parent): a cycle made in a
+  /// nested scope is its parent's too.
+  private static let parents = Mutex<[UInt32: UInt32]>([:])
+
+  /// Tells the census which task-local to read (once), turns reading it on, and notes the scope
+  /// `id` runs inside, if any.
+  private static func begin(_ id: UInt32) {
     _ = installKey
+    let parent = current
+    if parent != 0, parent != id { parents.withLock { $0[id] = parent } }
     rgc_begin_scoping()
+  }
+
+  /// This scope's number and those of every scope run inside it (at any depth), so far.
+  var withNestedScopes: Set<UInt32> {
+    let parents = Self.parents.withLock { $0 }
+    var children: [UInt32: [UInt32]] = [:]
+    for (child, parent) in parents { children[parent, default: []].append(child) }
+    var found: Set<UInt32> = [id]
+    var stack = [id]
+    while let scope = stack.popLast() {
+      for child in children[scope] ?? [] where found.insert(child).inserted { stack.append(child) }
+    }
+    return found
   }
 
   /// The census looks the scope up by the task-local's identity, as the runtime does.
@@ -86,8 +109,8 @@ public struct LeakScope: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension HeapCensus {
-  /// Every leaked cycle that holds an object allocated in `scope` (see ``leaks(since:timeout:)``:
-  /// every live object is still counted, only the report is narrowed).
+  /// Every leaked cycle that holds an object allocated in `scope`, or in a scope run inside it (see
+  /// ``leaks(since:timeout:)``: every live object is still counted, only the report is narrowed).
   ///
   /// Call it after the scope's work is done and its references are gone: a cycle that something
   /// outside still holds then (a running task, a queued block, a caller's variable) is not
@@ -100,7 +123,7 @@ extension HeapCensus {
   public static func leaks(in scope: LeakScope, timeout: Duration = .seconds(60)) throws(ForkedWalkError)
     -> LeakReport
   {
-    try leaks(since: nil, scope: scope.id, timeout: timeout)
+    try leaks(since: nil, scopes: scope.withNestedScopes, timeout: timeout)
   }
 
   /// The leak scope number the census recorded for each object (0: none; nil: not recorded), read

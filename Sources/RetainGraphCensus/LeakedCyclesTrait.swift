@@ -73,25 +73,40 @@ public struct LeakedCyclesTrait: TestTrait, SuiteTrait, TestScoping {
   /// - Parameter scope: the test's scope, after the test.
   /// - Returns: the issue's text.
   func check(_ scope: LeakScope) -> String? {
+    LeakedCyclesCheck.problem(in: scope, subject: "The test", place: "the test", timeout: timeout)
+  }
+}
+
+/// The check `.noLeakedCycles` and `assertNoLeakedCycles` make after the code they ran.
+enum LeakedCyclesCheck {
+  /// What to say of the leaked cycles `scope` left, or of why none could be looked for; nil when
+  /// it left none.
+  /// - Parameters:
+  ///   - scope: the scope, after its work.
+  ///   - subject: who left them ("The test").
+  ///   - place: where their objects were allocated ("the test").
+  ///   - timeout: how long the count may take.
+  /// - Returns: the failure's text, or nil.
+  static func problem(in scope: LeakScope, subject: String, place: String, timeout: Duration) -> String? {
     guard HeapCensus.isAvailable else {
       return "No leaked cycles were looked for: the heap census could not interpose the runtime's "
         + "allocation in this process, so it recorded nothing."
     }
     guard LeakScope.isAvailable else {
       return "No leaked cycles were looked for: this process has no Swift task-local lookup "
-        + "(swift_task_localValueGet), so no allocation could be marked as the test's."
+        + "(swift_task_localValueGet), so no allocation could be marked as made here."
     }
     let report: LeakReport
     do {
       report = try HeapCensus.leaks(in: scope, timeout: timeout)
     } catch {
-      return "No leaked cycles were looked for: the count after the test failed: \(error)"
+      return "No leaked cycles were looked for: the count failed: \(error)"
     }
     guard !report.isEmpty else { return nil }
-    let cycles = report.leaks.count == 1 ? "1 leaked cycle" : "\(report.leaks.count) leaked cycles"
-    let them = report.leaks.count == 1 ? "it" : "them"
-    return "The test left \(cycles) behind: nothing outside holds \(them), and the test allocated "
-      + "\(report.leaks.count == 1 ? "an object of it" : "an object of each").\n\n\(report.cycleSections)"
+    let one = report.leaks.count == 1
+    let cycles = one ? "1 leaked cycle" : "\(report.leaks.count) leaked cycles"
+    return "\(subject) left \(cycles) behind: nothing outside holds \(one ? "it" : "them"), and "
+      + "\(one ? "it holds" : "each holds") an object allocated in \(place).\n\n\(report.cycleSections)"
   }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import RetainGraph
 import RetainGraphTestSupport
+import RetainGraphTesting
 import Synchronization
 import Testing
 
@@ -123,6 +124,21 @@ extension CensusTests {
       #expect(other.id > scope.id, "numbered in order")
     }
 
+    /// A scope run inside another is its parent's too: the inner scope's cycle is reported for
+    /// both, not for a scope run beside them.
+    @Test func aCycleMadeInANestedScopeIsItsParentsToo() throws {
+      let outer = LeakScope()
+      let inner = LeakScope()
+      let beside = LeakScope()
+      let box = outer.run { inner.run { ScopedPairInTest.make(leaking: true) } }
+      beside.run { _ = ScopedPairFixed.make(leaking: false) }
+      defer { box.breakCycle() }
+      #expect(box.object != nil, "the runtime keeps the pair")
+      #expect(Self.types(try HeapCensus.leaks(in: inner)) == [["ScopedPairInTest"]])
+      #expect(Self.types(try HeapCensus.leaks(in: outer)) == [["ScopedPairInTest"]])
+      #expect(try HeapCensus.leaks(in: beside).isEmpty)
+    }
+
     /// The trait, run as Swift Testing runs it, records one issue for the test's cycle, whose text
     /// is the cycle's trace and fix (compared whole); a test that leaves none records nothing.
     @Test func theTraitFailsATestThatLeavesACycleWithItsTrace() async throws {
@@ -172,6 +188,49 @@ extension CensusTests {
     @Test(.noLeakedCycles) func aTestThatLeavesNoCyclePassesUnderTheTrait() {
       let box = ScopedPairFixed.make(leaking: false)
       #expect(box.object == nil)
+    }
+
+    /// `assertNoLeakedCycles` in its async form, in Swift Testing: one issue, at the caller's line,
+    /// with the cycle its block left (compared whole).
+    @Test func theAsyncAssertionFailsWithTheCycleItsBlockLeft() async {
+      let made = Mutex<WeakBox?>(nil)
+      let recorded = Mutex<[String]>([])
+      await HeapCensus.run {
+        await withKnownIssue {
+          await assertNoLeakedCycles {
+            await Task.yield()
+            made.withLock { $0 = ScopedPairTraitCase.make(leaking: true) }
+          }
+        } matching: { issue in
+          recorded.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: "\n")) }
+          return issue.sourceLocation?.fileName == "LeakScopeTests.swift"
+        }
+      }
+      made.withLock { $0?.breakCycle() }
+      #expect(made.withLock { $0?.object } == nil, "freed once broken")
+      let messages = recorded.withLock { $0 }
+      #expect(messages.count == 1)
+      assertGolden(messages.first ?? "", named: "async-assertion-one-leaked-cycle")
+    }
+
+    /// Without a census running for the test, the assertion does not pass in silence: it fails with
+    /// how to start one, and still runs its block.
+    @Test func theAssertionWithoutACensusSaysHowToStartOne() {
+      let recorded = Mutex<[String]>([])
+      var ran = false
+      withKnownIssue {
+        assertNoLeakedCycles { ran = true }
+      } matching: { issue in
+        recorded.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: "\n")) }
+        return true
+      }
+      #expect(ran)
+      #expect(
+        recorded.withLock { $0 } == [
+          "assertNoLeakedCycles counts every live object in the process, which needs the heap census: add "
+            + "`import RetainGraphCensus` to the test target and run the test under the census with the "
+            + "`.heapCensus` trait, `HeapCensus.run { … }`, or `HeapCensus.start()` before the check."
+        ])
     }
 
     static func types(_ report: LeakReport) -> [[String]] {

@@ -7,12 +7,13 @@ extension LeakSearch {
   /// object: other threads must not change them meanwhile (a forked child, or a quiet moment).
   /// - Parameters:
   ///   - mark: report only cycles that hold an object allocated at or after this number.
-  ///   - scope: report only cycles that hold an object allocated in this leak scope (nil: any).
+  ///   - scopes: report only cycles that hold an object allocated in one of these leak scopes (nil:
+  ///     any).
   /// - Returns: the report.
-  static func report(since mark: UInt64, scope: UInt32? = nil) -> LeakReport {
+  static func report(since mark: UInt64, scopes: Set<UInt32>? = nil) -> LeakReport {
     HeapWideRetains.during {
       let (accounting, recorded) = count()
-      return groups(accounting, liveObjects: recorded, since: mark, scope: scope)
+      return groups(accounting, liveObjects: recorded, since: mark, scopes: scopes)
     }
   }
 
@@ -34,7 +35,9 @@ extension LeakSearch {
 
   /// Groups the garbage into leaked cycles (strongly connected groups, and what only each keeps
   /// alive), each reported as a walked cycle is.
-  static func groups(_ accounting: Accounting, liveObjects: Int, since mark: UInt64, scope: UInt32? = nil)
+  static func groups(
+    _ accounting: Accounting, liveObjects: Int, since mark: UInt64, scopes: Set<UInt32>? = nil
+  )
     -> LeakReport
   {
     let population = accounting.population
@@ -78,7 +81,7 @@ extension LeakSearch {
       let group = groups[number]
       let sequences = group.map { population.sequences[$0] }.filter { $0 != .max }
       guard let oldest = sequences.min(), let newest = sequences.max(), newest >= mark else { continue }
-      if let scope, !group.contains(where: { population.scopes[$0] == scope }) { continue }
+      if let scopes, !group.contains(where: { scopes.contains(population.scopes[$0]) }) { continue }
       if let leak = leakedCycle(cycle: cycle, group: group, population: population) {
         leaks.append(
           LeakReport.LeakedCycle(
