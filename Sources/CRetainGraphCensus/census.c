@@ -40,9 +40,32 @@ extern void swift_slowDealloc(void *memory, size_t size, size_t alignMask);
 
 typedef struct {
   _Atomic(void *) object;
+  // The requested size in the low SIZE_BITS bits; the scope the object was allocated in above them
+  // (0: none, or no scope was being read).
   uint64_t size;
   void **frames;  // malloc'd: [count, frame...] as words; null when not recorded
 } Slot;
+
+#define SIZE_BITS 40
+#define SIZE_MASK ((UINT64_C(1) << SIZE_BITS) - 1)
+#define SCOPE_MAX ((UINT64_C(1) << (64 - SIZE_BITS)) - 1)
+
+// The task-local whose value is each allocation's scope (a `TaskLocal<UInt32>`'s address, the key
+// the runtime looks values up by), or null when no scope is read. Set once, never cleared.
+static _Atomic(const void *) scope_key;
+// How many scoped runs are going: the slow path reads the scope only while one is.
+static _Atomic int scoping;
+
+// The runtime's task-local lookup (libswift_Concurrency), weak: a process without it reads no scope.
+extern void *swift_task_localValueGet(const void *key) __attribute__((weak));
+
+// The scope of the current task (or thread), read through the task-local `scope_key`: 0 when unset.
+static uint64_t current_scope(void) {
+  const void *key = atomic_load_explicit(&scope_key, memory_order_acquire);
+  if (!key || !swift_task_localValueGet) return 0;
+  const uint32_t *value = swift_task_localValueGet(key);
+  return value ? (uint64_t)*value & SCOPE_MAX : 0;
+}
 
 static _Atomic(AllocObject) real_alloc;
 static _Atomic int running;
@@ -253,7 +276,7 @@ static void forget_dead(Slot *slot, void *object) {
     // Giving back the last count frees the memory (swift_nonatomic_unownedRelease would decrement
     // it to zero first, then call swift_slowDealloc, which is free() on Linux whatever the size
     // and alignment): nothing else can read the counts, so the decrement is skipped.
-    swift_slowDealloc(object, slot->size, ~(size_t)0);
+    swift_slowDealloc(object, slot->size & SIZE_MASK, ~(size_t)0);
   } else {
     swift_unownedRelease(object);
   }
@@ -504,7 +527,10 @@ static __attribute__((noinline)) void record_slow(void *object, size_t size) {
   }
   // Chunks are zeroed when made or kept for reuse, and each slot is written once: frames is null.
   Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
-  slot->size = size;
+  slot->size = (uint64_t)size & SIZE_MASK;
+  if (__builtin_expect(atomic_load_explicit(&scoping, memory_order_relaxed) != 0, 0)) {
+    slot->size |= current_scope() << SIZE_BITS;
+  }
   if (__builtin_expect(atomic_load_explicit(&backtraces, memory_order_relaxed) != 0, 0)) {
     slot->frames = record_backtrace();
   }
@@ -522,12 +548,13 @@ static inline __attribute__((always_inline)) void record(void *object, size_t si
   if (__builtin_expect(slots != NULL && index != batch_end &&
                            batch_epoch == atomic_load_explicit(&epoch, memory_order_acquire) &&
                            atomic_load_explicit(&backtraces, memory_order_relaxed) == 0 &&
+                           atomic_load_explicit(&scoping, memory_order_relaxed) == 0 &&
                            atomic_load_explicit(&inline_retain_checked, memory_order_relaxed) == 1 &&
                            *counts == FRESH_COUNTS,
                        1)) {
     batch_next = index + 1;
     Slot *slot = &slots[index & (CHUNK_SLOTS - 1)];
-    slot->size = size;
+    slot->size = (uint64_t)size & SIZE_MASK;
     *counts = FRESH_COUNTS + 2;
     atomic_store_explicit(&slot->object, object, memory_order_release);
     return;
@@ -553,6 +580,12 @@ void *swift_allocObject(const void *metadata, size_t size, size_t alignMask) {
   }
   return allocate_and_record(function, metadata, size, alignMask);
 }
+
+void rgc_set_scope_key(const void *key) { atomic_store_explicit(&scope_key, key, memory_order_release); }
+void rgc_begin_scoping(void) { atomic_fetch_add_explicit(&scoping, 1, memory_order_acq_rel); }
+void rgc_end_scoping(void) { atomic_fetch_sub_explicit(&scoping, 1, memory_order_acq_rel); }
+uint32_t rgc_largest_scope(void) { return (uint32_t)SCOPE_MAX; }
+int rgc_can_read_scopes(void) { return swift_task_localValueGet != NULL; }
 
 void rgc_pause_this_thread(void) { paused++; }
 void rgc_resume_this_thread(void) { paused--; }
@@ -666,7 +699,8 @@ size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t c
         rgc_record *out = &buffer[found];
         out->object = object;
         out->sequence = sequence;
-        out->size = slots[index].size;
+        out->size = slots[index].size & SIZE_MASK;
+        out->scope = (uint32_t)(slots[index].size >> SIZE_BITS);
         void **frames = slots[index].frames;
         out->frames = frames ? (void *const *)(frames + 1) : NULL;
         out->frameCount = frames ? (int32_t)(uintptr_t)frames[0] : 0;

@@ -27,9 +27,17 @@ extension HeapCensus {
   public static func leaks(since mark: Mark? = nil, timeout: Duration = .seconds(60)) throws(ForkedWalkError)
     -> LeakReport
   {
+    try leaks(since: mark, scopes: nil, timeout: timeout)
+  }
+
+  /// ``leaks(since:timeout:)`` narrowed to the cycles holding an object of one of these leak scopes
+  /// (nil: any).
+  static func leaks(since mark: Mark?, scopes: Set<UInt32>?, timeout: Duration) throws(ForkedWalkError)
+    -> LeakReport
+  {
     CensusRuntime.prepareForFork()
     let bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
-      let report = leaksInThisProcess(since: mark)
+      let report = CensusTable.unrecorded { LeakSearch.report(since: mark?.sequence ?? 0, scopes: scopes) }
       return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
     }
     do {

@@ -105,17 +105,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
       lines.append(
         "\(cycles) (\(objects)) among \(Self.number(liveObjects)) live objects the census recorded")
     }
-    for (index, leak) in leaks.enumerated() {
-      lines.append("")
-      let objects = leak.objectCount == 1 ? "1 object" : "\(Self.number(leak.objectCount)) objects"
-      lines.append(
-        "leaked cycle \(index + 1) of \(leaks.count): \(objects) (\(leak.cycleTypes.joined(separator: ", "))), "
-          + "signature \(leak.signature)")
-      lines.append(leak.trace)
-      if let site = leak.allocationSite, !site.isEmpty {
-        lines.append("allocated in \(site.prefix(4).joined(separator: " ← "))")
-      }
-    }
+    if !leaks.isEmpty { lines.append("\n" + cycleSections) }
     if unexplained.references > 0 || unexplained.overcounted > 0 {
       lines.append("")
       var parts: [String] = []
@@ -135,6 +125,24 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
         "not explained: \(parts.joined(separator: "; ")); counted as held from outside, which kept "
           + "\(Self.number(unexplained.objectsKeptOut)) object\(unexplained.objectsKeptOut == 1 ? "" : "s") out of the leaks"
       )
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Each cycle's section of ``description`` (its headline, trace and allocation site), a blank line
+  /// between two; nothing of the census as a whole (live objects, what was not explained).
+  package var cycleSections: String {
+    var lines: [String] = []
+    for (index, leak) in leaks.enumerated() {
+      if index > 0 { lines.append("") }
+      let objects = leak.objectCount == 1 ? "1 object" : "\(Self.number(leak.objectCount)) objects"
+      lines.append(
+        "leaked cycle \(index + 1) of \(leaks.count): \(objects) (\(leak.cycleTypes.joined(separator: ", "))), "
+          + "signature \(leak.signature)")
+      lines.append(leak.trace)
+      if let site = leak.allocationSite, !site.isEmpty {
+        lines.append("allocated in \(site.prefix(4).joined(separator: " ← "))")
+      }
     }
     return lines.joined(separator: "\n")
   }

@@ -30,9 +30,34 @@ open class LeakCheckingTestCase: XCTestCase {
   /// Names of properties to leave out of the sweep (default: none).
   open var propertiesExemptFromLeakCheck: Set<String> { [] }
 
+  /// Whether each test also fails when it leaves a leaked cycle behind: a group of objects that
+  /// nothing outside holds, one of which the test allocated (what `assertNoLeakedCycles` checks of a
+  /// block). Default false. It needs the heap census running around the test
+  /// (`override func invokeTest() { HeapCensus.run { super.invokeTest() } }` in your subclass);
+  /// without it each test fails with a message saying so.
+  open var checksLeakedCycles: Bool { false }
+
   /// Runs the test (`setUp()`, the test, teardown blocks, `tearDown()`) between the two halves of
-  /// the property sweep.
+  /// the property sweep, in a leak scope of its own when ``checksLeakedCycles``.
   override open func invokeTest() {
+    guard checksLeakedCycles else { return invokeSweptTest() }
+    guard let census = CensusRegistration.running else {
+      return recordLeakedCycles(LeakedCyclesWording.missingCensus)
+    }
+    let scope = census.inNewLeakScope { invokeSweptTest() }.scope
+    if let problem = census.leakedCyclesProblem(
+      inScope: scope, subject: "The test", place: "the test", timeout: .seconds(60))
+    {
+      recordLeakedCycles(problem)
+    }
+  }
+
+  private func recordLeakedCycles(_ message: String) {
+    recordFailure(
+      withDescription: message, inFile: String(describing: #filePath), atLine: #line, expected: true)
+  }
+
+  private func invokeSweptTest() {
     let constants = Set(heldObjects().map(\.property))
     let sweep = PropertySweep()
     addTeardownBlock { [weak self, sweep] in

@@ -53,6 +53,13 @@ private final class RecordingCensus: CensusProvider, @unchecked Sendable {
     return CensusHolderSearch(failure: "not searched")
   }
   func exclusively<R>(_ body: () throws -> R) rethrows -> R { try body() }
+  func inNewLeakScope<R>(_ body: () throws -> R) rethrows -> (result: R, scope: UInt32) { (try body(), 0) }
+  func inNewLeakScope<R>(_ body: () async throws -> R) async rethrows -> (result: R, scope: UInt32) {
+    (try await body(), 0)
+  }
+  func leakedCyclesProblem(
+    inScope scope: UInt32, subject: String, place: String, timeout: Duration
+  ) -> String? { nil }
   func withDispatchSourceHandlers(
     of source: UnsafeRawPointer, _ body: ([(block: UnsafeRawPointer, role: String)]) -> Void
   ) { body([]) }

@@ -76,10 +76,19 @@ struct ClosureTests {
         let predicted = graph.predictedLeaks().filter { graph.nodes[$0].kind == .object }
         objects = []
         holder = nil
-        let survivors = probes.indices.filter { probes[$0].object != nil }
-        #expect(survivors == predicted, "\(where_)")
+        // A parallel census test's heap-wide retain (a rootless growth check holds the newest
+        // instance of each type it counted, this test's too while the census records) keeps an
+        // object alive for a while: the probes are read with none running (a whole-suite run
+        // failed the last check once under load without this).
+        HeapWideRetains.excluded(waitingUntil: .now.advanced(by: .seconds(120))) { quiet in
+          #expect(quiet, "a heap-wide retain still ran after 120 s")
+          let survivors = probes.indices.filter { probes[$0].object != nil }
+          #expect(survivors == predicted, "\(where_)")
+        }
         for probe in probes { (probe.object as? ClosureHolder)?.clear() }
-        #expect(probes.allSatisfy { $0.object == nil }, "\(where_)")
+        HeapWideRetains.excluded(waitingUntil: .now.advanced(by: .seconds(120))) { _ in
+          #expect(probes.allSatisfy { $0.object == nil }, "\(where_)")
+        }
         graph = ObjectGraph(reflecting: ())
         (retains, ownership) = (false, nil)
       }

@@ -17,6 +17,9 @@ typedef struct {
   void *_Nullable const *_Nullable frames;
   /// How many `frames`.
   int32_t frameCount;
+  /// The scope the allocation was made in (the value of the task-local given to
+  /// `rgc_set_scope_key`, read while `rgc_begin_scoping` was in effect); 0 for none.
+  uint32_t scope;
 } rgc_record;
 
 /// Turns recording on (`backtraces`: also the allocating call stack). Nests with `rgc_stop`.
@@ -34,6 +37,17 @@ uint64_t rgc_next_sequence(void);
 
 /// Stops recording this thread's allocations until `rgc_resume_this_thread` (nests): for the
 /// census's own queries.
+/// Sets the task-local (a `TaskLocal<UInt32>` object's address) whose value in the allocating task
+/// (or thread) is each recorded allocation's scope, while scoping is on.
+void rgc_set_scope_key(const void *_Nonnull key);
+/// Turns reading each allocation's scope on; nests with `rgc_end_scoping`.
+void rgc_begin_scoping(void);
+/// Undoes one `rgc_begin_scoping`.
+void rgc_end_scoping(void);
+/// The largest scope a record keeps (scopes are kept modulo one more than it).
+uint32_t rgc_largest_scope(void);
+/// Whether the runtime's task-local lookup is in the process (without it, every scope reads 0).
+int rgc_can_read_scopes(void);
 void rgc_pause_this_thread(void);
 void rgc_resume_this_thread(void);
 

@@ -160,3 +160,23 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
     return search
   }
 }
+
+extension CensusProviderImplementation {
+  func inNewLeakScope<R>(_ body: () throws -> R) rethrows -> (result: R, scope: UInt32) {
+    let scope = LeakScope()
+    return (try scope.run(body), scope.id)
+  }
+
+  nonisolated(nonsending) func inNewLeakScope<R>(_ body: () async throws -> R) async rethrows
+    -> (result: R, scope: UInt32)
+  {
+    let scope = LeakScope()
+    return (try await scope.run(body), scope.id)
+  }
+
+  func leakedCyclesProblem(inScope scope: UInt32, subject: String, place: String, timeout: Duration)
+    -> String?
+  {
+    LeakedCyclesCheck.problem(in: LeakScope(id: scope), subject: subject, place: place, timeout: timeout)
+  }
+}

@@ -5,10 +5,15 @@ internal import RetainGraphRuntime
 extension LeakSearch {
   /// The whole search, in this process: collect, walk, count, group, report. Reads every live
   /// object: other threads must not change them meanwhile (a forked child, or a quiet moment).
-  static func report(since mark: UInt64) -> LeakReport {
+  /// - Parameters:
+  ///   - mark: report only cycles that hold an object allocated at or after this number.
+  ///   - scopes: report only cycles that hold an object allocated in one of these leak scopes (nil:
+  ///     any).
+  /// - Returns: the report.
+  static func report(since mark: UInt64, scopes: Set<UInt32>? = nil) -> LeakReport {
     HeapWideRetains.during {
       let (accounting, recorded) = count()
-      return groups(accounting, liveObjects: recorded, since: mark)
+      return groups(accounting, liveObjects: recorded, since: mark, scopes: scopes)
     }
   }
 
@@ -30,7 +35,11 @@ extension LeakSearch {
 
   /// Groups the garbage into leaked cycles (strongly connected groups, and what only each keeps
   /// alive), each reported as a walked cycle is.
-  static func groups(_ accounting: Accounting, liveObjects: Int, since mark: UInt64) -> LeakReport {
+  static func groups(
+    _ accounting: Accounting, liveObjects: Int, since mark: UInt64, scopes: Set<UInt32>? = nil
+  )
+    -> LeakReport
+  {
     let population = accounting.population
     let count = population.addresses.count
     let successors = Successors(count: count, holders: accounting.holders, targets: accounting.targets)
@@ -72,6 +81,7 @@ extension LeakSearch {
       let group = groups[number]
       let sequences = group.map { population.sequences[$0] }.filter { $0 != .max }
       guard let oldest = sequences.min(), let newest = sequences.max(), newest >= mark else { continue }
+      if let scopes, !group.contains(where: { scopes.contains(population.scopes[$0]) }) { continue }
       if let leak = leakedCycle(cycle: cycle, group: group, population: population) {
         leaks.append(
           LeakReport.LeakedCycle(

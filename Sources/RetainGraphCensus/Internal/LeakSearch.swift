@@ -16,6 +16,8 @@ enum LeakSearch {
     var strongCounts: [Int] = []
     /// The allocation number (`UInt64.max` for storage the census did not record).
     var sequences: [UInt64] = []
+    /// The leak scope each object was allocated in (0: none, or storage the census did not record).
+    var scopes: [UInt32] = []
     var index = AddressIndex(capacity: 0)
     /// How many of them the census recorded.
     var recordedCount = 0
@@ -49,6 +51,7 @@ enum LeakSearch {
         population.sizes.append(Int(record.size))
         population.strongCounts.append(strong)
         population.sequences.append(record.sequence)
+        population.scopes.append(record.scope)
         // Closure contexts and boxes are read through their holders (the walk reads a context
         // only there).
         if CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object) {
@@ -93,6 +96,7 @@ enum LeakSearch {
         population.addresses.append(pass.storage)
         population.strongCounts.append(strong)
         population.sequences.append(.max)
+        population.scopes.append(0)
         // Its size, for reading its words: what `malloc` gave it (the runtime allocates heap
         // objects with `malloc`; an immortal, statically made storage holds no reference to check).
         population.sizes.append(strong < 1 << 30 ? rgc_allocation_size(object) : 0)

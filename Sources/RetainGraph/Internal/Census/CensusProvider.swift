@@ -17,6 +17,18 @@ package protocol CensusProvider: AnyObject, Sendable {
   func holders(of object: AnyObject) -> CensusHolderSearch
   /// ``holders(of:)`` waited for off the cooperative pool (the calling task suspends).
   nonisolated(nonsending) func searchHolders(of object: AnyObject) async -> CensusHolderSearch
+  /// Runs `body` in a new leak scope, with the census started for it: every allocation it makes
+  /// (on its task or thread, in child tasks, in `Task { }`s it makes) is marked as the scope's.
+  /// - Returns: what `body` returns, and the scope's number.
+  func inNewLeakScope<R>(_ body: () throws -> R) rethrows -> (result: R, scope: UInt32)
+  /// The async twin of ``inNewLeakScope(_:)``.
+  nonisolated(nonsending) func inNewLeakScope<R>(_ body: () async throws -> R) async rethrows
+    -> (result: R, scope: UInt32)
+  /// The failure text for the leaked cycles that hold an object of leak scope `scope` (each with
+  /// its trace and fix; `subject` says who left them, "The test", and `place` where their objects
+  /// were allocated, "the test"), or for why none could be looked for; nil when there are none.
+  func leakedCyclesProblem(inScope scope: UInt32, subject: String, place: String, timeout: Duration)
+    -> String?
   /// Runs `body` while no other census check runs (census checks of parallel tests take turns, in
   /// ``CensusCheckTurns``).
   func exclusively<R>(_ body: () throws -> R) rethrows -> R

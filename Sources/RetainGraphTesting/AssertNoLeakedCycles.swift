@@ -1,0 +1,98 @@
+internal import RetainGraph
+
+/// Runs `body` and fails the current test (XCTest or Swift Testing) at the caller's line when it
+/// leaves a leaked cycle behind: a group of objects that nothing outside holds, one of which `body`
+/// allocated. No root or type is named: the heap census counts every live object after `body`
+/// returns (in a forked child), and the failure gives each cycle's trace and fix.
+///
+/// ```swift
+/// final class CheckoutTests: XCTestCase {
+///   override func invokeTest() { HeapCensus.run { super.invokeTest() } }
+///
+///   func testCheckout() {
+///     assertNoLeakedCycles {
+///       let flow = CheckoutFlow()
+///       flow.run()
+///     }
+///   }
+/// }
+/// ```
+///
+/// It needs the heap census (`import RetainGraphCensus`, and the test running under it:
+/// `HeapCensus.run`, the `.heapCensus` trait, or `HeapCensus.start()`); without it the test fails
+/// with a message saying so. Allocations count as `body`'s when they are made on its thread or
+/// task, in child tasks, or in `Task { }`s it makes; `Task.detached`, Dispatch queues and threads
+/// of their own are outside it. A cycle that something still holds when `body` returns (a task
+/// still running, a queued block) is not garbage yet, and is not reported. In Swift Testing, the
+/// `.noLeakedCycles` trait does the same for a whole test.
+/// - Parameters:
+///   - timeout: how long the count may take.
+///   - fileID: the caller's file ID.
+///   - filePath: the caller's file path.
+///   - line: the caller's line.
+///   - column: the caller's column.
+///   - body: the code to check.
+/// - Returns: what `body` returns.
+/// - Throws: what `body` throws (then nothing is checked).
+@discardableResult
+public func assertNoLeakedCycles<R>(
+  timeout: Duration = .seconds(60),
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column,
+  _ body: () throws -> R
+) rethrows -> R {
+  let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+  guard let census = CensusRegistration.running else {
+    recordIssue(LeakedCyclesWording.missingCensus, attachments: [], at: site)
+    return try body()
+  }
+  let (result, scope) = try census.inNewLeakScope(body)
+  if let problem = census.leakedCyclesProblem(
+    inScope: scope, subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout)
+  {
+    recordIssue(problem, attachments: [], at: site)
+  }
+  return result
+}
+
+/// The async twin of ``assertNoLeakedCycles(timeout:fileID:filePath:line:column:_:)``.
+/// - Parameters:
+///   - timeout: how long the count may take.
+///   - fileID: the caller's file ID.
+///   - filePath: the caller's file path.
+///   - line: the caller's line.
+///   - column: the caller's column.
+///   - body: the code to check.
+/// - Returns: what `body` returns.
+/// - Throws: what `body` throws (then nothing is checked).
+@discardableResult
+nonisolated(nonsending) public func assertNoLeakedCycles<R>(
+  timeout: Duration = .seconds(60),
+  fileID: StaticString = #fileID,
+  filePath: StaticString = #filePath,
+  line: UInt = #line,
+  column: UInt = #column,
+  _ body: () async throws -> R
+) async rethrows -> R {
+  let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+  guard let census = CensusRegistration.running else {
+    recordIssue(LeakedCyclesWording.missingCensus, attachments: [], at: site)
+    return try await body()
+  }
+  let (result, scope) = try await census.inNewLeakScope(body)
+  if let problem = census.leakedCyclesProblem(
+    inScope: scope, subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout)
+  {
+    recordIssue(problem, attachments: [], at: site)
+  }
+  return result
+}
+
+/// How a failure of ``assertNoLeakedCycles(timeout:fileID:filePath:line:column:_:)`` names what it checked.
+enum LeakedCyclesWording {
+  static let subject = "The code checked by assertNoLeakedCycles"
+  static let place = "that code"
+  static let missingCensus = CensusRegistration.missingCensusMessage(for: "assertNoLeakedCycles")
+}
