@@ -8,10 +8,12 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef void *(*AllocObject)(const void *, size_t, size_t);
 
@@ -586,6 +588,34 @@ void rgc_begin_scoping(void) { atomic_fetch_add_explicit(&scoping, 1, memory_ord
 void rgc_end_scoping(void) { atomic_fetch_sub_explicit(&scoping, 1, memory_order_acq_rel); }
 uint32_t rgc_largest_scope(void) { return (uint32_t)SCOPE_MAX; }
 int rgc_can_read_scopes(void) { return swift_task_localValueGet != NULL; }
+
+int rgc_in_census_image(const void *address) {
+  Dl_info own, info;
+  if (!dladdr((const void *)&rgc_start, &own) || !dladdr(address, &info)) return 0;
+  return own.dli_fbase == info.dli_fbase;
+}
+
+// RETAIN_GRAPH_LEAKS=1: the census records from the process's start, with call stacks, and at exit
+// the Swift side (RetainGraphCensus's LeaksAtExit) prints every leaked cycle; the process then exits
+// with status 1 when it found one or could not count. Weak: a program without that Swift code (it
+// does not link RetainGraphCensus's Swift half) reports nothing.
+extern int32_t rgc_swift_report_leaks_at_exit(void) __attribute__((weak));
+
+static void report_leaks_at_exit(void) {
+  if (!rgc_swift_report_leaks_at_exit) return;
+  int32_t found = rgc_swift_report_leaks_at_exit();
+  if (found != 0) {
+    fflush(NULL);
+    _exit(1);
+  }
+}
+
+__attribute__((constructor)) static void start_from_environment(void) {
+  const char *value = getenv("RETAIN_GRAPH_LEAKS");
+  if (!value || strcmp(value, "1") != 0) return;
+  rgc_start(1);
+  atexit(report_leaks_at_exit);
+}
 
 void rgc_pause_this_thread(void) { paused++; }
 void rgc_resume_this_thread(void) { paused--; }

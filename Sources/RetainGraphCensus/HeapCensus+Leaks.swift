@@ -27,17 +27,20 @@ extension HeapCensus {
   public static func leaks(since mark: Mark? = nil, timeout: Duration = .seconds(60)) throws(ForkedWalkError)
     -> LeakReport
   {
-    try leaks(since: mark, scopes: nil, timeout: timeout)
+    try leaks(since: mark, scopes: nil, attributing: false, timeout: timeout)
   }
 
   /// ``leaks(since:timeout:)`` narrowed to the cycles holding an object of one of these leak scopes
   /// (nil: any).
-  static func leaks(since mark: Mark?, scopes: Set<UInt32>?, timeout: Duration) throws(ForkedWalkError)
+  static func leaks(since mark: Mark?, scopes: Set<UInt32>?, attributing: Bool = false, timeout: Duration)
+    throws(ForkedWalkError)
     -> LeakReport
   {
     CensusRuntime.prepareForFork()
     let bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
-      let report = CensusTable.unrecorded { LeakSearch.report(since: mark?.sequence ?? 0, scopes: scopes) }
+      let report = CensusTable.unrecorded {
+        LeakSearch.report(since: mark?.sequence ?? 0, scopes: scopes, attributing: attributing)
+      }
       return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
     }
     do {

@@ -275,14 +275,14 @@ public enum HeapCensus {
     let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
     guard let frames = CensusTable.allocationFrames(of: address) else { return nil }
     // A return address points just past the call: look up the byte before it.
-    var names = frames.map { CensusRuntime.functionName(containing: $0 - 1).map(withoutSignature) }
+    var names = frames.map { CensusRuntime.functionName(containing: $0 - 1).map(LeaksAtExit.shortName) }
     // The first frames are the census's interposer (C, so no Swift name).
     while names.count > 1, names.first == .some(nil) { names.removeFirst() }
     return names.map { $0 ?? "?" }
   }
 
   /// `App.makeImage() -> App.Image` → `App.makeImage()`: the name up to its parameter list's end.
-  private static func withoutSignature(_ name: String) -> String {
+  static func withoutSignature(_ name: String) -> String {
     var depth = 0
     for index in name.indices {
       switch name[index] {

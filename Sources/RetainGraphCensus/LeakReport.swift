@@ -44,6 +44,13 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     /// The census's allocation numbers of the group's oldest and newest objects (see
     /// ``HeapCensus/Mark``).
     public var sequences: ClosedRange<UInt64>
+    /// The function that allocated the cycle's oldest class instance, as `RETAIN_GRAPH_LEAKS=1`
+    /// names it from the allocation's call stack (the test, in a test run: the outermost frame of
+    /// the program's own code around the allocation, generated thunks left out); nil otherwise.
+    public var madeBy: String? = nil
+    /// Whether every class on the cycle is defined outside the program, in a library loaded beside
+    /// it (XCTest's own suites, say), as `RETAIN_GRAPH_LEAKS=1` tells; nil otherwise.
+    public var isOfLibraryTypesOnly: Bool? = nil
   }
 
   /// What the count could not attribute: each counts as held from outside.
@@ -139,6 +146,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
       lines.append(
         "leaked cycle \(index + 1) of \(leaks.count): \(objects) (\(leak.cycleTypes.joined(separator: ", "))), "
           + "signature \(leak.signature)")
+      if let madeBy = leak.madeBy { lines.append("made by \(madeBy)") }
       lines.append(leak.trace)
       if let site = leak.allocationSite, !site.isEmpty {
         lines.append("allocated in \(site.prefix(4).joined(separator: " ← "))")

@@ -46,6 +46,9 @@ void rgc_begin_scoping(void);
 void rgc_end_scoping(void);
 /// The largest scope a record keeps (scopes are kept modulo one more than it).
 uint32_t rgc_largest_scope(void);
+/// Whether `address` lies in the loaded image that holds the census itself (the program the
+/// package is linked into), by `dladdr`.
+int rgc_in_census_image(const void *_Nonnull address);
 /// Whether the runtime's task-local lookup is in the process (without it, every scope reads 0).
 int rgc_can_read_scopes(void);
 void rgc_pause_this_thread(void);

@@ -9,11 +9,13 @@ extension LeakSearch {
   ///   - mark: report only cycles that hold an object allocated at or after this number.
   ///   - scopes: report only cycles that hold an object allocated in one of these leak scopes (nil:
   ///     any).
+  ///   - attributing: name the function that made each cycle (``LeaksAtExit/maker(frames:)``).
   /// - Returns: the report.
-  static func report(since mark: UInt64, scopes: Set<UInt32>? = nil) -> LeakReport {
+  static func report(since mark: UInt64, scopes: Set<UInt32>? = nil, attributing: Bool = false) -> LeakReport
+  {
     HeapWideRetains.during {
       let (accounting, recorded) = count()
-      return groups(accounting, liveObjects: recorded, since: mark, scopes: scopes)
+      return groups(accounting, liveObjects: recorded, since: mark, scopes: scopes, attributing: attributing)
     }
   }
 
@@ -36,7 +38,8 @@ extension LeakSearch {
   /// Groups the garbage into leaked cycles (strongly connected groups, and what only each keeps
   /// alive), each reported as a walked cycle is.
   static func groups(
-    _ accounting: Accounting, liveObjects: Int, since mark: UInt64, scopes: Set<UInt32>? = nil
+    _ accounting: Accounting, liveObjects: Int, since mark: UInt64, scopes: Set<UInt32>? = nil,
+    attributing: Bool = false
   )
     -> LeakReport
   {
@@ -82,11 +85,13 @@ extension LeakSearch {
       let sequences = group.map { population.sequences[$0] }.filter { $0 != .max }
       guard let oldest = sequences.min(), let newest = sequences.max(), newest >= mark else { continue }
       if let scopes, !group.contains(where: { scopes.contains(population.scopes[$0]) }) { continue }
-      if let leak = leakedCycle(cycle: cycle, group: group, population: population) {
+      if let leak = leakedCycle(cycle: cycle, group: group, population: population, attributing: attributing)
+      {
         leaks.append(
           LeakReport.LeakedCycle(
             signature: leak.signature, cycleTypes: leak.types, objectCount: group.count, trace: leak.trace,
-            fixes: leak.fixes, allocationSite: leak.site, sequences: oldest...newest))
+            fixes: leak.fixes, allocationSite: leak.site, sequences: oldest...newest, madeBy: leak.maker,
+            isOfLibraryTypesOnly: attributing ? !leak.hasProgramType : nil))
       }
     }
     leaks.sort { $0.sequences.lowerBound < $1.sequences.lowerBound }
@@ -97,8 +102,10 @@ extension LeakSearch {
 
   /// The report of one cycle: the group walked from the cycle's oldest class instance, its graph
   /// kept to the group's objects.
-  private static func leakedCycle(cycle: [Int], group: [Int], population: Population) -> (
-    signature: LeakSignature, types: [String], trace: String, fixes: [String], site: [String]?
+  private static func leakedCycle(cycle: [Int], group: [Int], population: Population, attributing: Bool) -> (
+    signature: LeakSignature, types: [String], trace: String, fixes: [String], site: [String]?,
+    maker: String?,
+    hasProgramType: Bool
   )? {
     let members = Set(group.map { population.addresses[$0] })
     let onCycle = Set(cycle.map { population.addresses[$0] })
@@ -138,16 +145,26 @@ extension LeakSearch {
     if !lines.isEmpty { lines.removeFirst() }
     while lines.first == "" { lines.removeFirst() }
     var types: Set<String> = []
+    // Whether a class on the cycle is defined in the program (its type descriptor is in the image
+    // the census is linked into), not only in libraries loaded beside it.
+    var hasProgramType = false
     for (kept, node) in keep.enumerated() {
       guard let object = objects[node],
         onCycle.contains(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
       else { continue }
       types.insert(graph.displayName(kept))
+      if !hasProgramType, let descriptor = Metadata.descriptor(of: type(of: object)) {
+        hasProgramType = rgc_in_census_image(descriptor) != 0
+      }
     }
     return (
       signature(of: graph), types.sorted(), lines.joined(separator: "\n"),
       graph.cycles.flatMap { $0.fixPlan.map(\.fix) },
-      rgc_backtraces_ever_recorded() != 0 ? HeapCensus.allocationBacktrace(of: root) : nil
+      rgc_backtraces_ever_recorded() != 0 ? HeapCensus.allocationBacktrace(of: root) : nil,
+      attributing
+        ? CensusTable.allocationFrames(of: UnsafeRawPointer(Unmanaged.passUnretained(root).toOpaque()))
+          .flatMap(LeaksAtExit.maker(frames:)) : nil,
+      hasProgramType
     )
   }
 

@@ -1,0 +1,120 @@
+internal import CRetainGraphCensus
+internal import Foundation
+internal import RetainGraph
+internal import RetainGraphRuntime
+
+/// `RETAIN_GRAPH_LEAKS=1`: the census records from the process's start (with call stacks), and at
+/// exit every leaked cycle is printed to standard error with the function that made it (the test,
+/// in a test run), and the process exits with status 1 when there is one, as `leaks --atExit` does.
+///
+/// The C side starts the census in a load-time constructor and registers the exit handler, which
+/// calls ``reportLeaksAtExit()`` through its C name.
+enum LeaksAtExit {
+  /// The environment variable, and the value that turns it on.
+  static let variable = "RETAIN_GRAPH_LEAKS"
+
+  /// The report's text and how many cycles it found; the text says why when the count failed (then
+  /// the count is nil).
+  static func report(timeout: Duration) -> (text: String, cycles: Int?) {
+    let report: LeakReport
+    do {
+      report = try HeapCensus.leaks(since: nil, scopes: nil, attributing: true, timeout: timeout)
+    } catch {
+      return (
+        "\(variable): the count of leaked cycles at exit failed, so none were looked for: \(error)", nil
+      )
+    }
+    var own = report
+    own.leaks = report.leaks.filter { $0.isOfLibraryTypesOnly != true }
+    own.leakedObjects = own.leaks.reduce(0) { $0 + $1.objectCount }
+    var text =
+      own.isEmpty
+      ? "\(variable): no leaked cycles at exit among \(LeakReport.number(report.liveObjects)) live objects "
+        + "the census recorded"
+      : "\(variable): \(own.description)"
+    let libraries = report.leaks.filter { $0.isOfLibraryTypesOnly == true }
+    if !libraries.isEmpty {
+      text +=
+        "\n\n\(variable): not counted, \(libraries.count) leaked cycle\(libraries.count == 1 ? "" : "s") made "
+        + "only of types that libraries loaded beside the program define:"
+      for leak in libraries {
+        text += "\n  \(leak.cycleTypes.joined(separator: ", ")) (\(leak.objectCount) objects)"
+        if let madeBy = leak.madeBy { text += ", made by \(madeBy)" }
+      }
+    }
+    return (text, own.leaks.count)
+  }
+
+  /// The function a cycle was made by: from the allocation call stack of its oldest object, the
+  /// outermost frame of the innermost run of frames in the program's own image (a test function,
+  /// or `closure #1 in` one), leaving out the thunks test frameworks generate around tests.
+  /// - Parameter frames: return addresses, innermost first.
+  /// - Returns: the function's name, or nil when no frame is in the program's image.
+  static func maker(frames: [UnsafeRawPointer]) -> String? {
+    var found: String?
+    var inRun = false
+    for frame in frames {
+      let isOwn = rgc_in_census_image(frame) != 0
+      guard let name = CensusRuntime.functionName(containing: frame - 1) else {
+        if inRun && !isOwn { break }
+        continue
+      }
+      if isOwn {
+        inRun = true
+        if !isGenerated(name) { found = name }
+      } else if inRun {
+        break
+      }
+    }
+    return found.map(shortName)
+  }
+
+  /// A frame's function as a person names it: no signature, no async resumption prefix.
+  /// `(1) suspend resume partial function for closure #1 () async -> T in App.Tests.run() async
+  /// throws -> ()` → `closure #1 in App.Tests.run()`.
+  static func shortName(_ raw: String) -> String {
+    var name = Substring(raw)
+    for marker in ["suspend resume partial function for ", "await resume partial function for "] {
+      if name.hasPrefix("("), let range = name.range(of: marker) { name = name[range.upperBound...] }
+    }
+    guard name.hasPrefix("closure #") else { return HeapCensus.withoutSignature(String(name)) }
+    // `closure #N <signature> in <enclosing function>`: the first ` in ` outside brackets (an
+    // arrow's `>` is not a bracket).
+    var index = name.index(name.startIndex, offsetBy: "closure #".count)
+    while index < name.endIndex, name[index].isNumber { index = name.index(after: index) }
+    let head = name[..<index]
+    var depth = 0
+    var previous: Character = " "
+    while index < name.endIndex {
+      let character = name[index]
+      switch character {
+      case "(", "[", "<": depth += 1
+      case ")", "]": depth -= 1
+      case ">" where previous != "-": depth -= 1
+      case " " where depth == 0 && name[index...].hasPrefix(" in "):
+        return "\(head) in \(shortName(String(name[name.index(index, offsetBy: 4)...])))"
+      default: break
+      }
+      previous = character
+      index = name.index(after: index)
+    }
+    return String(head)
+  }
+
+  /// Whether `name` is a function the compiler or a test framework made around a test (a thunk, a
+  /// Swift Testing test container, an XCTest discovery list) rather than one a person wrote.
+  static func isGenerated(_ name: String) -> Bool {
+    ["thunk", "$test_container", "__🟡", "__allTests", "partial apply"].contains { name.contains($0) }
+  }
+}
+
+/// Called by the census's exit handler (`RETAIN_GRAPH_LEAKS=1`): prints the report of leaked
+/// cycles to standard error and returns how many it found (-1: the count failed). Not for callers.
+/// - Returns: the number of leaked cycles, or -1.
+@_cdecl("rgc_swift_report_leaks_at_exit")
+public func _retainGraphReportLeaksAtExit() -> Int32 {
+  let (text, cycles) = LeaksAtExit.report(timeout: .seconds(120))
+  FileHandle.standardError.write(Data((text + "\n").utf8))
+  guard let cycles else { return -1 }
+  return Int32(clamping: cycles)
+}
