@@ -29,8 +29,7 @@
     @Argument(help: ArgumentHelp("The later census dump.", valueName: "new.json"))
     var new: String
 
-    @Option(name: [.customShort("f"), .long], help: "The output format: text, json.")
-    var format: DumpOutputFormat = .text
+    @OptionGroup var outputOptions: DumpOutputOptions
 
     struct Growth: Encodable {
       var typeName: String
@@ -57,13 +56,13 @@
       let oldDump = try CensusDumpFile(path: old)
       let newDump = try CensusDumpFile(path: new)
       let diff = Self.diff(oldDump, newDump)
-      switch format {
+      switch outputOptions.format {
       case .text:
-        try StandardStreams.printOutput(Self.text(of: diff))
+        try outputOptions.emit(Data((Self.text(of: diff) + "\n").utf8))
       case .json:
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try StandardStreams.writeOutput(try encoder.encode(diff) + Data("\n".utf8))
+        try outputOptions.emit(try encoder.encode(diff) + Data("\n".utf8))
       }
     }
 

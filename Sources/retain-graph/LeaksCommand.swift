@@ -4,9 +4,36 @@
   import ArgumentParser
   import Foundation
 
+  import RetainGraphSupport
+
   /// `text` or `json`: what `leaks` and `diff` print.
   enum DumpOutputFormat: String, CaseIterable, ExpressibleByArgument {
     case text, json
+  }
+
+  /// The output options of `leaks` and `diff`: the format, and where it goes.
+  struct DumpOutputOptions: ParsableArguments {
+    @Option(name: [.customShort("f"), .long], help: "The output format: text, json.")
+    var format: DumpOutputFormat = .text
+
+    @Option(
+      name: [.customShort("o"), .long],
+      help: ArgumentHelp(
+        "The file to write (written only on success); '-' for standard output.", valueName: "file"))
+    var output: String?
+
+    /// Writes `data` to `--output` atomically, or to standard output.
+    func emit(_ data: Data) throws {
+      guard let output, output != "-" else {
+        try StandardStreams.writeOutput(data)
+        return
+      }
+      do {
+        try AtomicFile.write(data, to: URL(fileURLWithPath: output))
+      } catch {
+        throw CommandFailure(error.description)
+      }
+    }
   }
 
   struct LeaksCommand: ParsableCommand {
@@ -29,14 +56,13 @@
     @Argument(help: ArgumentHelp("The census dump.", valueName: "dump.json"))
     var dump: String
 
-    @Option(name: [.customShort("f"), .long], help: "The output format: text, json (the leak report).")
-    var format: DumpOutputFormat = .text
+    @OptionGroup var outputOptions: DumpOutputOptions
 
     func run() throws {
       let file = try CensusDumpFile(path: dump)
-      switch format {
-      case .text: try StandardStreams.printOutput(file.leaksText)
-      case .json: try StandardStreams.writeOutput(file.leaksJSON + Data("\n".utf8))
+      switch outputOptions.format {
+      case .text: try outputOptions.emit(Data((file.leaksText + "\n").utf8))
+      case .json: try outputOptions.emit(file.leaksJSON + Data("\n".utf8))
       }
       if file.leakCount > 0 { throw ExitCode(1) }
     }

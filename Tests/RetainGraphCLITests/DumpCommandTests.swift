@@ -131,4 +131,31 @@ import Testing
     }
     #expect(try CLITests.run("diff", good).status == 2, "diff needs two dumps")
   }
+
+  /// `--output`: the text goes to the file, written whole, and nothing to standard output; `leaks`
+  /// still exits 1 for a leaked cycle. A dump that cannot be read leaves an existing file as it was.
+  @Test func outputGoesToAFileWrittenOnlyOnSuccess() throws {
+    let directory = try CLITests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let leaky = try Self.write(
+      Self.dump(number: 2, counts: [("App.Parent", 1)], leaks: 1, leaksText: Self.leakText), "leaky.json",
+      in: directory)
+    let old = try Self.write(Self.dump(number: 1, counts: [("App.Parent", 0)]), "old.json", in: directory)
+    let report = directory.appendingPathComponent("leaks.txt").path
+    let leaks = try CLITests.run("leaks", leaky, "--output", report)
+    #expect(leaks.status == 1)
+    #expect(leaks.text == "" && leaks.stderr == "")
+    #expect(try String(contentsOfFile: report, encoding: .utf8) == Self.leakText + "\n")
+
+    let diffFile = directory.appendingPathComponent("diff.json").path
+    let diff = try CLITests.run("diff", old, leaky, "-f", "json", "-o", diffFile)
+    #expect(diff.status == 0 && diff.text == "")
+    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: diffFile)))
+    #expect(((object as? [String: Any])?["growth"] as? [Any])?.count == 1)
+
+    let missing = directory.appendingPathComponent("missing.json").path
+    let failed = try CLITests.run("leaks", missing, "--output", report)
+    #expect(failed.status == 2)
+    #expect(try String(contentsOfFile: report, encoding: .utf8) == Self.leakText + "\n", "left as it was")
+  }
 }
