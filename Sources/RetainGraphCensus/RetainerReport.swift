@@ -1,4 +1,4 @@
-public import RetainGraph
+internal import RetainGraph
 
 /// Who retains an object, from ``HeapCensus/retainers(of:)``: its direct holders and the shortest
 /// path of strong references to it, as a leak trace.
@@ -24,27 +24,6 @@ public import RetainGraph
 ///   Session (loop closes)
 /// ```
 public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codable {
-  /// One reference to the object.
-  public struct Retainer: Sendable, Hashable, Codable {
-    /// The holder: an object's short type name, a closure's name, or a global's name.
-    public var holder: String
-    /// The path from the holder to the reference (`images[0]`); empty for a global.
-    public var label: String
-    /// Whether the reference retains.
-    public var ownership: Ownership
-    /// Whether the holder is global storage.
-    public var isGlobal: Bool
-    /// Whether the holder was seen only as a word of its memory equal to the object's address: its
-    /// memory is not read by type (a Core Foundation object), so it may hold the object strongly or
-    /// weakly, or merely hold a number equal to the address.
-    public var isWordOnly: Bool = false
-    /// How the holder holds it (``Edge/kind``): a property, an element, a closure's capture…; nil
-    /// for a holder seen only as a word, or one the walk did not reach.
-    public var kind: Edge.Kind? = nil
-    /// Whether the holder is a closure context (the reference is one of its captures).
-    var isClosureContext = false
-  }
-
   /// One step of the retainer path: a reference from `holder` through `label` to `target`.
   public struct Step: Sendable, Hashable, Codable {
     /// The holding object's short type name (or a closure's name).
@@ -130,11 +109,11 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
       lines.append(
         "\(typeName) is referenced by \(retainers.count) holder\(retainers.count == 1 ? "" : "s"):")
       for retainer in retainers {
+        let name = retainer.heldBy.name
         let place =
-          retainer.isGlobal
-          ? "\(retainer.holder) (global)"
-          : retainer.isWordOnly
-            ? "\(retainer.holder) (a word of its memory)" : "\(retainer.holder).\(retainer.label)"
+          retainer.heldBy.isGlobal
+          ? "\(name) (global)"
+          : retainer.isWordOnly ? "\(name) (a word of its memory)" : "\(name).\(retainer.label)"
         lines.append("  \(place)\(retainer.ownership == .strong ? "" : " (\(retainer.ownership.rawValue))")")
       }
     }
@@ -172,91 +151,5 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
       lines += frames.prefix(Self.shownFrames).map { "  \($0)" }
     }
     return lines.joined(separator: "\n")
-  }
-
-  /// The retainer path and the direct holders as a Graphviz graph: the origin on the left, the
-  /// object (bold) on the right, strong path edges solid, other holders' references dashed.
-  /// - Returns: DOT text, deterministic, without addresses.
-  public func dot() -> String {
-    var lines = ["digraph retainers {", "  rankdir=LR;", "  node [shape=box, fontname=\"Helvetica\"];"]
-    var names: [String] = []
-    func node(_ name: String, attributes: String = "") -> String {
-      let id = "n\(names.count)"
-      names.append(name)
-      lines.append("  \(id) [label=\(quoted(name))\(attributes)];")
-      return id
-    }
-    let target = node(typeName, attributes: ", style=bold")
-    var start: String?
-    switch origin {
-    case .global(let name): start = node(name, attributes: ", shape=note")
-    case .unseenHolder: start = node("a holder the census cannot see", attributes: ", shape=plaintext")
-    // A task's or block's path starts at itself (its first step's holder).
-    case .retainCycle, .runtimeHolder, .ownCycle, .none: start = nil
-    }
-    let startStyle = origin == .unseenHolder ? " [style=dotted]" : ""
-    // The object's own cycle starts and ends at the object.
-    var current: String? = origin == .ownCycle ? target : nil
-    for (index, step) in path.enumerated() {
-      let holder = current ?? node(step.holder)
-      if current == nil, let start { lines.append("  \(start) -> \(holder)\(startStyle);") }
-      let next = index == path.count - 1 ? target : node(step.target)
-      lines.append("  \(holder) -> \(next) [label=\(quoted(step.label))];")
-      current = next
-    }
-    if path.isEmpty, let start { lines.append("  \(start) -> \(target)\(startStyle);") }
-    let onPath = path.last.map { "\($0.holder).\($0.label)" }
-    for retainer in retainers where !retainer.isGlobal && "\(retainer.holder).\(retainer.label)" != onPath {
-      let holder = node(retainer.holder)
-      let style = retainer.ownership == .strong ? "dashed" : "dotted"
-      lines.append("  \(holder) -> \(target) [label=\(quoted(retainer.label)), style=\(style)];")
-    }
-    lines.append("}")
-    return lines.joined(separator: "\n") + "\n"
-  }
-
-  /// The one DOT quoting of the package (DOTText): escapes quotes, backslashes, line breaks,
-  /// record-shape punctuation and control characters, so any name reaches Graphviz literally.
-  private func quoted(_ text: String) -> String { DOTText.quoted(text) }
-}
-
-extension RetainerReport.Retainer {
-  fileprivate enum Key: String, CodingKey {
-    case holder, label, ownership, isGlobal, isWordOnly, isClosureContext, kind
-  }
-
-  /// Reads a retainer: its kind as the graph's JSON writes an edge's (`"kind": "capture",
-  /// "capture": 0` among its fields), or nested as Swift's synthesised coding wrote it before.
-  /// - Parameter decoder: the decoder.
-  /// - Throws: `DecodingError` when a field is missing or of another type.
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: Key.self)
-    holder = try container.decode(String.self, forKey: .holder)
-    label = try container.decode(String.self, forKey: .label)
-    ownership = try container.decode(Ownership.self, forKey: .ownership)
-    isGlobal = try container.decode(Bool.self, forKey: .isGlobal)
-    isWordOnly = try container.decodeIfPresent(Bool.self, forKey: .isWordOnly) ?? false
-    isClosureContext = try container.decodeIfPresent(Bool.self, forKey: .isClosureContext) ?? false
-    if !container.contains(.kind) || (try? container.decodeNil(forKey: .kind)) == true {
-      kind = nil
-    } else if (try? container.decode(String.self, forKey: .kind)) != nil {
-      kind = try Edge.Kind(from: decoder)
-    } else {
-      kind = try container.decode(Edge.Kind.self, forKey: .kind)
-    }
-  }
-
-  /// Writes a retainer, its kind's fields among its own as the graph's JSON writes an edge's.
-  /// - Parameter encoder: the encoder.
-  /// - Throws: what the encoder throws.
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: Key.self)
-    try container.encode(holder, forKey: .holder)
-    try container.encode(label, forKey: .label)
-    try container.encode(ownership, forKey: .ownership)
-    try container.encode(isGlobal, forKey: .isGlobal)
-    try container.encode(isWordOnly, forKey: .isWordOnly)
-    try container.encode(isClosureContext, forKey: .isClosureContext)
-    try kind?.encode(to: encoder)
   }
 }

@@ -234,16 +234,17 @@ extension CensusTests {
             DelayedWork
           """)
       #expect(
-        report.dot() == """
-          digraph retainers {
-            rankdir=LR;
-            node [shape=box, fontname="Helvetica"];
-            n0 [label="DelayedWork", style=bold];
-            n1 [label="block queued on DispatchQueue(label: \\"census.delayed\\") from closure #1 in DelayedWork.start()"];
-            n1 -> n0 [label="capture 0"];
+        report.dot() == #"""
+          digraph "retain-graph" {
+            graph [rankdir=LR, charset="UTF-8", fontname="Helvetica", fontsize=12, labelloc=t, label="DelayedWork: shortest retainer path, held by a block queued on DispatchQueue(label: \"census.delayed\") from closure #1 in DelayedWork.start()", nodesep=0.35, ranksep=0.5, newrank=true];
+            node [shape=box, style="rounded,filled", fillcolor="#f4f6f8", color="#4a5866", fontname="Helvetica", fontsize=11];
+            edge [fontname="Helvetica", fontsize=10, color="#333333"];
+            "n0" [label="DelayedWork", tooltip="DelayedWork", penwidth=2.5];
+            "n1" [label="block queued on\nDispatchQueue(label:\n\"census.delayed\"… #1 in…", tooltip="block queued on DispatchQueue(label: \"census.delayed\") from closure #1 in DelayedWork.start()", shape=cds, style=filled, fillcolor="#fff4dd"];
+            "n1" -> "n0" [label="capture 0"];
           }
 
-          """)
+          """#)
     }
 
     @Test func workThatRanHoldsNothing() {

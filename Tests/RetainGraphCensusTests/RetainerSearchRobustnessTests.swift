@@ -19,7 +19,7 @@ extension CensusTests {
         let report = HeapCensus.retainers(of: session)
         #expect(
           report.retainers.contains {
-            $0.holder == "censusCurrentSession" && $0.ownership == .weak && $0.isGlobal
+            $0.heldBy == .global(name: "censusCurrentSession") && $0.ownership == .weak
           })
         // Held only by its own cycle (the closure it stores captures it); the weak global is listed.
         #expect(report.origin == .ownCycle)
@@ -54,7 +54,8 @@ extension CensusTests {
       // The timer's Core Foundation twin holds it in memory the walk does not read by type: a holder
       // seen only as a word, with a note.
       let timerReport = HeapCensus.retainers(of: timer)
-      #expect(timerReport.retainers.contains { $0.holder == "__NSCFType" && $0.isWordOnly })
+      #expect(
+        timerReport.retainers.contains { $0.heldBy == .object(typeName: "__NSCFType") && $0.isWordOnly })
       #expect(
         timerReport.notes.contains {
           $0.hasPrefix("a holder marked (a word of its memory) is a Core Foundation")

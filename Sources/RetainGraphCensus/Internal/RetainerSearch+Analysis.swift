@@ -41,6 +41,10 @@ extension RetainerSearch {
       holderContexts[to] = holder
     }
     func name(_ node: Node.ID) -> String { holderContexts[node] ?? graph.displayName(node) }
+    func heldBy(_ node: Node.ID) -> RetainerReport.Holder {
+      if let name = holderContexts[node] { return .runtimeHolder(name: name) }
+      return graph.node(node).kind == .closure ? .closure(name: name(node)) : .object(typeName: name(node))
+    }
 
     var retainers: [RetainerReport.Retainer] = []
     for position in offsets[target]..<offsets[target + 1] {
@@ -49,20 +53,24 @@ extension RetainerSearch {
         if let (holder, rest) = holder(of: edge, among: holders) {
           retainers.append(
             .init(
-              holder: holder, label: rest, ownership: edge.ownership, isGlobal: false, kind: edge.kind,
+              heldBy: .runtimeHolder(name: holder), label: rest, ownership: edge.ownership, kind: edge.kind,
               isClosureContext: edge.kind == .singleCapture))
         } else if edge.kind == .global {
           retainers.append(
-            .init(holder: edge.label, label: "", ownership: edge.ownership, isGlobal: true, kind: edge.kind))
+            .init(heldBy: .global(name: edge.label), label: "", ownership: edge.ownership, kind: edge.kind))
         }
       } else {
         retainers.append(
           .init(
-            holder: name(edge.from), label: edge.label, ownership: edge.ownership, isGlobal: false,
-            kind: edge.kind, isClosureContext: graph.node(edge.from).kind == .closure))
+            heldBy: heldBy(edge.from), label: edge.label, ownership: edge.ownership, kind: edge.kind,
+            isClosureContext: graph.node(edge.from).kind == .closure))
       }
     }
-    retainers.sort { ($1.isGlobal ? 1 : 0, $0.holder, $0.label) < ($0.isGlobal ? 1 : 0, $1.holder, $1.label) }
+    retainers.sort {
+      ($1.heldBy.isGlobal ? 1 : 0, $0.heldBy.name, $0.label) < (
+        $0.heldBy.isGlobal ? 1 : 0, $1.heldBy.name, $1.label
+      )
+    }
     retainers = retainers.reduce(into: []) { unique, retainer in
       if unique.last != retainer { unique.append(retainer) }
     }

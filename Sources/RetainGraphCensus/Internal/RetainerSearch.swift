@@ -108,7 +108,7 @@ enum RetainerSearch {
     guard !names.isEmpty else { return }
     for name in names.sorted() {
       report.retainers.append(
-        .init(holder: name, label: "", ownership: .strong, isGlobal: false, isWordOnly: true))
+        .init(heldBy: .object(typeName: name), label: "", ownership: .strong, isWordOnly: true))
     }
     report.notes.append(
       "a holder marked (a word of its memory) is a Core Foundation object, which the walk does not read by type: "
@@ -173,7 +173,7 @@ enum RetainerSearch {
     }
     for name in capturingContexts {
       report.retainers.append(
-        .init(holder: name, label: "capture", ownership: .strong, isGlobal: false, isClosureContext: true))
+        .init(heldBy: .closure(name: name), label: "capture", ownership: .strong, isClosureContext: true))
     }
     if case .none = report.origin {
       report.origin = .unseenHolder

@@ -83,6 +83,7 @@ struct DOTWriter {
     if node.cycle != nil {
       attributes += ["color=\"\(palette.cycle)\"", "fillcolor=\"\(palette.cycleFill)\""]
     }
+    if node.isFocus { attributes.append("penwidth=2.5") }
     return "\"\(node.name)\" [\(attributes.joined(separator: ", "))];"
   }
 
@@ -118,4 +119,10 @@ struct DOTWriter {
     }
     return "\"\(from)\" -> \"\(to)\" [\(attributes.joined(separator: ", "))];"
   }
+}
+
+extension DrawingPlan {
+  /// The plan in DOT, as every picture is written (for a picture drawn outside the core: a retainer
+  /// report's).
+  package func dot() -> String { DOTWriter(plan: self).text() }
 }

@@ -24,6 +24,9 @@ package struct DrawingPlan {
     package let isRoot: Bool
     /// The index in `graph.cycles` of the cycle the node is on, nil when it is on none.
     package let cycle: Int?
+    /// The node the picture is about (a retainer report's object), drawn with a heavier outline;
+    /// none in a graph's picture.
+    package var isFocus = false
   }
 
   /// A cycle with at least one member drawn (drawn as a group: a DOT cluster).
