@@ -69,36 +69,12 @@ enum LeaksAtExit {
     return found.map(shortName)
   }
 
-  /// A frame's function as a person names it: no signature, no async resumption prefix.
-  /// `(1) suspend resume partial function for closure #1 () async -> T in App.Tests.run() async
-  /// throws -> ()` → `closure #1 in App.Tests.run()`.
+  /// A frame's function as a person names it: no signature, no async resumption or other compiler
+  /// prefix (``QueuedHolders/withoutCompilerPrefixes(_:)``), closures' signatures dropped
+  /// (`SymbolNames.simplify`). `(1) suspend resume partial function for closure #1 () async -> T in
+  /// App.Tests.run() async throws -> ()` → `closure #1 in App.Tests.run()`.
   static func shortName(_ raw: String) -> String {
-    var name = Substring(raw)
-    for marker in ["suspend resume partial function for ", "await resume partial function for "] {
-      if name.hasPrefix("("), let range = name.range(of: marker) { name = name[range.upperBound...] }
-    }
-    guard name.hasPrefix("closure #") else { return HeapCensus.withoutSignature(String(name)) }
-    // `closure #N <signature> in <enclosing function>`: the first ` in ` outside brackets (an
-    // arrow's `>` is not a bracket).
-    var index = name.index(name.startIndex, offsetBy: "closure #".count)
-    while index < name.endIndex, name[index].isNumber { index = name.index(after: index) }
-    let head = name[..<index]
-    var depth = 0
-    var previous: Character = " "
-    while index < name.endIndex {
-      let character = name[index]
-      switch character {
-      case "(", "[", "<": depth += 1
-      case ")", "]": depth -= 1
-      case ">" where previous != "-": depth -= 1
-      case " " where depth == 0 && name[index...].hasPrefix(" in "):
-        return "\(head) in \(shortName(String(name[name.index(index, offsetBy: 4)...])))"
-      default: break
-      }
-      previous = character
-      index = name.index(after: index)
-    }
-    return String(head)
+    HeapCensus.withoutSignature(SymbolNames.simplify(QueuedHolders.withoutCompilerPrefixes(raw)))
   }
 
   /// Whether `name` is a function the compiler or a test framework made around a test (a thunk, a
