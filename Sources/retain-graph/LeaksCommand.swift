@@ -4,8 +4,6 @@
   import ArgumentParser
   import Foundation
 
-  import RetainGraphSupport
-
   /// `text` or `json`: what `leaks` and `diff` print.
   enum DumpOutputFormat: String, CaseIterable, ExpressibleByArgument {
     case text, json
@@ -23,17 +21,7 @@
     var output: String?
 
     /// Writes `data` to `--output` atomically, or to standard output.
-    func emit(_ data: Data) throws {
-      guard let output, output != "-" else {
-        try StandardStreams.writeOutput(data)
-        return
-      }
-      do {
-        try AtomicFile.write(data, to: URL(fileURLWithPath: output))
-      } catch {
-        throw CommandFailure(error.description)
-      }
-    }
+    func emit(_ data: Data) throws { try StandardStreams.emit(data, to: output) }
   }
 
   struct LeaksCommand: ParsableCommand {

@@ -121,9 +121,15 @@
     }
 
     /// Writes `data` to `--output` atomically, or to standard output.
-    func emit(_ data: Data) throws {
+    func emit(_ data: Data) throws { try StandardStreams.emit(data, to: output) }
+  }
+
+  extension StandardStreams {
+    /// Writes `data` to the file an `--output` option names (atomically: the file is replaced only
+    /// once all of it is written), or to standard output for nil or `-`.
+    static func emit(_ data: Data, to output: String?) throws {
       guard let output, output != "-" else {
-        try StandardStreams.writeOutput(data)
+        try writeOutput(data)
         return
       }
       do {
