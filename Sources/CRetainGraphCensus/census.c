@@ -589,10 +589,18 @@ void rgc_end_scoping(void) { atomic_fetch_sub_explicit(&scoping, 1, memory_order
 uint32_t rgc_largest_scope(void) { return (uint32_t)SCOPE_MAX; }
 int rgc_can_read_scopes(void) { return swift_task_localValueGet != NULL; }
 
+// The load address of the image that holds the census, looked up once (null until then).
+static _Atomic(void *) census_image_base;
+
 int rgc_in_census_image(const void *address) {
-  Dl_info own, info;
-  if (!dladdr((const void *)&rgc_start, &own) || !dladdr(address, &info)) return 0;
-  return own.dli_fbase == info.dli_fbase;
+  void *own = atomic_load_explicit(&census_image_base, memory_order_acquire);
+  Dl_info info;
+  if (!own) {
+    if (!dladdr((const void *)&rgc_start, &info)) return 0;
+    own = info.dli_fbase;
+    atomic_store_explicit(&census_image_base, own, memory_order_release);
+  }
+  return dladdr(address, &info) && info.dli_fbase == own;
 }
 
 // RETAIN_GRAPH_LEAKS=1: the census records from the process's start, with call stacks, and at exit

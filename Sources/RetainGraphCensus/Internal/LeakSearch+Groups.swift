@@ -146,14 +146,15 @@ extension LeakSearch {
     while lines.first == "" { lines.removeFirst() }
     var types: Set<String> = []
     // Whether a class on the cycle is defined in the program (its type descriptor is in the image
-    // the census is linked into), not only in libraries loaded beside it.
+    // the census is linked into), not only in libraries loaded beside it: asked (by `dladdr`) only
+    // for a report that attributes its cycles.
     var hasProgramType = false
     for (kept, node) in keep.enumerated() {
       guard let object = objects[node],
         onCycle.contains(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
       else { continue }
       types.insert(graph.displayName(kept))
-      if !hasProgramType, let descriptor = Metadata.descriptor(of: type(of: object)) {
+      if attributing, !hasProgramType, let descriptor = Metadata.descriptor(of: type(of: object)) {
         hasProgramType = rgc_in_census_image(descriptor) != 0
       }
     }
