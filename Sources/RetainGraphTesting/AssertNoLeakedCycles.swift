@@ -43,18 +43,28 @@ public func assertNoLeakedCycles<R>(
   column: UInt = #column,
   _ body: () throws -> R
 ) rethrows -> R {
-  let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-  guard let census = CensusRegistration.running else {
-    recordIssue(LeakedCyclesWording.missingCensus, attachments: [], at: site)
-    return try body()
-  }
-  let (result, scope) = try census.inNewLeakScope(body)
-  if let problem = census.leakedCyclesProblem(
-    inScope: scope, subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout)
-  {
-    recordIssue(problem, attachments: [], at: site)
+  let (result, problem) = try runCheckingLeakedCycles(
+    subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout, body)
+  if let problem {
+    recordIssue(
+      problem, attachments: [], at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
   }
   return result
+}
+
+/// Runs `body` in a leak scope of its own, then counts: what `body` returned, with the failure text
+/// for the leaked cycles it left (`subject` left them, allocated in `place`), or for the missing
+/// census (`body` still runs then); nil when there is nothing to say.
+func runCheckingLeakedCycles<R>(
+  subject: String, place: String, timeout: Duration, _ body: () throws -> R
+) rethrows -> (result: R, problem: String?) {
+  guard let census = CensusRegistration.running else {
+    return (try body(), LeakedCyclesWording.missingCensus)
+  }
+  let (result, scope) = try census.inNewLeakScope(body)
+  return (
+    result, census.leakedCyclesProblem(inScope: scope, subject: subject, place: place, timeout: timeout)
+  )
 }
 
 /// The async twin of ``assertNoLeakedCycles(timeout:fileID:filePath:line:column:_:)``.

@@ -41,20 +41,14 @@ open class LeakCheckingTestCase: XCTestCase {
   /// the property sweep, in a leak scope of its own when ``checksLeakedCycles``.
   override open func invokeTest() {
     guard checksLeakedCycles else { return invokeSweptTest() }
-    guard let census = CensusRegistration.running else {
-      return recordLeakedCycles(LeakedCyclesWording.missingCensus)
+    // Without a census the test still runs, and fails saying how to start one.
+    let checked = runCheckingLeakedCycles(subject: "The test", place: "the test", timeout: .seconds(60)) {
+      invokeSweptTest()
     }
-    let scope = census.inNewLeakScope { invokeSweptTest() }.scope
-    if let problem = census.leakedCyclesProblem(
-      inScope: scope, subject: "The test", place: "the test", timeout: .seconds(60))
-    {
-      recordLeakedCycles(problem)
+    if let problem = checked.problem {
+      recordFailure(
+        withDescription: problem, inFile: String(describing: #filePath), atLine: #line, expected: true)
     }
-  }
-
-  private func recordLeakedCycles(_ message: String) {
-    recordFailure(
-      withDescription: message, inFile: String(describing: #filePath), atLine: #line, expected: true)
   }
 
   private func invokeSweptTest() {
