@@ -72,6 +72,8 @@ static uint64_t current_scope(void) {
 static _Atomic(AllocObject) real_alloc;
 static _Atomic int running;
 static _Atomic int start_count;
+// Whether the census was ever started in this process (a leak count before then looked at nothing).
+static _Atomic int started_ever;
 // How many of the starts not yet stopped asked for backtraces (each stop gives back its start's).
 static _Atomic int backtraces;
 // Whether a start ever asked for backtraces (so that some record may hold a call stack).
@@ -671,6 +673,7 @@ void rgc_start(int with_backtraces) {
     atomic_store(&backtraces_ever, 1);
   }
   if (atomic_fetch_add(&start_count, 1) == 0) atomic_store(&running, 1);
+  atomic_store(&started_ever, 1);
   rgc_unlock();
 }
 
@@ -693,6 +696,8 @@ void rgc_stop(int with_backtraces) {
 }
 
 int rgc_is_running(void) { return atomic_load_explicit(&running, memory_order_relaxed); }
+
+int rgc_has_started(void) { return atomic_load(&started_ever); }
 
 int rgc_is_interposed(void) {
   void *found = dlsym(RTLD_DEFAULT, "swift_allocObject");

@@ -32,8 +32,9 @@ extension ObjectGraph {
   }
 
   /// Reads the JSON written by ``jsonData()`` (format `retain-graph`, version 2, or version 1,
-  /// whose edges have no `kind`: each edge's kind and property are then read from its label, as
-  /// ``Edge/init(from:to:label:ownership:)`` does) and recomputes its cycles.
+  /// whose edges have no `kind`: each edge's kind and property are then read from its label by that
+  /// version's grammar, where `suspended frame` is a ``Edge/Kind/suspendedFrame``) and recomputes its
+  /// cycles.
   ///
   /// Nodes may come in any order, but their ids must be exactly `0..<count`. The `dangling`,
   /// `notes` and `noteDetails` arrays are optional (without `noteDetails`, each of `notes` reads as a

@@ -53,10 +53,13 @@ extension HeapCensus {
       let mark = self.mark()
       let counts = liveCounts()
       let leaks: LeakReport
-      do throws(ForkedWalkError) {
+      do throws(LeakCountError) {
         leaks = try HeapCensus.leaks()
-      } catch {
+      } catch .countFailed(let error) {
         throw .leakSearchFailed(error)
+      } catch {
+        // The census runs (checked above), so it can record and was started.
+        throw .censusNotRunning
       }
       var growth: [CensusDump.Growth] = []
       var notes: [String] = []

@@ -1,5 +1,6 @@
+internal import CRetainGraphCensus
 internal import Foundation
-public import RetainGraph
+package import RetainGraph
 internal import RetainGraphRuntime
 
 extension HeapCensus {
@@ -22,9 +23,10 @@ extension HeapCensus {
   ///   - timeout: how long the child may take (it may block on a lock another thread held at the
   ///     fork; it is killed and forked again then).
   /// - Returns: the report.
-  /// - Throws: `ForkedWalkError` when the child crashed, timed out or sent something unreadable.
+  /// - Throws: ``LeakCountError`` when nothing could be looked for (the census cannot record here,
+  ///   or never started), or the child crashed, timed out or sent something unreadable.
   /// - Complexity: O(*n* + *e*) for *n* recorded objects and *e* references between them.
-  public static func leaks(since mark: Mark? = nil, timeout: Duration = .seconds(60)) throws(ForkedWalkError)
+  public static func leaks(since mark: Mark? = nil, timeout: Duration = .seconds(60)) throws(LeakCountError)
     -> LeakReport
   {
     try leaks(since: mark, scopes: nil, attributing: false, timeout: timeout)
@@ -33,20 +35,32 @@ extension HeapCensus {
   /// ``leaks(since:timeout:)`` narrowed to the cycles holding an object of one of these leak scopes
   /// (nil: any).
   static func leaks(since mark: Mark?, scopes: Set<UInt32>?, attributing: Bool = false, timeout: Duration)
-    throws(ForkedWalkError)
+    throws(LeakCountError)
     -> LeakReport
   {
+    if let blindness = LeakCountError.blindness(
+      censusAvailable: isAvailable, censusStarted: rgc_has_started() != 0,
+      scopesAvailable: scopes == nil ? nil : LeakScope.isAvailable)
+    {
+      throw blindness
+    }
     CensusRuntime.prepareForFork()
-    let bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
-      let report = CensusTable.unrecorded {
-        LeakSearch.report(since: mark?.sequence ?? 0, scopes: scopes, attributing: attributing)
+    let bytes: [UInt8]
+    do {
+      bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
+        let report = CensusTable.unrecorded {
+          LeakSearch.report(since: mark?.sequence ?? 0, scopes: scopes, attributing: attributing)
+        }
+        return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
       }
-      return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
+    } catch {
+      throw .countFailed(error)
     }
     do {
       return try JSONDecoder().decode(LeakReport.self, from: Data(bytes))
     } catch {
-      throw .malformedData("the leak report (\(bytes.count) bytes) could not be decoded: \(error)")
+      throw .countFailed(
+        .malformedData("the leak report (\(bytes.count) bytes) could not be decoded: \(error)"))
     }
   }
 

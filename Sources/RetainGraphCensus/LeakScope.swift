@@ -1,5 +1,5 @@
 internal import CRetainGraphCensus
-public import RetainGraph
+internal import RetainGraph
 internal import Synchronization
 
 /// A part of a program's work (a test, a request) whose allocations the census marks, so that the
@@ -119,8 +119,10 @@ extension HeapCensus {
   ///   - scope: the scope whose cycles to report.
   ///   - timeout: how long the forked child may take.
   /// - Returns: the report.
-  /// - Throws: `ForkedWalkError` when the child crashed, timed out or sent something unreadable.
-  public static func leaks(in scope: LeakScope, timeout: Duration = .seconds(60)) throws(ForkedWalkError)
+  /// - Throws: ``LeakCountError`` when nothing could be looked for (the census cannot record here
+  ///   or never started, or allocations cannot be marked with their scope: an empty report would
+  ///   then say nothing), or the child crashed, timed out or sent something unreadable.
+  public static func leaks(in scope: LeakScope, timeout: Duration = .seconds(60)) throws(LeakCountError)
     -> LeakReport
   {
     try leaks(since: nil, scopes: scope.withNestedScopes, timeout: timeout)

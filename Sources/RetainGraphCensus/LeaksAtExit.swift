@@ -21,7 +21,7 @@ enum LeaksAtExit {
       report = try HeapCensus.leaks(since: nil, scopes: nil, attributing: true, timeout: timeout)
     } catch {
       return (
-        "\(variable): the count of leaked cycles at exit failed, so none were looked for: \(error)", nil
+        "\(variable): no leaked cycles were looked for at exit: \(error)", nil
       )
     }
     var own = report

@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import RetainGraphCensus
 import RetainGraphProcess
 
 // A test helper (ForkedChildLifetimeTests): starts a snapshot whose forked children sleep for two
@@ -12,6 +13,18 @@ final class ProbeRoot {}
 // `pool async` / `pool blocking`: see PoolProgress.swift.
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pool" {
   await runPoolProgress(async: CommandLine.arguments[2] == "async")
+  exit(0)
+}
+
+// `leaks-unstarted` (LeakCountBlindnessTests): asks for the leaked cycles of a process that never
+// started the census, and prints what it was told.
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "leaks-unstarted" {
+  do {
+    print("report: \(try HeapCensus.leaks(timeout: .seconds(30)))")
+    print("scope report: \(try HeapCensus.leaks(in: LeakScope(), timeout: .seconds(30)))")
+  } catch {
+    print("error: \(error)")
+  }
   exit(0)
 }
 

@@ -141,17 +141,21 @@ import Testing
       Node(id: id, typeName: type, kind: type.hasPrefix("closure") ? .closure : .object)
     }
     let edges = [
-      Edge(from: 0, to: 1, label: "tabs[0]", ownership: .strong),
-      Edge(from: 1, to: 2, label: "children[0]", ownership: .strong),
-      Edge(from: 1, to: 7, label: "children[1]", ownership: .strong),
-      Edge(from: 2, to: 1, label: "parent", ownership: .weak),
-      Edge(from: 2, to: 3, label: "viewController", ownership: .strong),
-      Edge(from: 3, to: 2, label: "coordinator", ownership: .weak),
-      Edge(from: 3, to: 4, label: "viewModel", ownership: .strong),
-      Edge(from: 4, to: 5, label: "store", ownership: .strong),
-      Edge(from: 5, to: 6, label: "observers[0]", ownership: .strong),
-      Edge(from: 6, to: 4, label: "self", ownership: .strong),
-      Edge(from: 7, to: 8, label: "viewController", ownership: .strong),
+      Edge(from: 0, to: 1, label: "tabs[0]", ownership: .strong, kind: .element, property: "tabs"),
+      Edge(from: 1, to: 2, label: "children[0]", ownership: .strong, kind: .element, property: "children"),
+      Edge(from: 1, to: 7, label: "children[1]", ownership: .strong, kind: .element, property: "children"),
+      Edge(from: 2, to: 1, label: "parent", ownership: .weak, kind: .property, property: "parent"),
+      Edge(
+        from: 2, to: 3, label: "viewController", ownership: .strong, kind: .property,
+        property: "viewController"),
+      Edge(from: 3, to: 2, label: "coordinator", ownership: .weak, kind: .property, property: "coordinator"),
+      Edge(from: 3, to: 4, label: "viewModel", ownership: .strong, kind: .property, property: "viewModel"),
+      Edge(from: 4, to: 5, label: "store", ownership: .strong, kind: .property, property: "store"),
+      Edge(from: 5, to: 6, label: "observers[0]", ownership: .strong, kind: .element, property: "observers"),
+      Edge(from: 6, to: 4, label: "self", ownership: .strong, kind: .property, property: "self"),
+      Edge(
+        from: 7, to: 8, label: "viewController", ownership: .strong, kind: .property,
+        property: "viewController"),
     ]
     return try ObjectGraph(nodes: nodes, edges: edges, root: 0)
   }
@@ -199,7 +203,9 @@ import Testing
     let nodes =
       [Node(id: 0, typeName: "App.Feed", kind: .object)]
       + (1...12).map { Node(id: $0, typeName: "App.Item", kind: .object) }
-    let edges = (1...12).map { Edge(from: 0, to: $0, label: "items[\($0 - 1)]", ownership: .strong) }
+    let edges = (1...12).map {
+      Edge(from: 0, to: $0, label: "items[\($0 - 1)]", ownership: .strong, kind: .element, property: "items")
+    }
     let graph = try ObjectGraph(nodes: nodes, edges: edges, root: 0)
     let snapshot = directory.appendingPathComponent("feed.json")
     try graph.jsonData().write(to: snapshot)
@@ -234,9 +240,11 @@ import Testing
       Node(id: 2, typeName: "App.Observer<\u{2028}<!--'\"><img src=x id=\"injected-image\">", kind: .object),
     ]
     let edges = [
-      Edge(from: 0, to: 1, label: "notifier", ownership: .strong),
-      Edge(from: 1, to: 2, label: "observers[0]</script>", ownership: .strong),
-      Edge(from: 2, to: 1, label: "owner", ownership: .strong),
+      Edge(from: 0, to: 1, label: "notifier", ownership: .strong, kind: .property, property: "notifier"),
+      Edge(
+        from: 1, to: 2, label: "observers[0]</script>", ownership: .strong, kind: .element,
+        property: "observers"),
+      Edge(from: 2, to: 1, label: "owner", ownership: .strong, kind: .property, property: "owner"),
     ]
     let graph = try ObjectGraph(nodes: nodes, edges: edges, root: 0)
     let snapshot = directory.appendingPathComponent("hostile.json")

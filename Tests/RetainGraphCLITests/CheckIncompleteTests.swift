@@ -41,7 +41,7 @@ import Testing
         Node(id: 0, typeName: "App.Service", kind: .object),
         Node(id: 1, typeName: "closure #1 in Logging.Logger.init(label:)", kind: .closure),
       ],
-      edges: [Edge(from: 0, to: 1, label: "log", ownership: .strong)],
+      edges: [Edge(from: 0, to: 1, label: "log", ownership: .strong, kind: .property, property: "log")],
       walkNotes: [
         GraphNote(
           kind: .unrecognisedClosure, node: 1, typeName: "closure #1 in Logging.Logger.init(label:)",

@@ -15,8 +15,8 @@ struct LibraryModulesEnvironmentTests {
         Node(id: 1, typeName: "Vendor.Box", kind: .object),
       ],
       edges: [
-        Edge(from: 0, to: 1, label: "box", ownership: .strong),
-        Edge(from: 1, to: 0, label: "owner", ownership: .strong),
+        Edge(from: 0, to: 1, label: "box", ownership: .strong, kind: .property, property: "box"),
+        Edge(from: 1, to: 0, label: "owner", ownership: .strong, kind: .property, property: "owner"),
       ])
     return graph.jsonData()
   }

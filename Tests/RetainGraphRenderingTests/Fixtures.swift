@@ -48,7 +48,8 @@ enum HostileGraphs {
         from: Int(random.next() % UInt64(count)), to: Int(random.next() % UInt64(count)),
         label: text(using: &random),
         ownership: random.next() % 2 == 0
-          ? .strong : ownerships[Int(random.next() % UInt64(ownerships.count))])
+          ? .strong : ownerships[Int(random.next() % UInt64(ownerships.count))],
+        kind: .property, property: nil)
     }
     let dangling =
       random.next() % 5 == 0

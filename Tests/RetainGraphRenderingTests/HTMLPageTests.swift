@@ -22,10 +22,12 @@ import Testing
       Node(id: 3, typeName: "App.Delegate", kind: .object),
     ]
     let edges = [
-      Edge(from: 0, to: 1, label: "notifier", ownership: .strong),
-      Edge(from: 1, to: 2, label: "observers[0]", ownership: .strong),
-      Edge(from: 2, to: 1, label: "owner</script>", ownership: .strong),
-      Edge(from: 0, to: 3, label: "delegate", ownership: .weak),
+      Edge(from: 0, to: 1, label: "notifier", ownership: .strong, kind: .property, property: "notifier"),
+      Edge(from: 1, to: 2, label: "observers[0]", ownership: .strong, kind: .element, property: "observers"),
+      Edge(
+        from: 2, to: 1, label: "owner</script>", ownership: .strong, kind: .property,
+        property: "owner</script>"),
+      Edge(from: 0, to: 3, label: "delegate", ownership: .weak, kind: .property, property: "delegate"),
     ]
     return try ObjectGraph(nodes: nodes, edges: edges, root: 0)
   }
@@ -53,7 +55,7 @@ import Testing
         Node(id: 0, typeName: "App.Slots", kind: .object),
         Node(id: 1, typeName: "closure #1 in Logging.Logger.init(label:)", kind: .closure),
       ],
-      edges: [Edge(from: 0, to: 1, label: "log", ownership: .strong)],
+      edges: [Edge(from: 0, to: 1, label: "log", ownership: .strong, kind: .property, property: "log")],
       walkNotes: [
         GraphNote(
           kind: .unreadElements, node: 0, typeName: "App.Slots",

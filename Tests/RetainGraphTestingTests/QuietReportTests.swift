@@ -47,9 +47,14 @@ struct QuietReportTests {
       ] + names.enumerated().map { Node(id: $0.offset + 2, typeName: $0.element, kind: .closure) }
     let edges =
       [
-        Edge(from: 0, to: 1, label: "handler", ownership: .strong),
-        Edge(from: 1, to: 0, label: "session", ownership: .strong),
-      ] + names.indices.map { Edge(from: 0, to: $0 + 2, label: "providers[\($0)]", ownership: .strong) }
+        Edge(from: 0, to: 1, label: "handler", ownership: .strong, kind: .property, property: "handler"),
+        Edge(from: 1, to: 0, label: "session", ownership: .strong, kind: .property, property: "session"),
+      ]
+      + names.indices.map {
+        Edge(
+          from: 0, to: $0 + 2, label: "providers[\($0)]", ownership: .strong, kind: .element,
+          property: "providers")
+      }
     let notes = names.enumerated().map {
       GraphNote(
         kind: .unrecognisedClosure, node: $0.offset + 2, typeName: $0.element,

@@ -78,10 +78,11 @@ import Testing
         Node(id: 2, typeName: "App.A", kind: .object),
       ],
       edges: [
-        Edge(from: 0, to: 1, label: "handler (closure)", ownership: .strong),
-        Edge(from: 1, to: 2, label: "capture 0", ownership: .unowned),
-        Edge(from: 0, to: 2, label: "raw", ownership: .unownedUnsafe),
-        Edge(from: 2, to: 0, label: "back", ownership: .weak),
+        Edge(from: 0, to: 1, label: "handler (closure)", ownership: .strong, kind: .closure, property: nil),
+        Edge(
+          from: 1, to: 2, label: "capture 0", ownership: .unowned, kind: .capture(index: 0), property: nil),
+        Edge(from: 0, to: 2, label: "raw", ownership: .unownedUnsafe, kind: .property, property: "raw"),
+        Edge(from: 2, to: 0, label: "back", ownership: .weak, kind: .property, property: "back"),
       ],
       danglingReferences: [DanglingReference(holder: 2, label: "owner")])
     assertGolden(
@@ -115,7 +116,7 @@ import Testing
     func dot(_ text: String) throws -> String {
       try ObjectGraph(
         nodes: [Node(id: 0, typeName: text, kind: .object), Node(id: 1, typeName: "B", kind: .object)],
-        edges: [Edge(from: 0, to: 1, label: text, ownership: .strong)]
+        edges: [Edge(from: 0, to: 1, label: text, ownership: .strong, kind: .property, property: nil)]
       ).dot(style: DOTStyle(qualifiedTypeNames: true))
     }
     // The whole text is the golden one of a plain name, with the name escaped wherever it appears.
@@ -146,11 +147,16 @@ import Testing
     var edges: [Edge] = []
     for id in 1...10 {
       nodes.append(Node(id: id, typeName: "Child\(id)", kind: .object))
-      edges.append(Edge(from: 0, to: id, label: "children[\(id - 1)]", ownership: .strong))
+      edges.append(
+        Edge(
+          from: 0, to: id, label: "children[\(id - 1)]", ownership: .strong, kind: .element,
+          property: "children"))
     }
     for id in 11...13 {
       nodes.append(Node(id: id, typeName: "Grandchild\(id)", kind: .object))
-      edges.append(Edge(from: 1, to: id, label: "items[\(id - 11)]", ownership: .strong))
+      edges.append(
+        Edge(
+          from: 1, to: id, label: "items[\(id - 11)]", ownership: .strong, kind: .element, property: "items"))
     }
     let graph = try ObjectGraph(nodes: nodes, edges: edges)
     let dot = graph.dot(style: DOTStyle(maxNodes: 4))
@@ -165,14 +171,17 @@ import Testing
     var edges: [Edge] = []
     for id in 1...20 {
       nodes.append(Node(id: id, typeName: "Leaf\(id)", kind: .object))
-      edges.append(Edge(from: 0, to: id, label: "leaves[\(id - 1)]", ownership: .strong))
+      edges.append(
+        Edge(
+          from: 0, to: id, label: "leaves[\(id - 1)]", ownership: .strong, kind: .element, property: "leaves")
+      )
     }
     nodes.append(Node(id: 21, typeName: "A", kind: .object))
     nodes.append(Node(id: 22, typeName: "B", kind: .object))
     edges += [
-      Edge(from: 20, to: 21, label: "a", ownership: .strong),
-      Edge(from: 21, to: 22, label: "b", ownership: .strong),
-      Edge(from: 22, to: 21, label: "a", ownership: .strong),
+      Edge(from: 20, to: 21, label: "a", ownership: .strong, kind: .property, property: "a"),
+      Edge(from: 21, to: 22, label: "b", ownership: .strong, kind: .property, property: "b"),
+      Edge(from: 22, to: 21, label: "a", ownership: .strong, kind: .property, property: "a"),
     ]
     let dot = try ObjectGraph(nodes: nodes, edges: edges).dot(style: DOTStyle(maxNodes: 4))
     // Drawn: the root n0, the path n20 and the cycle n21, n22; the 19 other leaves collapsed.
@@ -183,12 +192,12 @@ import Testing
     let graph = try ObjectGraph(
       nodes: (0..<6).map { Node(id: $0, typeName: "T\($0)", kind: .object) },
       edges: [
-        Edge(from: 0, to: 1, label: "unrelated", ownership: .strong),
-        Edge(from: 0, to: 2, label: "path", ownership: .strong),
-        Edge(from: 2, to: 3, label: "into", ownership: .strong),
-        Edge(from: 3, to: 4, label: "loop", ownership: .strong),
-        Edge(from: 4, to: 3, label: "back", ownership: .strong),
-        Edge(from: 4, to: 5, label: "leaf", ownership: .strong),
+        Edge(from: 0, to: 1, label: "unrelated", ownership: .strong, kind: .property, property: "unrelated"),
+        Edge(from: 0, to: 2, label: "path", ownership: .strong, kind: .property, property: "path"),
+        Edge(from: 2, to: 3, label: "into", ownership: .strong, kind: .property, property: "into"),
+        Edge(from: 3, to: 4, label: "loop", ownership: .strong, kind: .property, property: "loop"),
+        Edge(from: 4, to: 3, label: "back", ownership: .strong, kind: .property, property: "back"),
+        Edge(from: 4, to: 5, label: "leaf", ownership: .strong, kind: .property, property: "leaf"),
       ])
     // Drawn: n0, n2, n3, n4 (not the unrelated n1 nor the leaf n5), nothing collapsed.
     assertGolden(graph.dot(style: DOTStyle(cyclesOnly: true)), named: "cycles-only", pathExtension: "dot")

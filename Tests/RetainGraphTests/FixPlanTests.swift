@@ -91,8 +91,10 @@ struct FixPlanTests {
         Node(id: 1, typeName: "App.NetworkService", kind: .object),
       ],
       edges: [
-        Edge(from: 0, to: 1, label: "network", ownership: .strong),
-        Edge(from: 1, to: 0, label: "pending[1] (method App.PriceList.handlePrices(_:))", ownership: .strong),
+        Edge(from: 0, to: 1, label: "network", ownership: .strong, kind: .property, property: "network"),
+        Edge(
+          from: 1, to: 0, label: "pending[1] (method App.PriceList.handlePrices(_:))", ownership: .strong,
+          kind: .methodReference(method: "App.PriceList.handlePrices(_:)"), property: "pending"),
       ])
     let fix = try #require(graph.cycles.first?.fixPlan.first)
     #expect(fix.idiom == .methodReference)
@@ -113,8 +115,10 @@ struct FixPlanTests {
           kind: .closure),
       ],
       edges: [
-        Edge(from: 0, to: 1, label: "handlers[\"done\"] (closure)", ownership: .strong),
-        Edge(from: 1, to: 0, label: "capture 1", ownership: .strong),
+        Edge(
+          from: 0, to: 1, label: "handlers[\"done\"] (closure)", ownership: .strong, kind: .closure,
+          property: nil),
+        Edge(from: 1, to: 0, label: "capture 1", ownership: .strong, kind: .capture(index: 1), property: nil),
       ])
     #expect(
       graph.cycles.first?.fixPlan.map(\.fix)
@@ -135,12 +139,12 @@ struct FixPlanTests {
         Node(id: 3, typeName: "closure #1 in App.Hub.init()", kind: .closure),
       ],
       edges: [
-        Edge(from: 0, to: 1, label: "items[0]", ownership: .strong),
-        Edge(from: 0, to: 2, label: "items[1]", ownership: .strong),
-        Edge(from: 0, to: 3, label: "onChange (closure)", ownership: .strong),
-        Edge(from: 1, to: 0, label: "owner", ownership: .strong),
-        Edge(from: 2, to: 0, label: "hub", ownership: .strong),
-        Edge(from: 3, to: 0, label: "capture 0", ownership: .strong),
+        Edge(from: 0, to: 1, label: "items[0]", ownership: .strong, kind: .element, property: "items"),
+        Edge(from: 0, to: 2, label: "items[1]", ownership: .strong, kind: .element, property: "items"),
+        Edge(from: 0, to: 3, label: "onChange (closure)", ownership: .strong, kind: .closure, property: nil),
+        Edge(from: 1, to: 0, label: "owner", ownership: .strong, kind: .property, property: "owner"),
+        Edge(from: 2, to: 0, label: "hub", ownership: .strong, kind: .property, property: "hub"),
+        Edge(from: 3, to: 0, label: "capture 0", ownership: .strong, kind: .capture(index: 0), property: nil),
       ])
     let plan = try #require(graph.cycles.first?.fixPlan)
     #expect(
@@ -283,10 +287,21 @@ struct FixPlanTests {
       for (slot, label) in labels.enumerated() where Double.random(in: 0..<1, using: &random) < density / 2 {
         let target = Int.random(in: 0..<count, using: &random)
         let ownership: Ownership = Double.random(in: 0..<1, using: &random) < 0.85 ? .strong : .weak
-        let text =
+        // The kinds and properties a walk would record for these labels.
+        let property = String(label.prefix { $0 != "[" })
+        let edge =
           node.kind == .closure
-          ? "capture \(slot)" : (nodes[target].kind == .closure ? "\(label) (closure)" : label)
-        edges.append(Edge(from: node.id, to: target, label: text, ownership: ownership))
+          ? Edge(
+            from: node.id, to: target, label: "capture \(slot)", ownership: ownership,
+            kind: .capture(index: slot), property: nil)
+          : nodes[target].kind == .closure
+            ? Edge(
+              from: node.id, to: target, label: "\(label) (closure)", ownership: ownership, kind: .closure,
+              property: property)
+            : Edge(
+              from: node.id, to: target, label: label, ownership: ownership,
+              kind: label.contains("[") ? .element : .property, property: property)
+        edges.append(edge)
       }
     }
     return (nodes, edges)
@@ -380,7 +395,9 @@ struct FixPlanTests {
       Node(id: $0.offset, typeName: nodes[$0.element].typeName, kind: nodes[$0.element].kind)
     }
     let moved = order.flatMap { old in edges.filter { $0.from == old } }.map {
-      Edge(from: newID[$0.from], to: newID[$0.to], label: $0.label, ownership: $0.ownership)
+      Edge(
+        from: newID[$0.from], to: newID[$0.to], label: $0.label, ownership: $0.ownership, kind: $0.kind,
+        property: $0.property, closureFunction: $0.closureFunction)
     }
     guard let graph = try? ObjectGraph(nodes: renumbered, edges: moved, libraryModules: libraryModules) else {
       return nil

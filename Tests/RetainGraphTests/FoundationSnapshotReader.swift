@@ -74,7 +74,9 @@ struct FoundationSnapshotReader {
           "\(place).ownership: unknown ownership \"\(ownershipText)\"; expected one of \(known)")
       }
       guard version >= 2 else {
-        edges.append(Edge(from: from, to: to, label: label, ownership: ownership))
+        let (kind, property) = Self.versionOneReference(label)
+        edges.append(
+          Edge(from: from, to: to, label: label, ownership: ownership, kind: kind, property: property))
         continue
       }
       let kind = try edgeKind(fields, at: place)
@@ -107,6 +109,32 @@ struct FoundationSnapshotReader {
     return try ObjectGraph(
       nodes: nodes, edges: edges, root: root, isTruncated: truncated, danglingReferences: dangling,
       notes: notes)
+  }
+
+  /// A version 1 edge's kind and property, from its label alone, as that version's grammar writes
+  /// them (written here apart from the library's reading, to check it).
+  static func versionOneReference(_ label: String) -> (Edge.Kind, String?) {
+    func firstName(_ path: Substring) -> String? {
+      let name = path.prefix { !".[ ".contains($0) }
+      return name.isEmpty ? nil : String(name)
+    }
+    if label == "suspended frame" { return (.suspendedFrame, nil) }
+    if label.hasSuffix(")"), let open = label.range(of: " (method ") {
+      return (
+        .methodReference(method: String(label[open.upperBound..<label.index(before: label.endIndex)])),
+        firstName(label[..<open.lowerBound])
+      )
+    }
+    for (marker, kind) in [(" (closure) → capture 0", Edge.Kind.singleCapture), (" (closure)", .closure)]
+    where label.hasSuffix(marker) {
+      return (kind, firstName(label.dropLast(marker.count)))
+    }
+    if label.hasPrefix("capture "), let index = Int(label.dropFirst(8).prefix { $0.isNumber }) {
+      return (
+        label.hasSuffix(" (actor isolation)") ? .actorIsolation(index: index) : .capture(index: index), nil
+      )
+    }
+    return (label.contains("[") ? .element : .property, firstName(label[...]))
   }
 
   private func edgeKind(_ fields: [String: Any], at place: String) throws(GraphDecodingError) -> Edge.Kind {

@@ -82,7 +82,10 @@ import Testing
   @Test func partsAreCheckedWithTheSameReasons() {
     let nodes = [Node(id: 0, typeName: "A", kind: .object), Node(id: 1, typeName: "B", kind: .object)]
     let checks: [(edges: [Edge], nodes: [Node], root: Int, reason: Reason, field: String)] = [
-      ([Edge(from: 0, to: 2, label: "b", ownership: .strong)], nodes, 0, .unknownNode, "edges[0].to"),
+      (
+        [Edge(from: 0, to: 2, label: "b", ownership: .strong, kind: .property, property: "b")], nodes, 0,
+        .unknownNode, "edges[0].to"
+      ),
       ([], nodes, 5, .unknownNode, "root"),
       ([], [nodes[1]], 0, .idOutOfPlace, "nodes[0].id"),
     ]

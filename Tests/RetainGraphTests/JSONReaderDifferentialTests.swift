@@ -100,7 +100,10 @@ import Testing
       let ownership = Ownership.allCases[Int(random.next() % 4)]
       let label = text()
       switch random.next() % 6 {
-      case 0: return Edge(from: from, to: to, label: label, ownership: ownership)
+      case 0:
+        return Edge(
+          from: from, to: to, label: label, ownership: ownership, kind: .property,
+          property: label.isEmpty ? nil : label)
       case 1:
         return Edge(
           from: from, to: to, label: label, ownership: ownership,
@@ -304,7 +307,9 @@ import Testing
     let names = ["\u{FEFF}", "\u{FEFF}A", "A\u{FEFF}", "A\n\u{FEFF}B", "\u{FEFF}\u{FEFF}"]
     let graph = try ObjectGraph(
       nodes: names.indices.map { Node(id: $0, typeName: names[$0], kind: .object) },
-      edges: names.indices.map { Edge(from: $0, to: $0, label: names[$0], ownership: .strong) },
+      edges: names.indices.map {
+        Edge(from: $0, to: $0, label: names[$0], ownership: .strong, kind: .property, property: names[$0])
+      },
       notes: names)
     let data = graph.jsonData()
     let read = try ObjectGraph(jsonData: data)

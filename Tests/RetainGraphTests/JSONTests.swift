@@ -68,8 +68,8 @@ import Testing
         Node(id: 0, typeName: "A \"quoted\"\n日本", kind: .value), Node(id: 1, typeName: "B", kind: .closure),
       ],
       edges: [
-        Edge(from: 0, to: 1, label: "x", ownership: .unownedUnsafe),
-        Edge(from: 1, to: 1, label: "me", ownership: .strong),
+        Edge(from: 0, to: 1, label: "x", ownership: .unownedUnsafe, kind: .property, property: "x"),
+        Edge(from: 1, to: 1, label: "me", ownership: .strong, kind: .property, property: "me"),
       ],
       root: 0, isTruncated: true, danglingReferences: [DanglingReference(holder: 1, label: "owner")],
       notes: ["could not read a field"])
@@ -339,7 +339,8 @@ import Testing
     { "format": "retain-graph", "version": 1, "root": 0, "truncated": false,
       "nodes": [ { "id": 0, "type": "App.Screen", "kind": "object" },
                  { "id": 1, "type": "App.Model", "kind": "object" },
-                 { "id": 2, "type": "closure #1 in App.Screen.init()", "kind": "closure" } ],
+                 { "id": 2, "type": "closure #1 in App.Screen.init()", "kind": "closure" },
+                 { "id": 3, "type": "task (closure #1 in App.Screen.load())", "kind": "task" } ],
       "edges": [ { "from": 0, "to": 1, "label": "model", "ownership": "strong" },
                  { "from": 0, "to": 1, "label": "items[3].owner", "ownership": "strong" },
                  { "from": 0, "to": 1, "label": "cache[\\"a\\"]", "ownership": "weak" },
@@ -347,7 +348,9 @@ import Testing
                  { "from": 2, "to": 0, "label": "capture 1", "ownership": "strong" },
                  { "from": 0, "to": 0, "label": "greeting (closure) → capture 0", "ownership": "strong" },
                  { "from": 1, "to": 0, "label": "done (method Screen.finish(_:))", "ownership": "strong" },
-                 { "from": 1, "to": 1, "label": "state.loading", "ownership": "strong" } ] }
+                 { "from": 1, "to": 1, "label": "state.loading", "ownership": "strong" },
+                 { "from": 3, "to": 0, "label": "suspended frame", "ownership": "strong" },
+                 { "from": 2, "to": 1, "label": "capture 0 (actor isolation)", "ownership": "strong" } ] }
     """
 
   @Test func versionOneStillReadsWithKindsFromItsLabels() throws {
@@ -361,6 +364,9 @@ import Testing
         ["done (method Screen.finish(_:))": #"methodReference(method: "Screen.finish(_:)") done"#],
         // A version 1 label cannot tell an enum payload from a property.
         ["state.loading": "property state"],
+        // Not a property named `suspended`: a word of the task's frames.
+        ["suspended frame": "suspendedFrame -"],
+        ["capture 0 (actor isolation)": "actorIsolation(index: 0) -"],
       ])
     // Written again it is version 2, which reads back to the same edges.
     let again = try ObjectGraph(jsonData: graph.jsonData())

@@ -105,7 +105,8 @@ import Testing
     let edges = texts.indices.map {
       Edge(
         from: $0, to: ($0 + 1) % texts.count, label: texts[texts.count - 1 - $0],
-        ownership: Ownership.allCases[$0 % Ownership.allCases.count])
+        ownership: Ownership.allCases[$0 % Ownership.allCases.count], kind: .element,
+        property: texts[$0])
     }
     let graph = try ObjectGraph(
       nodes: nodes, edges: edges, root: 3, isTruncated: true,
@@ -142,7 +143,7 @@ import Testing
       let edges = (0..<Int(random.next() % 12)).map { _ in
         Edge(
           from: Int(random.next() % UInt64(count)), to: Int(random.next() % UInt64(count)), label: text(),
-          ownership: Ownership.allCases[Int(random.next() % 4)])
+          ownership: Ownership.allCases[Int(random.next() % 4)], kind: .property, property: nil)
       }
       let dangling = (0..<Int(random.next() % 3)).map { _ in
         DanglingReference(holder: Int(random.next() % UInt64(count)), label: text())

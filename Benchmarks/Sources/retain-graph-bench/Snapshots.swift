@@ -15,8 +15,12 @@ func ringSnapshot(count: Int) throws -> Data {
     [Node(id: 0, typeName: "App.Root", kind: .object)]
     + (1..<count).map { Node(id: $0, typeName: "App.RingNode", kind: .object) }
   let edges =
-    [Edge(from: 0, to: 1, label: "first", ownership: .strong)]
-    + (1..<count).map { Edge(from: $0, to: $0 % (count - 1) + 1, label: "next", ownership: .strong) }
+    [Edge(from: 0, to: 1, label: "first", ownership: .strong, kind: .property, property: "first")]
+    + (1..<count).map {
+      Edge(
+        from: $0, to: $0 % (count - 1) + 1, label: "next", ownership: .strong, kind: .property,
+        property: "next")
+    }
   return try ObjectGraph(nodes: nodes, edges: edges).jsonData()
 }
 

@@ -29,6 +29,8 @@ void rgc_start(int backtraces);
 void rgc_stop(int backtraces);
 /// Whether allocations are being recorded.
 int rgc_is_running(void);
+/// Whether the census was ever started in this process.
+int rgc_has_started(void);
 /// Whether this process's `swift_allocObject` is the census's (the C target is linked first).
 int rgc_is_interposed(void);
 /// A mark: every allocation that happens after the call gets at least this number (threads give

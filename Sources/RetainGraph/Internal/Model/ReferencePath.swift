@@ -164,10 +164,15 @@ struct ReferencePath: Hashable, Sendable {
   }
 
   /// The reference a label alone describes, read by the grammar above: for version 1 snapshots and
-  /// edges made by hand without a kind. The only place a label's text is read back.
+  /// the deprecated kind-less ``Edge/init(from:to:label:ownership:)`` only; the only place a label's
+  /// text is read back. Text cannot tell a global (its name reads as a property path); no version 1
+  /// snapshot holds one (globals and suspended frames came with version 2), but a hand-made edge may.
   init(inferringFrom label: String) {
     let methodMarker = " (method "
-    if label.hasSuffix(")"), let range = label.firstRange(of: methodMarker) {
+    if label == "suspended frame" {
+      self.init(label: label, kind: .suspendedFrame, property: nil)
+      return
+    } else if label.hasSuffix(")"), let range = label.firstRange(of: methodMarker) {
       let method = String(label[range.upperBound...].dropLast())
       self.init(label: label, kind: .methodReference(method: method), property: nil)
     } else if label.hasSuffix(Self.singleCaptureMarker) {
