@@ -20,6 +20,9 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
   case json
   /// One self-contained page: the drawing, the cycles and their fixes, a search by type.
   case html
+  /// A Mermaid flowchart (``RetainGraph/ObjectGraph/mermaid(style:)``): the text GitHub draws in
+  /// issues, pull requests and Markdown files.
+  case mermaid
 
   /// Whether the bytes are binary (PNG, PDF) rather than text.
   public var isBinary: Bool { self == .png || self == .pdf }
@@ -30,13 +33,19 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
   /// The format Graphviz draws it in (SVG, PNG, PDF); nil for the others.
   public var renderFormat: RenderFormat? { RenderFormat(rawValue: rawValue) }
 
-  /// The usual file name extension, without the dot (`txt` for text).
-  public var fileExtension: String { self == .text ? "txt" : rawValue }
+  /// The usual file name extension, without the dot (`txt` for text, `mmd` for Mermaid).
+  public var fileExtension: String {
+    switch self {
+    case .text: "txt"
+    case .mermaid: "mmd"
+    default: rawValue
+    }
+  }
 }
 
 extension ObjectGraph {
   /// The graph written in `format`: the leak trace (or the summary) as text, DOT, a Graphviz
-  /// drawing, JSON or the HTML page.
+  /// drawing, JSON, the HTML page or a Mermaid flowchart.
   ///
   /// ```swift
   /// for format in OutputFormat.allCases {
@@ -69,6 +78,7 @@ extension ObjectGraph {
     case .json: return jsonData()
     case .svg, .png, .pdf: return try render(format.renderFormat ?? .svg, style: style)
     case .html: return Data(try htmlPage(style: style, marking: marks, limits: limits).utf8)
+    case .mermaid: return Data(mermaid(style: style).utf8)
     }
   }
 }

@@ -17,6 +17,7 @@ import Testing
     #expect(try graph.data(.json) == graph.jsonData())
     #expect(try graph.data(.svg, style: style) == graph.render(.svg, style: style))
     #expect(try graph.data(.html) == Data(graph.htmlPage().utf8))
+    #expect(try graph.data(.mermaid, style: style) == Data(graph.mermaid(style: style).utf8))
     let pdf = try graph.data(.pdf)
     #expect(String(decoding: pdf.prefix(5), as: UTF8.self) == "%PDF-")
     // A graph with no cycle writes its summary as text.
@@ -26,11 +27,16 @@ import Testing
   }
 
   @Test func theListSaysWhatEachFormatIs() {
-    #expect(OutputFormat.allCases.map(\.rawValue) == ["text", "dot", "svg", "png", "pdf", "json", "html"])
+    #expect(
+      OutputFormat.allCases.map(\.rawValue) == [
+        "text", "dot", "svg", "png", "pdf", "json", "html", "mermaid",
+      ])
     #expect(OutputFormat.allCases.filter(\.isBinary) == [.png, .pdf])
     #expect(OutputFormat.allCases.filter { !$0.isPicture } == [.text, .json])
     #expect(OutputFormat.allCases.compactMap(\.renderFormat) == RenderFormat.allCases)
     #expect(
-      OutputFormat.allCases.map(\.fileExtension) == ["txt", "dot", "svg", "png", "pdf", "json", "html"])
+      OutputFormat.allCases.map(\.fileExtension) == [
+        "txt", "dot", "svg", "png", "pdf", "json", "html", "mmd",
+      ])
   }
 }
