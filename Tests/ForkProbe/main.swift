@@ -32,6 +32,11 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "leaks-unstarte
   exit(0)
 }
 
+// `slow-sweep`: see SlowSweep.swift.
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "slow-sweep" {
+  runSlowSweep()
+}
+
 // `dump-server DIR`: see DumpServer.swift.
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "dump-server" {
   runDumpServer(directory: CommandLine.arguments[2])
