@@ -87,8 +87,12 @@ let package = Package(
     .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "RetainGraphSupport", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
-      dependencies: ["RetainGraph", "RetainGraphRuntime"]
+      dependencies: ["RetainGraph", "RetainGraphRuntime", "RetainGraphKnownCycles"]
     ),
+    // A known-cycles file (`.retain-graph-known.json`): read (through the JSON scanner, naming the
+    // line of a problem), matched against cycles' signatures, written as a baseline. The assertions
+    // and the command line use it; not a product.
+    .target(name: "RetainGraphKnownCycles", dependencies: ["RetainGraph", "RetainGraphJSONScanner"]),
     // The heap census: only programs that import RetainGraphCensus link the interposer in
     // CRetainGraphCensus (a `swift_allocObject` of their own).
     .target(name: "CRetainGraphCensus", path: "Sources/CRetainGraphCensus"),
@@ -104,6 +108,7 @@ let package = Package(
         "RetainGraph",
         "RetainGraphRendering",
         "RetainGraphSupport",
+        "RetainGraphKnownCycles",
         "Samples",
         .product(
           name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
@@ -166,6 +171,7 @@ let package = Package(
       name: "RetainGraphTestingTests",
       dependencies: [
         "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime", "RetainGraphTestSupport", "Samples",
+        "RetainGraphKnownCycles",
       ],
       exclude: ["__Snapshots__"]
     ),

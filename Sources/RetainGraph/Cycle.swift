@@ -116,6 +116,9 @@ struct EdgeIndices: Sendable, Hashable {
 
   var edges: [Edge] { storage.map { storage in indices.map { storage.edge(Int($0)) } } ?? [] }
 
+  /// The graph's storage the indices are of (nil for an empty list).
+  var graphStorage: GraphStorage? { storage }
+
   var first: Edge? { indices.first.flatMap { index in storage?.edge(Int(index)) } }
 
   static func == (lhs: EdgeIndices, rhs: EdgeIndices) -> Bool {

@@ -72,6 +72,13 @@ public struct GraphOptions: Sendable {
   /// dependencies): their modules are library modules beside ``libraryModules``, and their ways out
   /// are what the fix says for a reference one of them holds to your object.
   public var libraries: [LibraryRule] = []
+  /// The known-cycles file the assertions read (`assertNoCycles`, `checkNoCycles`): the cycles it
+  /// lists by signature (``Cycle/signature``) pass until their entry expires. A relative path is
+  /// taken from the current directory. Nil (the default): `assertNoCycles` reads
+  /// `.retain-graph-known.json` at the root of the package its caller's file is in (the nearest
+  /// directory above it that holds `Package.swift`) when there is one, `checkNoCycles` reads none.
+  /// The walk itself does not read it.
+  public var knownCyclesFile: String? = nil
   /// The modules the fix plans treat as libraries: ``libraryModules`` and those of ``libraries``.
   var planLibraryModules: Set<String> {
     libraries.isEmpty ? libraryModules : libraryModules.union(libraries.flatMap(\.modules))

@@ -1,3 +1,5 @@
+public import RetainGraph
+
 /// Every leaked cycle the census found with no root given, from ``HeapCensus/leaks(since:timeout:)``:
 /// groups of recorded objects that only each other hold.
 ///
@@ -167,24 +169,6 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
   }
 }
 
-/// What identifies a leaked cycle from run to run: the types of its objects and the references
-/// between them (holder type, reference path without element indices, target type), sorted; not
-/// addresses. Its `description` is a 16-digit hash of ``text``.
-public struct LeakSignature: CustomStringConvertible, Sendable, Hashable, Codable {
-  /// The canonical text: one line per object type, then one per reference.
-  public var text: String
-
-  /// Creates a signature from its canonical text.
-  public init(text: String) { self.text = text }
-
-  /// FNV-1a, 64 bits, of ``text``, in hexadecimal.
-  public var description: String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x100_0000_01b3
-    }
-    let digits = String(hash, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
-  }
-}
+/// What identifies a leaked cycle from run to run: ``RetainGraph/CycleSignature``, the signature
+/// ``RetainGraph/Cycle/signature`` gives the same cycle found by a walk.
+public typealias LeakSignature = CycleSignature

@@ -1,4 +1,6 @@
+internal import Foundation
 public import RetainGraph
+internal import RetainGraphKnownCycles
 
 /// Walks the graph from `root` and returns the leak trace when it has a strong retain cycle through
 /// an object of yours: a loop among library objects alone (`Cycle.isLibraryOnly`, see
@@ -10,6 +12,10 @@ public import RetainGraph
 /// `GraphReflectable`, or use the heap census). Notes in a library's own storage are shown, short,
 /// and do not fail it.
 ///
+/// With ``GraphOptions/knownCyclesFile`` set, a cycle the file lists passes until its entry
+/// expires; the message then says which cycles are new, which known, and which expired (with the
+/// entry's reason). A file that cannot be read or is malformed fails, naming its line.
+///
 /// Build your own assertion on it, or use ``assertNoCycles(_:options:_:fileID:filePath:line:column:)``.
 /// - Parameters:
 ///   - root: the object or value to check.
@@ -18,13 +24,41 @@ public import RetainGraph
 /// - Returns: the failure (its `description`: the report), or nil when there is no cycle and the walk saw all.
 public func checkNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) -> LeakCheckFailure? {
   let graph = ObjectGraph(reflecting: root, options: options)
-  return cyclesFailure(graph).map { LeakCheckFailure(description: $0, graphs: [graph]) }
+  return cyclesFailure(graph, knownFile: options.knownCyclesFile).map {
+    LeakCheckFailure(description: $0, graphs: [graph])
+  }
 }
 
 /// The failure text of `assertNoCycles` for `graph`: its report when it has a cycle of yours (with
 /// how to see the rest when the walk was partial), what was not seen when it was incomplete.
-func cyclesFailure(_ graph: ObjectGraph) -> String? {
+///
+/// With a known-cycles file (`knownFile`), the cycles it lists pass until their entry expires
+/// (`today`, `YYYY-MM-DD`, UTC; default: today): the failure is the report and what the file says
+/// of each cycle.
+func cyclesFailure(_ graph: ObjectGraph, knownFile: String? = nil, today: String? = nil) -> String? {
   let incomplete = graph.incompleteness(graph.walkNotes, mayMiss: "a retain cycle")
+  var knownLines: [String] = []
+  if let knownFile, graph.cycles.contains(where: { !$0.isLibraryOnly }) {
+    let known: KnownCycles
+    do {
+      known = try KnownCycles.read(at: knownFile)
+    } catch {
+      return "the known-cycles file cannot be used: \(error)\n\n" + graph.report()
+    }
+    let cycles = graph.cycles.indices.filter { !graph.cycles[$0].isLibraryOnly }.map {
+      (index: $0, signature: graph.cycles[$0].signature)
+    }
+    var verdict = known.verdict(on: cycles, today: today ?? KnownCycles.day(of: Date()))
+    // The file lists the cycles of every test: one that this graph does not have is not gone.
+    verdict.gone = []
+    guard verdict.fails else {
+      guard let incomplete else { return nil }
+      return
+        (incomplete.lines + [incomplete.howToSee, "", "In what it saw: \(graph.summary())"] + [""]
+        + verdict.lines()).joined(separator: "\n")
+    }
+    knownLines = [""] + verdict.lines()
+  }
   guard graph.cycles.contains(where: { !$0.isLibraryOnly }) else {
     guard let incomplete else { return nil }
     let library = graph.libraryNoteLines(graph.walkNotes)
@@ -32,8 +66,9 @@ func cyclesFailure(_ graph: ObjectGraph) -> String? {
       (incomplete.lines + [incomplete.howToSee, "", "In what it saw: \(graph.summary())"]
       + (library.isEmpty ? [] : [""] + library)).joined(separator: "\n")
   }
-  guard let incomplete else { return graph.report() }
-  return graph.report() + "\n\n" + incomplete.howToSee
+  let report = ([graph.report()] + knownLines).joined(separator: "\n")
+  guard let incomplete else { return report }
+  return report + "\n\n" + incomplete.howToSee
 }
 
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when the graph reachable
@@ -41,6 +76,11 @@ func cyclesFailure(_ graph: ObjectGraph) -> String? {
 /// alone, `Cycle.isLibraryOnly`, is not one), or when the walk did not see all of it (see
 /// ``checkNoCycles(_:options:)``); the failure message is the leak trace, and in Swift Testing the
 /// graph is attached.
+///
+/// Known cycles: the cycles `.retain-graph-known.json` lists (at the root of the package `filePath`
+/// is in: the nearest directory above it with a `Package.swift`; or the file
+/// ``GraphOptions/knownCyclesFile`` names) pass until their entry expires. A new cycle fails; a
+/// cycle whose entry expired fails with the entry's reason. `retain-graph baseline` writes the file.
 /// - Parameters:
 ///   - root: the object or value to check.
 ///   - options: limits and filters.
@@ -59,7 +99,8 @@ public func assertNoCycles(
   column: UInt = #column
 ) {
   let graph = ObjectGraph(reflecting: root(), options: options)
-  guard let text = cyclesFailure(graph) else { return }
+  let knownFile = options.knownCyclesFile ?? KnownCycles.packageFile(above: "\(filePath)")
+  guard let text = cyclesFailure(graph, knownFile: knownFile) else { return }
   let failure = LeakFailure(
     message: text, graphs: [("retain-graph-\(graph.nodes[graph.root].shortTypeName)", graph)])
   failure.record(

@@ -19,6 +19,11 @@
         default \(ReportOptions.defaultMaxHops)); at most \(ReportOptions.defaultMaxCycles) cycles are \
         printed, the others counted (--max-cycles). 'all' prints everything.
 
+        --known FILE (a known-cycles file, see 'baseline'): a cycle the file lists passes until its \
+        entry expires; the output then says of each cycle whether it is new, known (and why) or \
+        expired (with the entry's reason), and which entries this snapshot no longer has. Exit 1 only \
+        for a new cycle or an expired entry.
+
         Example:
           retain-graph check snapshot.json
         """
@@ -29,14 +34,23 @@
 
     @OptionGroup var report: ReportOptions
 
+    @Option(help: ArgumentHelp("A known-cycles file whose cycles pass (see 'baseline').", valueName: "file"))
+    var known: String?
+
     func run() throws {
       let graph = try readSnapshot(at: snapshot)
       var text = report.text(of: graph)
       if let incomplete = graph.incompleteness(graph.walkNotes, mayMiss: "a retain cycle") {
         text += "\n\n" + incomplete.howToSee
       }
+      var fails = !graph.cycles.isEmpty
+      if let known {
+        let verdict = try Self.knownCycles(of: graph, file: known)
+        text += (text.isEmpty ? "" : "\n\n") + verdict.text
+        fails = verdict.fails
+      }
       try StandardStreams.printOutput(text)
-      if !graph.cycles.isEmpty { throw ExitCode(1) }
+      if fails { throw ExitCode(1) }
       if !graph.isComplete { throw ExitCode(3) }
     }
   }

@@ -16,6 +16,8 @@
           retain-graph sample viper-module --format svg --output viper-module.svg
           retain-graph render snapshot.json --format pdf --output graph.pdf
           retain-graph check snapshot.json
+          retain-graph check snapshot.json --known .retain-graph-known.json
+          retain-graph baseline snapshot.json --output .retain-graph-known.json
           retain-graph leaks dump.json
           retain-graph diff before.json after.json
 
@@ -24,8 +26,8 @@
         ignored; otherwise the signal ends the command).
         """,
       subcommands: [
-        SamplesCommand.self, SampleCommand.self, RenderCommand.self, CheckCommand.self, LeaksCommand.self,
-        DiffCommand.self,
+        SamplesCommand.self, SampleCommand.self, RenderCommand.self, CheckCommand.self, BaselineCommand.self,
+        LeaksCommand.self, DiffCommand.self,
       ]
     )
 

@@ -220,7 +220,7 @@ import Testing
     #expect(try Self.run("sample", "viper-module", "--output", "").status == 2)
   }
 
-  @Test(arguments: [[], ["samples"], ["sample"], ["render"], ["check"], ["leaks"], ["diff"]])
+  @Test(arguments: [[], ["samples"], ["sample"], ["render"], ["check"], ["baseline"], ["leaks"], ["diff"]])
   func helpShowsExamples(_ command: [String]) throws {
     let process = try Self.run(arguments: command + ["--help"])
     #expect(process.status == 0)

@@ -64,6 +64,29 @@ extension CensusTests {
       #expect(found[0].signature.description.count == 16)
     }
 
+    /// The census's signature of a leaked cycle is the walk's (`Cycle.signature`) of the same
+    /// objects, from either member, though the census's group also holds what only the cycle keeps
+    /// alive (a `LeakList` the child keeps, which is no member).
+    @Test func theSignatureIsTheWalkedCyclesSignature() throws {
+      let mark = HeapCensus.mark()
+      weak var parent: LeakParent?
+      var walked: [CycleSignature] = []
+      do {
+        let made = makeLeakPair()
+        made.child?.keeps = LeakList()
+        parent = made
+        walked.append(contentsOf: ObjectGraph(reflecting: made).cycles.map(\.signature))
+        walked.append(contentsOf: ObjectGraph(reflecting: made.child as Any).cycles.map(\.signature))
+      }
+      defer { parent?.child = nil }
+      let found = Self.cycles(try HeapCensus.leaks(since: mark), of: ["LeakParent"])
+      try #require(found.count == 1 && walked.count == 2)
+      #expect(found[0].objectCount == 3)
+      #expect(walked[0] == walked[1])
+      #expect(found[0].signature == walked[0], "\(found[0].signature.text)\n\(walked[0].text)")
+      #expect(!found[0].signature.text.contains("LeakList"))
+    }
+
     @Test func closuresCapturingSelfAreReported() throws {
       let mark = HeapCensus.mark()
       weak var onlySelf: LeakHandlerOwner?

@@ -145,6 +145,7 @@ extension LeakSearch {
     if !lines.isEmpty { lines.removeFirst() }
     while lines.first == "" { lines.removeFirst() }
     var types: Set<String> = []
+    var cycleMembers: [Node.ID] = []
     // Whether a class on the cycle is defined in the program (its type descriptor is in the image
     // the census is linked into), not only in libraries loaded beside it: asked (by `dladdr`) only
     // for a report that attributes its cycles.
@@ -153,13 +154,14 @@ extension LeakSearch {
       guard let object = objects[node],
         onCycle.contains(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
       else { continue }
+      cycleMembers.append(kept)
       types.insert(graph.displayName(kept))
       if attributing, !hasProgramType, let descriptor = Metadata.descriptor(of: type(of: object)) {
         hasProgramType = rgc_in_census_image(descriptor) != 0
       }
     }
     return (
-      signature(of: graph), types.sorted(), lines.joined(separator: "\n"),
+      graph.signature(ofMembers: cycleMembers), types.sorted(), lines.joined(separator: "\n"),
       graph.cycles.flatMap { $0.fixPlan.map(\.fix) },
       rgc_backtraces_ever_recorded() != 0 ? HeapCensus.allocationBacktrace(of: root) : nil,
       attributing
@@ -167,30 +169,6 @@ extension LeakSearch {
           .flatMap(LeaksAtExit.maker(frames:)) : nil,
       hasProgramType
     )
-  }
-
-  /// Types and references, sorted; element indices and dictionary keys left out.
-  static func signature(of graph: ObjectGraph) -> LeakSignature {
-    var lines = (0..<graph.nodeCount).map { "object \(graph.displayName($0))" }
-    for edge in graph.edges {
-      var label = ""
-      var depth = 0
-      for character in edge.label {
-        if character == "[" {
-          depth += 1
-          if depth == 1 { label.append("[") }
-        } else if character == "]" {
-          depth -= 1
-          if depth == 0 { label.append("]") }
-        } else if depth == 0 {
-          label.append(character)
-        }
-      }
-      lines.append(
-        "reference \(graph.displayName(edge.from)) \(label) (\(edge.ownership)) \(graph.displayName(edge.to))"
-      )
-    }
-    return LeakSignature(text: lines.sorted().joined(separator: "\n"))
   }
 }
 

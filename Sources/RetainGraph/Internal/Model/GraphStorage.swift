@@ -119,6 +119,7 @@ final class GraphStorage: Sendable {
   let wideLabels: WideLabels
   private let rootSearch = Mutex<(root: Int, distances: RootDistances)?>(nil)
   private let rootDistance = Mutex<(root: Int, distance: [Int32])?>(nil)
+  private let outgoing = Mutex<(offsets: [Int32], edgeIndices: [Int32])?>(nil)
 
   init(
     typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [ReferencePath],
@@ -210,6 +211,14 @@ final class GraphStorage: Sendable {
       from: Int(compact.from), to: Int(compact.to), label: reference.text(number: number),
       ownership: compact.ownership, kind: reference.kind, property: reference.property,
       closureFunction: reference.function)
+  }
+
+  /// ``adjacency(strongOnly:)`` of every edge, made once (cycles' signatures read it).
+  func allOutgoingEdges() -> (offsets: [Int32], edgeIndices: [Int32]) {
+    if let cached = outgoing.withLock({ $0 }) { return cached }
+    let made = adjacency(strongOnly: false)
+    outgoing.withLock { $0 = made }
+    return made
   }
 
   /// Successor node ids of every node in compressed form: the successors of node `n` are

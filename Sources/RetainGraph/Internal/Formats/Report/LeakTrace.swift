@@ -1,15 +1,21 @@
 internal import RetainGraphSupport
 
+extension GraphStorage {
+  /// How a node is named in a trace, in advice and in a cycle's signature: the short type name, or
+  /// for a closure its function without the module (`closure #1 in CartViewModel.init()`).
+  func displayName(_ node: Node.ID) -> String {
+    switch nodeKinds[node] {
+    case .closure: Advice.closureName(typeName(node))
+    case .task: Advice.taskDisplayName(typeName(node))
+    default: shortTypeName(node)
+    }
+  }
+}
+
 extension ObjectGraph {
   /// How a node is named in a trace and in advice: the short type name, or for a closure its
   /// function without the module (`closure #1 in CartViewModel.init()`).
-  package func displayName(_ node: Node.ID) -> String {
-    switch storage.nodeKinds[node] {
-    case .closure: Advice.closureName(storage.typeName(node))
-    case .task: Advice.taskDisplayName(storage.typeName(node))
-    default: storage.shortTypeName(node)
-    }
-  }
+  package func displayName(_ node: Node.ID) -> String { storage.displayName(node) }
 
   /// One reference of a leak trace, below its holder: `  ↓ label`, with the ownership when it is
   /// not strong.
