@@ -167,6 +167,21 @@ static void pause_briefly(void) {
   nanosleep(&pause, NULL);
 }
 
+// How many forking threads wait for the lock in their fork handler. A sweep lets the lock go
+// between two chunks while one waits, so that a fork waits for one chunk's sweep (a fraction of a
+// millisecond), not for a whole table's (seconds to minutes under load, which made forked walks
+// beside a census time out before their child even existed).
+static _Atomic int forks_waiting;
+
+// With the lock held, between two chunks of a sweep: lets the lock go while a fork waits for it,
+// and takes it again once every waiting fork has it or had it. A sweep may stop anywhere between
+// chunks (each chunk is swept whole under the lock), and other threads may sweep meanwhile.
+static void yield_to_forks(void) {
+  rgc_unlock();
+  while (atomic_load_explicit(&forks_waiting, memory_order_acquire) != 0) pause_briefly();
+  rgc_lock();
+}
+
 void rgc_lock(void) {
   for (int spins = 0; !try_lock(); spins++) {
     if (spins < 16) {
@@ -286,8 +301,35 @@ static void forget_dead(Slot *slot, void *object) {
   }
 }
 
+// What a sweep does when a fork waits for the lock (checked between two chunks; each chunk is swept
+// whole under the lock, so the table is consistent there).
+typedef enum {
+  // A query's sweep (its thread holds no other lock): let the lock go to the fork, take it again.
+  SWEEP_YIELDING,
+  // An allocating thread's sweep (it may hold a lock that another fork handler will wait for, so it
+  // must not wait for the fork): stop; the next sweep goes on.
+  SWEEP_ABANDONING,
+} SweepOnFork;
+
+// Tests: a pause after each chunk of this thread's sweeps (a sweep as long as a whole loaded table's),
+// and how many such sweeps run.
+static _Thread_local uint32_t sweep_chunk_delay;
+static _Atomic int delayed_sweeps;
+
+void rgc_test_delay_sweeps_on_this_thread(uint32_t microseconds) { sweep_chunk_delay = microseconds; }
+int rgc_test_delayed_sweeps_running(void) { return atomic_load(&delayed_sweeps); }
+
+static void sweep_table(SweepOnFork on_fork);
+
 // With the lock held: forgets dead records; frees chunks whose every slot was forgotten.
-static void sweep(void) {
+static void sweep(SweepOnFork on_fork) {
+  bool delayed = sweep_chunk_delay != 0;
+  if (delayed) atomic_fetch_add(&delayed_sweeps, 1);
+  sweep_table(on_fork);
+  if (delayed) atomic_fetch_sub(&delayed_sweeps, 1);
+}
+
+static void sweep_table(SweepOnFork on_fork) {
   _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
   if (!table) return;
   uint64_t end = atomic_load_explicit(&next_index, memory_order_acquire);
@@ -296,6 +338,11 @@ static void sweep(void) {
   uint64_t in_use = 0;
   bool all_freed_so_far = true;
   for (uint64_t chunk = first_chunk; chunk < chunks; chunk++) {
+    if (atomic_load_explicit(&forks_waiting, memory_order_acquire) != 0) {
+      if (on_fork == SWEEP_ABANDONING) return;
+      yield_to_forks();
+    }
+    if (sweep_chunk_delay) usleep(sweep_chunk_delay);
     Slot *slots = atomic_load_explicit(&table[chunk], memory_order_acquire);
     if (slots == FREED_CHUNK) continue;
     if (!slots) {
@@ -330,7 +377,8 @@ static void sweep(void) {
       atomic_store_explicit(&table[chunk], FREED_CHUNK, memory_order_release);
       retire_chunk(slots);
       atomic_fetch_sub_explicit(&live_chunks, 1, memory_order_relaxed);
-      if (all_freed_so_far) first_chunk = chunk + 1;
+      // (Another sweep, run while this one let the lock go, may have moved it further.)
+      if (all_freed_so_far && first_chunk < chunk + 1) first_chunk = chunk + 1;
     } else {
       all_freed_so_far = false;
       in_use++;
@@ -510,7 +558,7 @@ static __attribute__((noinline)) void sweep_if_grown(void) {
       return;
     }
   }
-  sweep();
+  sweep(SWEEP_ABANDONING);
   rgc_unlock();
 }
 
@@ -636,7 +684,9 @@ int rgc_thread_is_paused(void) { return paused; }
 // sweep or a copy (the child has only the forking thread, which releases it; the lock is a plain
 // flag, with no owner to check).
 static void lock_for_fork(void) {
+  atomic_fetch_add_explicit(&forks_waiting, 1, memory_order_acq_rel);
   rgc_lock();
+  atomic_fetch_sub_explicit(&forks_waiting, 1, memory_order_acq_rel);
   atomic_store_explicit(&fork_holds_lock, 1, memory_order_release);
 }
 
@@ -651,6 +701,7 @@ static void unlock_after_fork(void) {
 // backtraces on three threads while other tests fork).
 static void unlock_in_child(void) {
   atomic_store_explicit(&fork_holds_lock, 0, memory_order_release);
+  atomic_store_explicit(&forks_waiting, 0, memory_order_release);
   rgc_unlock();
   paused++;
 }
@@ -690,7 +741,7 @@ void rgc_stop(int with_backtraces) {
     atomic_store(&running, 0);
     // Forget the dead now; the live stay recorded (for the next start) until a sweep finds them
     // dead or HeapCensus.reset() forgets them.
-    sweep();
+    sweep(SWEEP_YIELDING);
   }
   rgc_unlock();
 }
@@ -721,7 +772,7 @@ void rgc_chunk_counts(uint64_t *live, uint64_t *after_sweep, uint64_t *behind_fa
 }
 
 size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t capacity, int sweep_first) {
-  if (sweep_first) sweep();
+  if (sweep_first) sweep(SWEEP_YIELDING);
   _Atomic(Slot *) *table = atomic_load_explicit(&directory, memory_order_acquire);
   if (!table) return 0;
   uint64_t end = atomic_load_explicit(&next_index, memory_order_acquire);
@@ -824,7 +875,7 @@ void rgc_forget_all(void) {
     }
     count_forgotten(chunk, forgotten);
   }
-  sweep();
+  sweep(SWEEP_YIELDING);
 }
 
 void rgc_hold_records(const rgc_record *records, size_t count) {

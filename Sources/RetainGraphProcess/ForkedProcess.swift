@@ -54,6 +54,9 @@ package enum ForkedProcess {
     package var pipeInode: UInt64
     /// Which try of the call this child is, from 1.
     package var attempt: Int = 1
+    /// How much of the call's timeout was left when `fork` returned in the parent (a fork waits
+    /// while its handlers take the locks of a fork-safe state, such as the heap census's table).
+    package var timeLeft: Duration = .zero
     /// Where the parent writes how the child ended, once it has been reaped.
     let record = EndingRecord()
 
@@ -185,7 +188,7 @@ package enum ForkedProcess {
       close(writeEnd)
       defer { close(readEnd) }
       guard pid > 0 else { throw .systemCallFailed("fork", errno: forkError) }
-      let traced = Trace(pid: pid, pipeInode: inode(of: readEnd), attempt: attempt)
+      let traced = Trace(pid: pid, pipeInode: inode(of: readEnd), attempt: attempt, timeLeft: deadline - .now)
       trace?(traced)
       var reader = Reader(
         pid: pid, fd: readEnd, deadline: deadline, timeout: timeout, attempt: attempt,

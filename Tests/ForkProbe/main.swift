@@ -21,11 +21,20 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pool" {
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "leaks-unstarted" {
   do {
     print("report: \(try HeapCensus.leaks(timeout: .seconds(30)))")
-    print("scope report: \(try HeapCensus.leaks(in: LeakScope(), timeout: .seconds(30)))")
   } catch {
     print("error: \(error)")
   }
+  do {
+    print("scope report: \(try HeapCensus.leaks(in: LeakScope(), timeout: .seconds(30)))")
+  } catch {
+    print("scope error: \(error)")
+  }
   exit(0)
+}
+
+// `slow-sweep`: see SlowSweep.swift.
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "slow-sweep" {
+  runSlowSweep()
 }
 
 // `dump-server DIR`: see DumpServer.swift.

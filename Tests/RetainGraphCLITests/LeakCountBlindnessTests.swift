@@ -16,10 +16,9 @@ import Testing
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationStatus == 0)
-    #expect(
-      text
-        == "error: the heap census was never started in this process, so it recorded nothing (start it "
-        + "before the code under test allocates: HeapCensus.start(), HeapCensus.run { }, or LeakScope().run { })\n"
-    )
+    let reason =
+      "the heap census was never started in this process, so it recorded nothing (start it before the code "
+      + "under test allocates: HeapCensus.start(), HeapCensus.run { }, or LeakScope().run { })"
+    #expect(text == "error: \(reason)\nscope error: \(reason)\n")
   }
 }

@@ -298,14 +298,22 @@ struct ForkedWalkTests {
       return
     }
     #expect(timeout == .seconds(15))
-    #expect(tries >= 2, "a stalled child is replaced before the timeout")
+    // A child with time to stall is replaced. (Under load, the first fork itself can wait for most
+    // of the timeout: its handlers take the heap census's table lock, which a parallel census test's
+    // sweep may hold for seconds; that child then has no time to be found stalled.)
+    if let first = run.traces.first, first.timeLeft > .seconds(5) {
+      #expect(
+        tries >= 2, "a stalled child is replaced before the timeout (\(first.timeLeft) left at its fork)")
+    }
     #expect(run.traces.count == tries)
     #expect(run.elapsed >= .seconds(15), "the last try has the rest of the timeout")
+    let replaced =
+      tries > 1
+      ? " (\(tries) tries: each child before it crashed or blocked, and was replaced by a fresh fork)" : ""
     #expect(
       run.error?.description
-        == "forked walk failed: the forked child did not finish within 15.0 seconds and was killed (\(tries) "
-        + "tries: each child before it crashed or blocked, and was replaced by a fresh fork); it may have "
-        + "blocked on a lock that another thread held when the process forked")
+        == "forked walk failed: the forked child did not finish within 15.0 seconds and was killed\(replaced); it "
+        + "may have blocked on a lock that another thread held when the process forked")
     expectNoLeftovers(run.traces)
     // In-process, with the lock free again, the same graph walks (on this thread, taking the lock).
     locked.lockingThread = pthread_self()

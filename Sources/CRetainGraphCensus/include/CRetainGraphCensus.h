@@ -31,6 +31,10 @@ void rgc_stop(int backtraces);
 int rgc_is_running(void);
 /// Whether the census was ever started in this process.
 int rgc_has_started(void);
+/// Tests: pauses `microseconds` after each chunk of this thread's sweeps (0: none).
+void rgc_test_delay_sweeps_on_this_thread(uint32_t microseconds);
+/// Tests: how many sweeps delayed by `rgc_test_delay_sweeps_on_this_thread` run.
+int rgc_test_delayed_sweeps_running(void);
 /// Whether this process's `swift_allocObject` is the census's (the C target is linked first).
 int rgc_is_interposed(void);
 /// A mark: every allocation that happens after the call gets at least this number (threads give
