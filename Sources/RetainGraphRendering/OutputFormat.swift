@@ -23,12 +23,21 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
   /// A Mermaid flowchart (``RetainGraph/ObjectGraph/mermaid(style:)``): the text GitHub draws in
   /// issues, pull requests and Markdown files.
   case mermaid
+  /// Each fix as a compiler warning at the declaration to change (``RetainGraph/ObjectGraph/diagnostics()``):
+  /// `FILE:LINE:COLUMN: warning: make Interactor.output weak (retain cycle: …)`.
+  case diagnostics
+  /// The fixes as a SARIF 2.1.0 log for code-scanning services (``RetainGraph/ObjectGraph/sarifData()``).
+  case sarif
 
   /// Whether the bytes are binary (PNG, PDF) rather than text.
   public var isBinary: Bool { self == .png || self == .pdf }
 
   /// Whether it is a drawing of the graph, which ``RetainGraph/DOTStyle/maxNodes`` limits.
-  public var isPicture: Bool { self != .text && self != .json }
+  public var isPicture: Bool { !isReport && self != .json }
+
+  /// Whether it reports the cycles and their fixes rather than the graph (text, diagnostics, SARIF):
+  /// the formats `retain-graph check` writes.
+  public var isReport: Bool { self == .text || self == .diagnostics || self == .sarif }
 
   /// The format Graphviz draws it in (SVG, PNG, PDF); nil for the others.
   public var renderFormat: RenderFormat? { RenderFormat(rawValue: rawValue) }
@@ -38,6 +47,7 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
     switch self {
     case .text: "txt"
     case .mermaid: "mmd"
+    case .diagnostics: "log"
     default: rawValue
     }
   }
@@ -45,7 +55,7 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
 
 extension ObjectGraph {
   /// The graph written in `format`: the leak trace (or the summary) as text, DOT, a Graphviz
-  /// drawing, JSON, the HTML page or a Mermaid flowchart.
+  /// drawing, JSON, the HTML page, a Mermaid flowchart, or the fixes as compiler warnings or SARIF.
   ///
   /// ```swift
   /// for format in OutputFormat.allCases {
@@ -79,6 +89,8 @@ extension ObjectGraph {
     case .svg, .png, .pdf: return try render(format.renderFormat ?? .svg, style: style)
     case .html: return Data(try htmlPage(style: style, marking: marks, limits: limits).utf8)
     case .mermaid: return Data(mermaid(style: style).utf8)
+    case .diagnostics: return Data(diagnostics().utf8)
+    case .sarif: return sarifData()
     }
   }
 }

@@ -68,9 +68,9 @@
   }
 
   extension CheckCommand {
-    /// What the known-cycles file `path` says of `graph`'s cycles: its lines, and whether a cycle
-    /// fails (new, or its entry expired).
-    static func knownCycles(of graph: ObjectGraph, file path: String) throws -> (text: String, fails: Bool) {
+    /// What the known-cycles file `path` says of `graph`'s cycles: its lines, whether a cycle fails
+    /// (new, or its entry expired), and which cycles do.
+    static func knownCycles(of graph: ObjectGraph, file path: String) throws -> KnownCyclesVerdict {
       let known: KnownCycles
       do {
         known = try KnownCycles.read(at: path)
@@ -80,7 +80,20 @@
       let verdict = known.verdict(
         on: graph.cycles.enumerated().map { ($0.offset, $0.element.signature) },
         today: KnownCycles.day(of: Date()))
-      return (verdict.lines(goneWhere: " in this snapshot").joined(separator: "\n"), verdict.fails)
+      return KnownCyclesVerdict(
+        text: verdict.lines(goneWhere: " in this snapshot").joined(separator: "\n"), fails: verdict.fails,
+        failing: (verdict.new + verdict.expired).map(\.index).sorted())
     }
+  }
+
+  /// What `check --known` prints of a known-cycles file's verdict, and what fails.
+  struct KnownCyclesVerdict {
+    /// The verdict's lines: each cycle new, known or expired, and the entries the snapshot no
+    /// longer has.
+    var text: String
+    /// Whether a cycle is new or its entry expired.
+    var fails: Bool
+    /// The indices of those cycles in the graph's ``ObjectGraph/cycles``, ascending.
+    var failing: [Int]
   }
 #endif

@@ -2,7 +2,9 @@
 // WithoutCommandLine.swift for the executable built without it).
 #if CommandLine
   import ArgumentParser
+  import Foundation
   import RetainGraph
+  import RetainGraphRendering
 
   struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,8 +26,16 @@
         expired (with the entry's reason), and which entries this snapshot no longer has. Exit 1 only \
         for a new cycle or an expired entry.
 
-        Example:
+        --format diagnostics prints each fix as a compiler warning at the declaration to change \
+        (FILE:LINE:COLUMN: warning: FIX (retain cycle: …)), which editors and CI logs annotate; \
+        --format sarif writes the fixes as a SARIF 2.1.0 log for code scanning. Both leave out known \
+        cycles, say on standard error what the walk did not read and what the known-cycles file says, \
+        and exit as the text does.
+
+        Examples:
           retain-graph check snapshot.json
+          retain-graph check snapshot.json --format diagnostics
+          retain-graph check snapshot.json --format sarif --output retain-graph.sarif
         """
     )
 
@@ -37,21 +47,71 @@
     @Option(help: ArgumentHelp("A known-cycles file whose cycles pass (see 'baseline').", valueName: "file"))
     var known: String?
 
+    @Option(
+      name: [.customShort("f"), .long],
+      help: ArgumentHelp(
+        "The output format: text (the leak trace), diagnostics (compiler warnings), sarif (SARIF 2.1.0).",
+        valueName: ReportFormat.allValueStrings.joined(separator: "|")))
+    var format: ReportFormat = ReportFormat(.text)
+
+    @Option(
+      name: [.customShort("o"), .long],
+      help: ArgumentHelp(
+        "The file to write (atomically, once the check has run); '-' for standard output.",
+        valueName: "file"))
+    var output: String?
+
+    func validate() throws {
+      if output?.isEmpty == true { throw ValidationError("--output needs a file name (or '-' for stdout)") }
+    }
+
     func run() throws {
       let graph = try readSnapshot(at: snapshot)
-      var text = report.text(of: graph)
-      if let incomplete = graph.incompleteness(graph.walkNotes, mayMiss: "a retain cycle") {
-        text += "\n\n" + incomplete.howToSee
-      }
+      let incomplete = graph.incompleteness(graph.walkNotes, mayMiss: "a retain cycle")?.howToSee
       var fails = !graph.cycles.isEmpty
+      var verdict: KnownCyclesVerdict?
       if let known {
-        let verdict = try Self.knownCycles(of: graph, file: known)
-        text += (text.isEmpty ? "" : "\n\n") + verdict.text
-        fails = verdict.fails
+        verdict = try Self.knownCycles(of: graph, file: known)
+        fails = verdict?.fails ?? fails
       }
-      try StandardStreams.printOutput(text)
+      let data: Data
+      switch format.format {
+      case .diagnostics, .sarif:
+        // Standard output (or the file) holds the format alone; what a reader of the log needs
+        // besides goes to standard error.
+        let failing = verdict?.failing ?? Array(graph.cycles.indices)
+        data =
+          format.format == .sarif
+          ? graph.sarifData(ofCycles: failing) : Data(graph.diagnostics(ofCycles: failing).utf8)
+        for text in [incomplete, verdict?.text] {
+          if let text, !text.isEmpty { StandardStreams.printError(text) }
+        }
+      default:
+        var text = report.text(of: graph)
+        if let incomplete { text += "\n\n" + incomplete }
+        if let verdict { text += (text.isEmpty ? "" : "\n\n") + verdict.text }
+        data = Data((text + "\n").utf8)
+      }
+      try StandardStreams.emit(data, to: output)
       if fails { throw ExitCode(1) }
       if !graph.isComplete { throw ExitCode(3) }
     }
+  }
+
+  /// `check --format`: the formats of ``OutputFormat`` that report the cycles and their fixes
+  /// (`isReport`: text, diagnostics, sarif), so the help and the errors list those alone.
+  struct ReportFormat: ExpressibleByArgument {
+    var format: OutputFormat
+
+    init(_ format: OutputFormat) { self.format = format }
+
+    init?(argument: String) {
+      guard let format = OutputFormat(rawValue: argument), format.isReport else { return nil }
+      self.format = format
+    }
+
+    static var allValueStrings: [String] { OutputFormat.allCases.filter(\.isReport).map(\.rawValue) }
+
+    var defaultValueDescription: String { format.rawValue }
   }
 #endif

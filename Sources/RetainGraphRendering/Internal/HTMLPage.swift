@@ -146,7 +146,7 @@ package struct HTMLPage {
         lines.append("<ul class=\"fixes\">")
         for (number, fix) in cycle.fixPlan.enumerated() {
           let prefix = edits > 1 ? "fix \(number + 1) of \(edits)" : "fix"
-          lines.append("<li>\(HTMLText.escaped("\(prefix): \(fix.fix)"))</li>")
+          lines.append("<li>\(fixItem("\(prefix): \(fix.fix)", at: fix.location))</li>")
         }
         lines.append("</ul>")
       }
@@ -158,6 +158,16 @@ package struct HTMLPage {
     }
     lines.append("</section>")
     return lines
+  }
+
+  /// A fix's text; with its location, the location as its tooltip and a link beside it to the
+  /// file (a relative path stays relative: the link works from a page saved at the package root).
+  private func fixItem(_ text: String, at location: CodeLocation?) -> String {
+    guard let location else { return HTMLText.escaped(text) }
+    let place = HTMLText.escaped(location.description)
+    return "<span class=\"fix\" title=\"\(place)\">\(HTMLText.escaped(text))</span> "
+      + "<a class=\"location\" href=\"\(HTMLText.escaped(URIReference.percentEncoded(location.file)))\" "
+      + "title=\"\(place)\">\(place)</a>"
   }
 
   /// The graph for the page's script: `{"root": id, "marks": [id…], "nodes": [[name, type name,
