@@ -17,6 +17,7 @@
           retain-graph render snapshot.json --format pdf --output graph.pdf
           retain-graph check snapshot.json
           retain-graph check snapshot.json --known .retain-graph-known.json
+          retain-graph check snapshot.json --format sarif --output retain-graph.sarif
           retain-graph baseline snapshot.json --output .retain-graph-known.json
           retain-graph leaks dump.json
           retain-graph diff before.json after.json

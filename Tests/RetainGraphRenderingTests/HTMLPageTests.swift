@@ -85,9 +85,32 @@ import Testing
     #expect(page.components(separatedBy: "xmlns=\"http://www.w3.org/2000/svg\"").count == 2)
     #expect(page.components(separatedBy: "xmlns:xlink=\"http://www.w3.org/1999/xlink\"").count == 2)
     #expect(addresses == 2, "\(addresses) addresses in the page")
-    for fetching in ["src=", "href=", "url(", "@import"] {
+    for fetching in ["src=", "url(", "@import"] {
       #expect(!page.contains(fetching), "the page contains \(fetching)")
     }
+    // Links only to the source files of the fixes, which the reader follows (never fetched).
+    let links = page.components(separatedBy: "href=").count - 1
+    #expect(links == page.components(separatedBy: "<a class=\"location\" href=\"").count - 1)
+    #expect(links == graph.cycles.flatMap(\.fixPlan).filter { $0.location != nil }.count)
+  }
+
+  /// A fix with a location: the location is its tooltip and a link beside it, relative paths stay
+  /// relative, the path is percent-encoded in the link and everything is escaped as the page
+  /// escapes names.
+  @Test func aFixWithALocationLinksToItsFile() {
+    let fix = "fix: make Interactor.output weak"
+    #expect(HTMLPage.fixItem(fix, at: nil) == "fix: make Interactor.output weak")
+    #expect(
+      HTMLPage.fixItem(fix, at: CodeLocation(file: "Samples/ViperModule.swift", line: 17, column: 14))
+        == "<span class=\"fix\" title=\"Samples/ViperModule.swift:17:14\">fix: make Interactor.output weak</span> "
+        + "<a class=\"location\" href=\"Samples/ViperModule.swift\" title=\"Samples/ViperModule.swift:17:14\">"
+        + "Samples/ViperModule.swift:17:14</a>")
+    #expect(
+      HTMLPage.fixItem("fix: <b>&</b>", at: CodeLocation(file: "/src/A \"b\" <c>&'#?.swift", line: 3))
+        == "<span class=\"fix\" title=\"/src/A &quot;b&quot; &lt;c&gt;&amp;&#39;#?.swift:3\">fix: &lt;b&gt;&amp;&lt;/b&gt;</span> "
+        + "<a class=\"location\" href=\"/src/A%20%22b%22%20%3Cc%3E%26%27%23%3F.swift\" "
+        + "title=\"/src/A &quot;b&quot; &lt;c&gt;&amp;&#39;#?.swift:3\">/src/A &quot;b&quot; &lt;c&gt;&amp;&#39;#?.swift:3</a>"
+    )
   }
 
   /// 300 random graphs with hostile names and labels: the embedded data ends where its `<script>`

@@ -18,6 +18,8 @@ import Testing
     #expect(try graph.data(.svg, style: style) == graph.render(.svg, style: style))
     #expect(try graph.data(.html) == Data(graph.htmlPage().utf8))
     #expect(try graph.data(.mermaid, style: style) == Data(graph.mermaid(style: style).utf8))
+    #expect(try graph.data(.diagnostics) == Data(graph.diagnostics().utf8))
+    #expect(try graph.data(.sarif) == graph.sarifData())
     let pdf = try graph.data(.pdf)
     #expect(String(decoding: pdf.prefix(5), as: UTF8.self) == "%PDF-")
     // A graph with no cycle writes its summary as text.
@@ -29,14 +31,15 @@ import Testing
   @Test func theListSaysWhatEachFormatIs() {
     #expect(
       OutputFormat.allCases.map(\.rawValue) == [
-        "text", "dot", "svg", "png", "pdf", "json", "html", "mermaid",
+        "text", "dot", "svg", "png", "pdf", "json", "html", "mermaid", "diagnostics", "sarif",
       ])
     #expect(OutputFormat.allCases.filter(\.isBinary) == [.png, .pdf])
-    #expect(OutputFormat.allCases.filter { !$0.isPicture } == [.text, .json])
+    #expect(OutputFormat.allCases.filter { !$0.isPicture } == [.text, .json, .diagnostics, .sarif])
+    #expect(OutputFormat.allCases.filter(\.isReport) == [.text, .diagnostics, .sarif])
     #expect(OutputFormat.allCases.compactMap(\.renderFormat) == RenderFormat.allCases)
     #expect(
       OutputFormat.allCases.map(\.fileExtension) == [
-        "txt", "dot", "svg", "png", "pdf", "json", "html", "mmd",
+        "txt", "dot", "svg", "png", "pdf", "json", "html", "mmd", "log", "sarif",
       ])
   }
 }

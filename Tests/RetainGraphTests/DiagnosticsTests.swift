@@ -86,12 +86,16 @@ import Testing
     for ring in 0..<3 {
       let first = nodes.count
       nodes += [
-        Node(id: first, typeName: "App.Node", kind: .object), Node(id: first + 1, typeName: "App.Node", kind: .object),
+        Node(id: first, typeName: "App.Node", kind: .object),
+        Node(id: first + 1, typeName: "App.Node", kind: .object),
       ]
       edges += [
-        Edge(from: 0, to: first, label: "rings[\(ring)]", ownership: .strong, kind: .element, property: "rings"),
-        Edge(from: first, to: first + 1, label: "next", ownership: .strong, kind: .property, property: "next"),
-        Edge(from: first + 1, to: first, label: "next", ownership: .strong, kind: .property, property: "next"),
+        Edge(
+          from: 0, to: first, label: "rings[\(ring)]", ownership: .strong, kind: .element, property: "rings"),
+        Edge(
+          from: first, to: first + 1, label: "next", ownership: .strong, kind: .property, property: "next"),
+        Edge(
+          from: first + 1, to: first, label: "next", ownership: .strong, kind: .property, property: "next"),
       ]
     }
     let alike = try ObjectGraph(nodes: nodes, edges: edges, root: 0)
@@ -161,7 +165,8 @@ import Testing
     let log = try #require(try JSONSerialization.jsonObject(with: sarif) as? [String: Any])
     let results = try #require((log["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])
     let artifacts = results.map {
-      (($0["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?["artifactLocation"]
+      (($0["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?[
+        "artifactLocation"]
         as? [String: String]
     }
     #expect(
@@ -218,7 +223,8 @@ import Testing
     #expect(broken { $0["version"] = "2.0.0" } == 1)
     #expect(broken { $0["runs"] = nil } == 1)
     #expect(broken { $0["runs"] = [["tool": ["driver": [:]]]] } == 1)
-    #expect(broken { $0["runs"] = [["tool": ["driver": ["name": "t", "rules": [["id": "a"], ["id": "a"]]]]]] } == 1)
+    #expect(
+      broken { $0["runs"] = [["tool": ["driver": ["name": "t", "rules": [["id": "a"], ["id": "a"]]]]]] } == 1)
     #expect(broken(result { $0["message"] = ["id": "x"] }) == 1)
     #expect(broken(result { $0["ruleId"] = "a" }) == 1)
     #expect(broken(result { $0["level"] = "fatal" }) == 1)

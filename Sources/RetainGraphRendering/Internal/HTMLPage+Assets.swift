@@ -30,7 +30,6 @@ extension HTMLPage {
     .node-link { font: inherit; color: var(--accent); background: none; border: 0; padding: 0; cursor: pointer;
       text-decoration: underline; }
     .fixes li { margin: 0.15rem 0; }
-    .fixes .location { color: var(--accent); font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
     .mark .node-link { color: var(--mark); font-weight: bold; }
     .note { color: var(--muted); }
     g.node { cursor: pointer; }

@@ -146,7 +146,7 @@ package struct HTMLPage {
         lines.append("<ul class=\"fixes\">")
         for (number, fix) in cycle.fixPlan.enumerated() {
           let prefix = edits > 1 ? "fix \(number + 1) of \(edits)" : "fix"
-          lines.append("<li>\(fixItem("\(prefix): \(fix.fix)", at: fix.location))</li>")
+          lines.append("<li>\(Self.fixItem("\(prefix): \(fix.fix)", at: fix.location))</li>")
         }
         lines.append("</ul>")
       }
@@ -161,8 +161,9 @@ package struct HTMLPage {
   }
 
   /// A fix's text; with its location, the location as its tooltip and a link beside it to the
-  /// file (a relative path stays relative: the link works from a page saved at the package root).
-  private func fixItem(_ text: String, at location: CodeLocation?) -> String {
+  /// file (a relative path stays relative: the link works from a page saved at the package root),
+  /// every part escaped.
+  package static func fixItem(_ text: String, at location: CodeLocation?) -> String {
     guard let location else { return HTMLText.escaped(text) }
     let place = HTMLText.escaped(location.description)
     return "<span class=\"fix\" title=\"\(place)\">\(HTMLText.escaped(text))</span> "
