@@ -63,6 +63,21 @@ import Testing
     }
   }
 
+  /// A walk cut short: no line (nothing seen to fix), what was not seen on standard error, exit 3.
+  @Test func anIncompleteWalkSaysSoOnStandardError() throws {
+    let directory = try CLITests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let cut = directory.appendingPathComponent("cut.json")
+    try ObjectGraph(reflecting: CheckChain(length: 10), options: GraphOptions(maxNodes: 3)).jsonData().write(
+      to: cut)
+    let text = try CLITests.run("check", cut.path)
+    for format in ["diagnostics", "sarif"] {
+      let run = try CLITests.run("check", cut.path, "--format", format)
+      #expect(run.status == 3, "\(format)")
+      #expect(!run.stderr.isEmpty && text.text.hasSuffix(run.stderr), "\(format): \(run.stderr)")
+    }
+  }
+
   /// A snapshot that cannot be read: exit 2, the reason on standard error, no output file, nothing
   /// on standard output; an existing output file is left as it was.
   @Test func aFailedCheckWritesNothing() throws {
