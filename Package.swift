@@ -90,9 +90,12 @@ let package = Package(
       dependencies: ["RetainGraph", "RetainGraphRuntime", "RetainGraphKnownCycles"]
     ),
     // A known-cycles file (`.retain-graph-known.json`): read (through the JSON scanner, naming the
-    // line of a problem), matched against cycles' signatures, written as a baseline. The assertions
-    // and the command line use it; not a product.
-    .target(name: "RetainGraphKnownCycles", dependencies: ["RetainGraph", "RetainGraphJSONScanner"]),
+    // line of a problem), matched against cycles' signatures, written as a baseline; which entries
+    // the checks of a process matched. The assertions, the census's leaked-cycle checks and the
+    // command line use it; not a product.
+    .target(
+      name: "RetainGraphKnownCycles",
+      dependencies: ["RetainGraph", "RetainGraphJSONScanner", "RetainGraphSupport"]),
     // The heap census: only programs that import RetainGraphCensus link the interposer in
     // CRetainGraphCensus (a `swift_allocObject` of their own).
     .target(name: "CRetainGraphCensus", path: "Sources/CRetainGraphCensus"),
@@ -100,6 +103,7 @@ let package = Package(
       name: "RetainGraphCensus",
       dependencies: [
         "RetainGraph", "RetainGraphRuntime", "RetainGraphSupport", "RetainGraphProcess", "CRetainGraphCensus",
+        "RetainGraphKnownCycles",
       ]),
     .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
     .executableTarget(
@@ -179,7 +183,7 @@ let package = Package(
       name: "RetainGraphCensusTests",
       dependencies: [
         "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime",
-        "RetainGraphTestSupport",
+        "RetainGraphTestSupport", "RetainGraphKnownCycles",
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

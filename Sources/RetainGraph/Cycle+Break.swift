@@ -53,6 +53,17 @@ extension Cycle {
     /// NoteDetailViewModel.repository weak (3 references: entries[#0…#2])` (the holders are the
     /// elements of one collection), or `(2 references: one in each of 2 Node objects)`.
     public let fix: String
+    /// Where the declaration the fix edits is written: the stored property to make `weak` (its `var`
+    /// or `let`), the closure to capture `[weak self]` in (its line), from the debug information of
+    /// the binary that walked the graph, or from the snapshot it was read from. Nil when the fix
+    /// edits no one declaration (a library's reference, a task), the property is declared in a
+    /// nested value or a superclass, or the binary has no debug information (a release build
+    /// without `-g`, a stripped binary): nothing is guessed.
+    public var location: CodeLocation? {
+      declaration.flatMap { brokenEdges.graphStorage?.sourceLocations.location(of: $0) }
+    }
+    /// The declaration the fix edits, when it is one stored property or one closure.
+    let declaration: SourceDeclaration?
 
     /// Creates a break. Only the cycle finder makes them.
     /// - Parameters:
@@ -62,10 +73,13 @@ extension Cycle {
     ///   - idiom: the idiom the reference matches.
     ///   - advice: the fix.
     ///   - references: which references the edit weakens, when it weakens several.
+    ///   - declaration: the declaration the fix edits, when it is one.
     init(
-      edge: Edge, edges: EdgeIndices, loop: EdgeIndices, idiom: Idiom, advice: FixAdvice, references: String?
+      edge: Edge, edges: EdgeIndices, loop: EdgeIndices, idiom: Idiom, advice: FixAdvice, references: String?,
+      declaration: SourceDeclaration? = nil
     ) {
       self.edge = edge
+      self.declaration = declaration
       self.brokenEdges = edges
       self.loopEdges = loop
       self.idiom = idiom

@@ -74,10 +74,10 @@ public struct GraphOptions: Sendable {
   public var libraries: [LibraryRule] = []
   /// The known-cycles file the assertions read (`assertNoCycles`, `checkNoCycles`): the cycles it
   /// lists by signature (``Cycle/signature``) pass until their entry expires. A relative path is
-  /// taken from the current directory. Nil (the default): `assertNoCycles` reads
-  /// `.retain-graph-known.json` at the root of the package its caller's file is in (the nearest
-  /// directory above it that holds `Package.swift`) when there is one, `checkNoCycles` reads none.
-  /// The walk itself does not read it.
+  /// taken from the current directory. Nil (the default): they read `.retain-graph-known.json` at
+  /// the root of the package their caller's file is in (the nearest directory above it that holds
+  /// `Package.swift`) when there is one. The walk itself does not read it; the heap census's
+  /// leaked-cycle checks take their own (`knownCyclesFile:`).
   public var knownCyclesFile: String? = nil
   /// The modules the fix plans treat as libraries: ``libraryModules`` and those of ``libraries``.
   var planLibraryModules: Set<String> {

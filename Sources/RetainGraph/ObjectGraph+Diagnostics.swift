@@ -5,7 +5,7 @@ extension ObjectGraph {
   /// editor or a CI log turns into annotations:
   ///
   /// ```
-  /// Samples/ViperModule.swift:17:14: warning: make Interactor.output weak (retain cycle: Presenter → Interactor → Presenter)
+  /// Samples/ViperModule.swift:16:10: warning: make Interactor.output weak (retain cycle: Presenter → Interactor → Presenter)
   /// ```
   ///
   /// One line per break of each cycle's ``Cycle/fixPlan``: `FILE:LINE:COLUMN: warning: FIX (retain

@@ -1,4 +1,5 @@
 internal import RetainGraph
+internal import RetainGraphKnownCycles
 public import Testing
 
 /// A Swift Testing trait that fails a test which leaves a leaked cycle behind: one that no
@@ -17,21 +18,34 @@ public import Testing
 /// tasks and in `Task { }`s it makes is the test's; allocations on Dispatch queues, threads and in
 /// `Task.detached` belong to no test and fail none. A cycle still held when the test returns (by a
 /// task that is still running, a queued block, a global) is not garbage yet and is not reported.
+///
+/// Known cycles: a leaked cycle whose signature `.retain-graph-known.json` lists (at the root of the
+/// package the test's file is in, as `assertNoCycles` finds it, or the file ``knownCyclesFile``
+/// names) passes until its entry expires; a new one fails, and one whose entry expired fails with
+/// the entry's reason.
 public struct LeakedCyclesTrait: TestTrait, SuiteTrait, TestScoping {
   /// Whether each allocation's call stack is recorded too (the report then gives each cycle's
   /// allocation site).
   public var recordingBacktraces: Bool
   /// How long the count may take.
   public var timeout: Duration
+  /// The known-cycles file to read; nil (the default): `.retain-graph-known.json` at the root of
+  /// the package the test's file is in, when there is one. A relative path is taken from the
+  /// current directory.
+  public var knownCyclesFile: String?
 
   /// Creates the trait; prefer ``Testing/Trait/noLeakedCycles`` and
-  /// ``Testing/Trait/noLeakedCycles(recordingBacktraces:timeout:)``.
+  /// ``Testing/Trait/noLeakedCycles(recordingBacktraces:timeout:knownCyclesFile:)``.
   /// - Parameters:
   ///   - recordingBacktraces: also record each allocation's call stack.
   ///   - timeout: how long the count may take.
-  public init(recordingBacktraces: Bool = false, timeout: Duration = .seconds(60)) {
+  ///   - knownCyclesFile: the known-cycles file to read (nil: the test's package's, if any).
+  public init(
+    recordingBacktraces: Bool = false, timeout: Duration = .seconds(60), knownCyclesFile: String? = nil
+  ) {
     self.recordingBacktraces = recordingBacktraces
     self.timeout = timeout
+    self.knownCyclesFile = knownCyclesFile
   }
 
   /// True: on a suite, every test in it is checked.
@@ -63,17 +77,22 @@ public struct LeakedCyclesTrait: TestTrait, SuiteTrait, TestScoping {
     } catch {
       thrown = error
     }
-    if let problem = check(scope) {
+    let knownFile = knownCyclesFile ?? KnownCycles.packageFile(above: test.sourceLocation.filePath)
+    if let problem = check(scope, knownFile: knownFile) {
       Issue.record(Comment(rawValue: problem), sourceLocation: test.sourceLocation)
     }
     if let thrown { throw thrown }
   }
 
-  /// What to say of the leaked cycles `scope` left, or nil when it left none.
-  /// - Parameter scope: the test's scope, after the test.
+  /// What to say of the leaked cycles `scope` left, or nil when it left none (or the known-cycles
+  /// file at `knownFile` lists each, unexpired).
+  /// - Parameters:
+  ///   - scope: the test's scope, after the test.
+  ///   - knownFile: the known-cycles file, if any.
   /// - Returns: the issue's text.
-  func check(_ scope: LeakScope) -> String? {
-    LeakedCyclesCheck.problem(in: scope, subject: "The test", place: "the test", timeout: timeout)
+  func check(_ scope: LeakScope, knownFile: String?) -> String? {
+    LeakedCyclesCheck.problem(
+      in: scope, subject: "The test", place: "the test", timeout: timeout, knownFile: knownFile)
   }
 }
 
@@ -86,19 +105,37 @@ enum LeakedCyclesCheck {
   ///   - subject: who left them ("The test").
   ///   - place: where their objects were allocated ("the test").
   ///   - timeout: how long the count may take.
+  ///   - knownFile: the known-cycles file, if any: a cycle it lists passes until its entry expires.
   /// - Returns: the failure's text, or nil.
-  static func problem(in scope: LeakScope, subject: String, place: String, timeout: Duration) -> String? {
+  static func problem(
+    in scope: LeakScope, subject: String, place: String, timeout: Duration, knownFile: String?
+  ) -> String? {
     let report: LeakReport
     do {
       report = try HeapCensus.leaks(in: scope, timeout: timeout)
     } catch {
       return "No leaked cycles were looked for: \(error)."
     }
-    guard !report.isEmpty else { return nil }
     let one = report.leaks.count == 1
     let cycles = one ? "1 leaked cycle" : "\(report.leaks.count) leaked cycles"
-    return "\(subject) left \(cycles) behind: nothing outside holds \(one ? "it" : "them"), and "
+    let text =
+      "\(subject) left \(cycles) behind: nothing outside holds \(one ? "it" : "them"), and "
       + "\(one ? "it holds" : "each holds") an object allocated in \(place).\n\n\(report.cycleSections)"
+    guard let knownFile else { return report.isEmpty ? nil : text }
+    switch KnownCycles.verdict(on: report.signatures, file: knownFile) {
+    case .failure(let error): return error.checkFailureLine + "\n\n" + text
+    case .success(let verdict):
+      guard verdict.fails else { return nil }
+      return ([text, ""] + verdict.lines(noun: "leaked cycle")).joined(separator: "\n")
+    }
+  }
+}
+
+extension LeakReport {
+  /// Each cycle's number (from 0, as the report numbers it less one) and signature, for a
+  /// known-cycles file's verdict.
+  var signatures: [(index: Int, signature: CycleSignature)] {
+    leaks.enumerated().map { (index: $0.offset, signature: $0.element.signature) }
   }
 }
 
@@ -111,8 +148,13 @@ extension Trait where Self == LeakedCyclesTrait {
   ///   - recordingBacktraces: also record each allocation's call stack, for the cycles'
   ///     allocation sites.
   ///   - timeout: how long the count may take.
+  ///   - knownCyclesFile: the known-cycles file to read; nil (the default): the one at the root of
+  ///     the package the test's file is in, if any.
   /// - Returns: the trait.
-  public static func noLeakedCycles(recordingBacktraces: Bool, timeout: Duration = .seconds(60)) -> Self {
-    LeakedCyclesTrait(recordingBacktraces: recordingBacktraces, timeout: timeout)
+  public static func noLeakedCycles(
+    recordingBacktraces: Bool = false, timeout: Duration = .seconds(60), knownCyclesFile: String? = nil
+  ) -> Self {
+    LeakedCyclesTrait(
+      recordingBacktraces: recordingBacktraces, timeout: timeout, knownCyclesFile: knownCyclesFile)
   }
 }

@@ -1,11 +1,14 @@
 internal import CRetainGraphCensus
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphKnownCycles
 internal import RetainGraphRuntime
 
 /// `RETAIN_GRAPH_LEAKS=1`: the census records from the process's start (with call stacks), and at
 /// exit every leaked cycle is printed to standard error with the function that made it (the test,
 /// in a test run), and the process exits with status 1 when there is one, as `leaks --atExit` does.
+/// A cycle the known-cycles file of the current directory's package lists passes until its entry
+/// expires (`swift test` runs in the package's root).
 ///
 /// The C side starts the census in a load-time constructor and registers the exit handler, which
 /// calls ``reportLeaksAtExit()`` through its C name.
@@ -13,9 +16,11 @@ enum LeaksAtExit {
   /// The environment variable, and the value that turns it on.
   static let variable = "RETAIN_GRAPH_LEAKS"
 
-  /// The report's text and how many cycles it found; the text says why when the count failed (then
-  /// the count is nil).
-  static func report(timeout: Duration) -> (text: String, cycles: Int?) {
+  /// The report's text and how many cycles fail the run (those the known-cycles file `knownFile`
+  /// lists, unexpired, do not); the text says why when the count failed (then the count is nil).
+  static func report(timeout: Duration, knownFile: String? = KnownCycles.workingDirectoryFile) -> (
+    text: String, cycles: Int?
+  ) {
     let report: LeakReport
     do {
       report = try HeapCensus.leaks(since: nil, scopes: nil, attributing: true, timeout: timeout)
@@ -42,7 +47,15 @@ enum LeaksAtExit {
         if let madeBy = leak.madeBy { text += ", made by \(madeBy)" }
       }
     }
-    return (text, own.leaks.count)
+    guard let knownFile else { return (text, own.leaks.count) }
+    switch KnownCycles.verdict(on: own.signatures, file: knownFile) {
+    case .failure(let error):
+      return ("\(variable): \(error.checkFailureLine)\n\n" + text, own.leaks.count)
+    case .success(let verdict):
+      guard !own.isEmpty else { return (text, 0) }
+      let lines = verdict.lines(noun: "leaked cycle").joined(separator: "\n")
+      return (text + "\n\n\(variable): " + lines, verdict.new.count + verdict.expired.count)
+    }
   }
 
   /// The function a cycle was made by: from the allocation call stack of its oldest object, the
@@ -91,6 +104,9 @@ enum LeaksAtExit {
 public func _retainGraphReportLeaksAtExit() -> Int32 {
   let (text, cycles) = LeaksAtExit.report(timeout: .seconds(120))
   FileHandle.standardError.write(Data((text + "\n").utf8))
+  // After the report, so that the cycles it matched count (the listing's own exit handler ran
+  // before this one and left it here).
+  KnownCycles.Usage.printUnusedIfAsked()
   guard let cycles else { return -1 }
   return Int32(clamping: cycles)
 }

@@ -12,21 +12,36 @@ internal import RetainGraphKnownCycles
 /// `GraphReflectable`, or use the heap census). Notes in a library's own storage are shown, short,
 /// and do not fail it.
 ///
-/// With ``GraphOptions/knownCyclesFile`` set, a cycle the file lists passes until its entry
-/// expires; the message then says which cycles are new, which known, and which expired (with the
-/// entry's reason). A file that cannot be read or is malformed fails, naming its line.
+/// Known cycles: a cycle `.retain-graph-known.json` lists (at the root of the package `filePath` is
+/// in, as ``assertNoCycles(_:options:_:fileID:filePath:line:column:)`` finds it, or the file
+/// ``GraphOptions/knownCyclesFile`` names) passes until its entry expires; the message then says
+/// which cycles are new, which known, and which expired (with the entry's reason). A file that
+/// cannot be read or is malformed fails, naming its line.
 ///
 /// Build your own assertion on it, or use ``assertNoCycles(_:options:_:fileID:filePath:line:column:)``.
 /// - Parameters:
 ///   - root: the object or value to check.
 ///   - options: limits and filters (e.g. `ignoredReferences: [.property("output", of: "Interactor")]`
 ///     to accept a known cycle).
+///   - filePath: the file whose package's known-cycles file is read (defaults to the caller's).
 /// - Returns: the failure (its `description`: the report), or nil when there is no cycle and the walk saw all.
-public func checkNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) -> LeakCheckFailure? {
+public func checkNoCycles(
+  _ root: Any, options: GraphOptions = GraphOptions(), filePath: StaticString = #filePath
+) -> LeakCheckFailure? {
+  checkNoCycles(
+    root, options: options, knownFile: resolvedKnownCyclesFile(options.knownCyclesFile, above: filePath))
+}
+
+/// ``checkNoCycles(_:options:filePath:)`` with the known-cycles file (if any) given.
+func checkNoCycles(_ root: Any, options: GraphOptions, knownFile: String?) -> LeakCheckFailure? {
   let graph = ObjectGraph(reflecting: root, options: options)
-  return cyclesFailure(graph, knownFile: options.knownCyclesFile).map {
-    LeakCheckFailure(description: $0, graphs: [graph])
-  }
+  return cyclesFailure(graph, knownFile: knownFile).map { LeakCheckFailure(description: $0, graphs: [graph]) }
+}
+
+/// The known-cycles file a check reads: the one given, or `.retain-graph-known.json` at the root of
+/// the package `filePath` (the caller's) is in, when there is one.
+func resolvedKnownCyclesFile(_ given: String?, above filePath: StaticString) -> String? {
+  given ?? KnownCycles.packageFile(above: "\(filePath)")
 }
 
 /// The failure text of `assertNoCycles` for `graph`: its report when it has a cycle of yours (with
@@ -38,26 +53,25 @@ public func checkNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) -
 func cyclesFailure(_ graph: ObjectGraph, knownFile: String? = nil, today: String? = nil) -> String? {
   let incomplete = graph.incompleteness(graph.walkNotes, mayMiss: "a retain cycle")
   var knownLines: [String] = []
-  if let knownFile, graph.cycles.contains(where: { !$0.isLibraryOnly }) {
-    let known: KnownCycles
-    do {
-      known = try KnownCycles.read(at: knownFile)
-    } catch {
-      return "the known-cycles file cannot be used: \(error)\n\n" + graph.report()
-    }
+  if let knownFile {
     let cycles = graph.cycles.indices.filter { !graph.cycles[$0].isLibraryOnly }.map {
       (index: $0, signature: graph.cycles[$0].signature)
     }
-    var verdict = known.verdict(on: cycles, today: today ?? KnownCycles.day(of: Date()))
-    // The file lists the cycles of every test: one that this graph does not have is not gone.
-    verdict.gone = []
-    guard verdict.fails else {
-      guard let incomplete else { return nil }
-      return
-        (incomplete.lines + [incomplete.howToSee, "", "In what it saw: \(graph.summary())"] + [""]
-        + verdict.lines()).joined(separator: "\n")
+    let verdict: KnownCycles.Verdict
+    switch KnownCycles.verdict(on: cycles, file: knownFile, today: today) {
+    case .failure(let error): return error.checkFailureLine + "\n\n" + graph.report()
+    case .success(let judged): verdict = judged
     }
-    knownLines = [""] + verdict.lines()
+    // No cycle of yours: the file had nothing to say (it was not read).
+    if !cycles.isEmpty {
+      guard verdict.fails else {
+        guard let incomplete else { return nil }
+        return
+          (incomplete.lines + [incomplete.howToSee, "", "In what it saw: \(graph.summary())"] + [""]
+          + verdict.lines()).joined(separator: "\n")
+      }
+      knownLines = [""] + verdict.lines()
+    }
   }
   guard graph.cycles.contains(where: { !$0.isLibraryOnly }) else {
     guard let incomplete else { return nil }
@@ -74,7 +88,7 @@ func cyclesFailure(_ graph: ObjectGraph, knownFile: String? = nil, today: String
 /// Fails the current test (XCTest or Swift Testing) at the caller's line when the graph reachable
 /// from `root` has a strong retain cycle through an object of yours (a loop among library objects
 /// alone, `Cycle.isLibraryOnly`, is not one), or when the walk did not see all of it (see
-/// ``checkNoCycles(_:options:)``); the failure message is the leak trace, and in Swift Testing the
+/// ``checkNoCycles(_:options:filePath:)``); the failure message is the leak trace, and in Swift Testing the
 /// graph is attached.
 ///
 /// Known cycles: the cycles `.retain-graph-known.json` lists (at the root of the package `filePath`
@@ -99,8 +113,10 @@ public func assertNoCycles(
   column: UInt = #column
 ) {
   let graph = ObjectGraph(reflecting: root(), options: options)
-  let knownFile = options.knownCyclesFile ?? KnownCycles.packageFile(above: "\(filePath)")
-  guard let text = cyclesFailure(graph, knownFile: knownFile) else { return }
+  guard
+    let text = cyclesFailure(
+      graph, knownFile: resolvedKnownCyclesFile(options.knownCyclesFile, above: filePath))
+  else { return }
   let failure = LeakFailure(
     message: text, graphs: [("retain-graph-\(graph.nodes[graph.root].shortTypeName)", graph)])
   failure.record(

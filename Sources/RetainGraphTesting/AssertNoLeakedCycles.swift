@@ -1,4 +1,5 @@
 internal import RetainGraph
+internal import RetainGraphKnownCycles
 
 /// Runs `body` and fails the current test (XCTest or Swift Testing) at the caller's line when it
 /// leaves a leaked cycle behind: a group of objects that nothing outside holds, one of which `body`
@@ -25,8 +26,15 @@ internal import RetainGraph
 /// of their own are outside it. A cycle that something still holds when `body` returns (a task
 /// still running, a queued block) is not garbage yet, and is not reported. In Swift Testing, the
 /// `.noLeakedCycles` trait does the same for a whole test.
+///
+/// Known cycles: a leaked cycle whose signature `.retain-graph-known.json` lists (at the root of the
+/// package `filePath` is in, as `assertNoCycles` finds it, or the file `knownCyclesFile` names)
+/// passes until its entry expires. A new one fails; one whose entry expired fails with the entry's
+/// reason; the message says which are which, in `assertNoCycles`'s words.
 /// - Parameters:
 ///   - timeout: how long the count may take.
+///   - knownCyclesFile: the known-cycles file to read; nil (the default): the one at the root of
+///     the package `filePath` is in, if any.
 ///   - fileID: the caller's file ID.
 ///   - filePath: the caller's file path.
 ///   - line: the caller's line.
@@ -37,6 +45,7 @@ internal import RetainGraph
 @discardableResult
 public func assertNoLeakedCycles<R>(
   timeout: Duration = .seconds(60),
+  knownCyclesFile: String? = nil,
   fileID: StaticString = #fileID,
   filePath: StaticString = #filePath,
   line: UInt = #line,
@@ -44,7 +53,8 @@ public func assertNoLeakedCycles<R>(
   _ body: () throws -> R
 ) rethrows -> R {
   let (result, problem) = try runCheckingLeakedCycles(
-    subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout, body)
+    subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout,
+    knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath), body)
   if let problem {
     recordIssue(
       problem, attachments: [], at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
@@ -53,23 +63,28 @@ public func assertNoLeakedCycles<R>(
 }
 
 /// Runs `body` in a leak scope of its own, then counts: what `body` returned, with the failure text
-/// for the leaked cycles it left (`subject` left them, allocated in `place`), or for the missing
-/// census (`body` still runs then); nil when there is nothing to say.
+/// for the leaked cycles it left (`subject` left them, allocated in `place`; those the known-cycles
+/// file `knownFile` lists, unexpired, pass), or for the missing census (`body` still runs then); nil
+/// when there is nothing to say.
 func runCheckingLeakedCycles<R>(
-  subject: String, place: String, timeout: Duration, _ body: () throws -> R
+  subject: String, place: String, timeout: Duration, knownFile: String?, _ body: () throws -> R
 ) rethrows -> (result: R, problem: String?) {
   guard let census = CensusRegistration.running else {
     return (try body(), LeakedCyclesWording.missingCensus)
   }
   let (result, scope) = try census.inNewLeakScope(body)
   return (
-    result, census.leakedCyclesProblem(inScope: scope, subject: subject, place: place, timeout: timeout)
+    result,
+    census.leakedCyclesProblem(
+      inScope: scope, subject: subject, place: place, timeout: timeout, knownFile: knownFile)
   )
 }
 
-/// The async twin of ``assertNoLeakedCycles(timeout:fileID:filePath:line:column:_:)``.
+/// The async twin of ``assertNoLeakedCycles(timeout:knownCyclesFile:fileID:filePath:line:column:_:)``.
 /// - Parameters:
 ///   - timeout: how long the count may take.
+///   - knownCyclesFile: the known-cycles file to read; nil (the default): the one at the root of
+///     the package `filePath` is in, if any.
 ///   - fileID: the caller's file ID.
 ///   - filePath: the caller's file path.
 ///   - line: the caller's line.
@@ -80,6 +95,7 @@ func runCheckingLeakedCycles<R>(
 @discardableResult
 nonisolated(nonsending) public func assertNoLeakedCycles<R>(
   timeout: Duration = .seconds(60),
+  knownCyclesFile: String? = nil,
   fileID: StaticString = #fileID,
   filePath: StaticString = #filePath,
   line: UInt = #line,
@@ -93,14 +109,15 @@ nonisolated(nonsending) public func assertNoLeakedCycles<R>(
   }
   let (result, scope) = try await census.inNewLeakScope(body)
   if let problem = census.leakedCyclesProblem(
-    inScope: scope, subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout)
+    inScope: scope, subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout,
+    knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath))
   {
     recordIssue(problem, attachments: [], at: site)
   }
   return result
 }
 
-/// How a failure of ``assertNoLeakedCycles(timeout:fileID:filePath:line:column:_:)`` names what it checked.
+/// How a failure of ``assertNoLeakedCycles(timeout:knownCyclesFile:fileID:filePath:line:column:_:)`` names what it checked.
 enum LeakedCyclesWording {
   static let subject = "The code checked by assertNoLeakedCycles"
   static let place = "that code"

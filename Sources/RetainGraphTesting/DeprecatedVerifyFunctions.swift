@@ -3,14 +3,15 @@ public import RetainGraph
 // The `verify…` functions returned the failure text; their `check…` twins return the failure as a
 // value (``LeakCheckFailure``), whose `description` is the same text. These forward to them.
 
-/// The failure text of ``checkNoCycles(_:options:)``.
+/// The failure text of ``checkNoCycles(_:options:filePath:)``, reading no known-cycles file but
+/// ``GraphOptions/knownCyclesFile``.
 /// - Parameters:
 ///   - root: the object or value to check.
 ///   - options: limits and filters.
 /// - Returns: the failure text, or nil.
 @available(*, deprecated, renamed: "checkNoCycles(_:options:)", message: "returns a LeakCheckFailure")
 public func verifyNoCycles(_ root: Any, options: GraphOptions = GraphOptions()) -> String? {
-  checkNoCycles(root, options: options)?.description
+  checkNoCycles(root, options: options, knownFile: options.knownCyclesFile)?.description
 }
 
 /// The failure text of ``checkDeallocated(timeout:options:_:)-(_,_,()->Object)``.

@@ -1,4 +1,5 @@
 internal import RetainGraph
+internal import RetainGraphKnownCycles
 public import XCTest
 
 /// An `XCTestCase` that checks, after every test, that the objects its stored properties held are
@@ -37,12 +38,22 @@ open class LeakCheckingTestCase: XCTestCase {
   /// without it each test fails with a message saying so.
   open var checksLeakedCycles: Bool { false }
 
+  /// The known-cycles file the leaked-cycle check (``checksLeakedCycles``) reads: a leaked cycle it
+  /// lists passes until its entry expires (a new one fails, an expired one fails with the entry's
+  /// reason). Default: `.retain-graph-known.json` at the root of the package the current directory
+  /// is in (`swift test` runs in the package's root), when there is one; XCTest does not say which
+  /// file a test case is in. Override it to name the file (a relative path is taken from the current
+  /// directory), or to return nil for none.
+  open var knownCyclesFile: String? { KnownCycles.workingDirectoryFile }
+
   /// Runs the test (`setUp()`, the test, teardown blocks, `tearDown()`) between the two halves of
   /// the property sweep, in a leak scope of its own when ``checksLeakedCycles``.
   override open func invokeTest() {
     guard checksLeakedCycles else { return invokeSweptTest() }
     // Without a census the test still runs, and fails saying how to start one.
-    let checked = runCheckingLeakedCycles(subject: "The test", place: "the test", timeout: .seconds(60)) {
+    let checked = runCheckingLeakedCycles(
+      subject: "The test", place: "the test", timeout: .seconds(60), knownFile: knownCyclesFile
+    ) {
       invokeSweptTest()
     }
     if let problem = checked.problem {

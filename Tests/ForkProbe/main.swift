@@ -32,6 +32,24 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "leaks-unstarte
   exit(0)
 }
 
+// `known-leak` (KnownCyclesAtExitTests, run with RETAIN_GRAPH_LEAKS=1 in a package with a known-cycles
+// file): leaves one leaked cycle (two ProbeLeakPair objects) and exits; the report at exit does the rest.
+final class ProbeLeakPair {
+  var other: ProbeLeakPair?
+
+  /// Makes the pair in a frame of its own, so that no local holds it at exit.
+  @inline(never) static func leak() {
+    let first = ProbeLeakPair()
+    first.other = ProbeLeakPair()
+    first.other?.other = first
+  }
+}
+
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "known-leak" {
+  ProbeLeakPair.leak()
+  exit(0)
+}
+
 // `slow-sweep`: see SlowSweep.swift.
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "slow-sweep" {
   runSlowSweep()

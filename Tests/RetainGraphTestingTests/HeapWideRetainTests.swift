@@ -58,7 +58,7 @@ private final class RecordingCensus: CensusProvider, @unchecked Sendable {
     (try await body(), 0)
   }
   func leakedCyclesProblem(
-    inScope scope: UInt32, subject: String, place: String, timeout: Duration
+    inScope scope: UInt32, subject: String, place: String, timeout: Duration, knownFile: String?
   ) -> String? { nil }
   func withDispatchSourceHandlers(
     of source: UnsafeRawPointer, _ body: ([(block: UnsafeRawPointer, role: String)]) -> Void

@@ -79,6 +79,35 @@ struct KnownCyclesTests {
     #expect(seen.text.contains("make Interactor.output weak"))
   }
 
+  /// `checkNoCycles` finds the file as `assertNoCycles` does, from its caller's `#filePath`: a
+  /// package at a fixed path (a `StaticString` is a literal), made again by each run, and left in
+  /// place (two runs at once write the same bytes, atomically).
+  @Test func checkNoCyclesReadsThePackageFileOfItsCaller() throws {
+    let root = URL(fileURLWithPath: "/tmp/retain-graph-known-lookup")
+    try FileManager.default.createDirectory(
+      at: root.appendingPathComponent("Tests/AppTests"), withIntermediateDirectories: true)
+    try Data("// swift-tools-version: 6.1\n".utf8).write(
+      to: root.appendingPathComponent("Package.swift"), options: .atomic)
+    try Data(try Self.file(listing: "viper-module", reason: "rewritten in Q1").utf8).write(
+      to: root.appendingPathComponent(KnownCycles.fileName), options: .atomic)
+    let instance = try #require(Sample.named("viper-module")).make()
+    defer { instance.breakCycles() }
+    #expect(checkNoCycles(instance.root) != nil, "this package has no file")
+    #expect(
+      checkNoCycles(instance.root, filePath: "/tmp/retain-graph-known-lookup/Tests/AppTests/AppTests.swift")
+        == nil)
+    // An explicit file wins over the caller's package's.
+    let bare = try Package(known: "{\n  \"version\": 1,\n  \"knownCycles\": []\n}\n")
+    defer { bare.remove() }
+    var options = GraphOptions()
+    options.knownCyclesFile = bare.knownFile
+    #expect(
+      checkNoCycles(
+        instance.root, options: options,
+        filePath: "/tmp/retain-graph-known-lookup/Tests/AppTests/AppTests.swift")
+        != nil)
+  }
+
   @Test func aNewCycleStillFails() throws {
     let package = try Package(known: try Self.file(listing: "viper-module", reason: "rewritten in Q1"))
     defer { package.remove() }

@@ -106,9 +106,53 @@ struct FoundationSnapshotReader {
         notes.append(note)
       }
     }
-    return try ObjectGraph(
+    let graph = try ObjectGraph(
       nodes: nodes, edges: edges, root: root, isTruncated: truncated, danglingReferences: dangling,
       notes: notes)
+    graph.storage.sourceLocations.adopt(try sourceLocations(top))
+    return graph
+  }
+
+  /// `sourceLocations`, checked after everything else, as the reader checks it: each record's
+  /// declaration (`property Type.name` or `closure name`), file (not empty), line and column (from 1,
+  /// the column optional).
+  private func sourceLocations(_ top: [String: Any]) throws(GraphDecodingError) -> [SourceDeclaration:
+    CodeLocation]
+  {
+    var locations: [SourceDeclaration: CodeLocation] = [:]
+    for (index, record) in (try optionalArray(top, "sourceLocations") ?? []).enumerated() {
+      let place = "sourceLocations[\(index)]"
+      let fields = try object(record, at: place)
+      let key = try string(fields, "declaration", at: place)
+      let words = key.split(separator: " ", maxSplits: 1).map(String.init)
+      let declaration: SourceDeclaration
+      if words.count == 2, words[0] == "closure" {
+        declaration = .closure(function: words[1])
+      } else if words.count == 2, words[0] == "property", let dot = words[1].lastIndex(of: "."),
+        dot != words[1].startIndex, words[1].index(after: dot) != words[1].endIndex
+      {
+        declaration = .storedProperty(
+          type: String(words[1][..<dot]), name: String(words[1][words[1].index(after: dot)...]))
+      } else {
+        throw GraphDecodingError(
+          "\(place).declaration: expected \"property Type.name\" or \"closure name\", found \"\(key)\"")
+      }
+      let file = try string(fields, "file", at: place)
+      guard !file.isEmpty else { throw GraphDecodingError("\(place).file: expected a path, found \"\"") }
+      let line = try integer(fields, "line", at: place)
+      guard line >= 1 else {
+        throw GraphDecodingError("\(place).line: expected a line number from 1, found \(line)")
+      }
+      var column: Int?
+      if let value = fields["column"], !(value is NSNull) {
+        column = try integer(fields, "column", at: place)
+      }
+      if let column, column < 1 {
+        throw GraphDecodingError("\(place).column: expected a column number from 1, found \(column)")
+      }
+      locations[declaration] = CodeLocation(file: file, line: line, column: column)
+    }
+    return locations
   }
 
   /// A version 1 edge's kind and property, from its label alone, as that version's grammar writes

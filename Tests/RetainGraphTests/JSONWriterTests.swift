@@ -50,6 +50,13 @@ import Testing
     var edges: [EdgeRecord]
     var dangling: [DanglingRecord]?
     var notes: [String]?
+    struct LocationRecord: Encodable {
+      var column: Int?
+      var declaration: String
+      var file: String
+      var line: Int
+    }
+    var sourceLocations: [LocationRecord]?
 
     init(_ graph: ObjectGraph) {
       root = graph.root
@@ -60,6 +67,17 @@ import Testing
         graph.danglingReferences.isEmpty
         ? nil : graph.danglingReferences.map { DanglingRecord(holder: $0.holder, label: $0.label) }
       notes = graph.notes.isEmpty ? nil : graph.notes
+      var located: [String: CodeLocation] = [:]
+      for fix in graph.cycles.flatMap(\.fixPlan) {
+        if let key = fix.declaration?.key, let location = fix.location { located[key] = location }
+      }
+      sourceLocations =
+        located.isEmpty
+        ? nil
+        : located.sorted { $0.key < $1.key }.map {
+          LocationRecord(
+            column: $0.value.column, declaration: $0.key, file: $0.value.file, line: $0.value.line)
+        }
     }
   }
 

@@ -34,6 +34,10 @@ static const uint8_t DW_UT_partial = 0x03;
 
 // Tags (7.5.3).
 static const uint64_t DW_TAG_formal_parameter = 0x05;
+static const uint64_t DW_TAG_class_type = 0x02;
+static const uint64_t DW_TAG_enumeration_type = 0x04;
+static const uint64_t DW_TAG_structure_type = 0x13;
+static const uint64_t DW_TAG_union_type = 0x17;
 static const uint64_t DW_TAG_compile_unit = 0x11;
 static const uint64_t DW_TAG_inlined_subroutine = 0x1d;
 static const uint64_t DW_TAG_subprogram = 0x2e;
@@ -42,6 +46,10 @@ static const uint64_t DW_TAG_variable = 0x34;
 // Attributes (7.5.4).
 static const uint64_t DW_AT_location = 0x02;
 static const uint64_t DW_AT_low_pc = 0x11;
+static const uint64_t DW_AT_stmt_list = 0x10;
+static const uint64_t DW_AT_comp_dir = 0x1b;
+static const uint64_t DW_AT_decl_file = 0x3a;
+static const uint64_t DW_AT_decl_line = 0x3b;
 static const uint64_t DW_AT_abstract_origin = 0x31;
 static const uint64_t DW_AT_specification = 0x47;
 static const uint64_t DW_AT_linkage_name = 0x6e;
@@ -98,6 +106,10 @@ static const uint64_t DW_FORM_GNU_ref_alt = 0x1f20;
 static const uint64_t DW_FORM_GNU_strp_alt = 0x1f21;
 
 // Location expression operations (7.7.1).
+// Line number program header (DWARF 5, 6.2.4.1): content type codes of directory and file entries.
+static const uint64_t DW_LNCT_path = 0x1;
+static const uint64_t DW_LNCT_directory_index = 0x2;
+
 static const uint8_t DW_OP_deref = 0x06;
 static const uint8_t DW_OP_plus_uconst = 0x23;
 /// `DW_OP_reg0`; `DW_OP_regN` is `DW_OP_reg0 + N` for N up to 31.

@@ -174,9 +174,10 @@ extension CensusProviderImplementation {
     return (try await scope.run(body), scope.id)
   }
 
-  func leakedCyclesProblem(inScope scope: UInt32, subject: String, place: String, timeout: Duration)
-    -> String?
-  {
-    LeakedCyclesCheck.problem(in: LeakScope(id: scope), subject: subject, place: place, timeout: timeout)
+  func leakedCyclesProblem(
+    inScope scope: UInt32, subject: String, place: String, timeout: Duration, knownFile: String?
+  ) -> String? {
+    LeakedCyclesCheck.problem(
+      in: LeakScope(id: scope), subject: subject, place: place, timeout: timeout, knownFile: knownFile)
   }
 }

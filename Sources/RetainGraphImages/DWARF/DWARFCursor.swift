@@ -79,6 +79,26 @@
       }
     }
 
+    /// A signed LEB128; bits past 64 are dropped.
+    mutating func sleb() -> Int64 {
+      var result: Int64 = 0
+      var shift: Int64 = 0
+      while true {
+        guard !overran, offset >= 0, offset < bytes.count else {
+          overran = true
+          return result
+        }
+        let byte = bytes[offset]
+        offset += 1
+        if shift < 64 { result |= Int64(byte & 0x7F) << shift }
+        shift += 7
+        if byte & 0x80 == 0 {
+          if shift < 64, byte & 0x40 != 0 { result |= -1 << shift }
+          return result
+        }
+      }
+    }
+
     /// Moves `count` bytes on.
     mutating func skip(_ count: Int) {
       guard !overran, count >= 0, offset >= 0, count <= bytes.count - offset else {

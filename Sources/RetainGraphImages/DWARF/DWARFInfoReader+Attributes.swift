@@ -8,9 +8,11 @@
     /// Reads one attribute value of `form`, keeping what `name` says about the entry; false when the
     /// form is not understood or its bytes end past the section.
     func read(
-      _ form: UInt64, name: UInt64, at cursor: inout DWARFCursor, unit: Unit, into entry: inout Entry
+      _ form: UInt64, name: UInt64, implicitValue: Int64 = 0, at cursor: inout DWARFCursor, unit: Unit,
+      into entry: inout Entry
     ) -> Bool {
       let isLinkageName = name == DW_AT_linkage_name || name == DW_AT_MIPS_linkage_name
+      let isString = isLinkageName || name == DW_AT_comp_dir
       let isReference = name == DW_AT_abstract_origin || name == DW_AT_specification
       var form = form
       if form == DW_FORM_indirect { form = cursor.uleb() }
@@ -20,14 +22,14 @@
         if name == DW_AT_low_pc { entry.lowPC = value }
       case DW_FORM_strp, DW_FORM_line_strp:
         let offset = Int(cursor.u32())
-        if isLinkageName, let section = form == DW_FORM_strp ? sections.strings : sections.lineStrings,
+        if isString, let section = form == DW_FORM_strp ? sections.strings : sections.lineStrings,
           let string = DWARFCursor.cString(in: section, at: offset)
         {
-          entry.linkageName = string
+          entry.keep(string, as: name)
         }
       case DW_FORM_string:
         let string = cursor.cString()
-        if isLinkageName { entry.linkageName = string }
+        if isString, let string { entry.keep(string, as: name) }
       // From the unit's start.
       case DW_FORM_ref1, DW_FORM_ref2, DW_FORM_ref4, DW_FORM_ref8, DW_FORM_ref_udata:
         let value: Int
@@ -46,23 +48,29 @@
       case DW_FORM_flag:
         let flag = cursor.byte()
         if name == DW_AT_APPLE_optimized { entry.isOptimized = flag != 0 }
-      case DW_FORM_data1, DW_FORM_strx1, DW_FORM_addrx1: cursor.skip(1)
-      case DW_FORM_data2, DW_FORM_strx2, DW_FORM_addrx2: cursor.skip(2)
+      case DW_FORM_data1: entry.keep(Int64(cursor.byte()), as: name)
+      case DW_FORM_data2: entry.keep(Int64(cursor.u16()), as: name)
+      case DW_FORM_strx1, DW_FORM_addrx1: cursor.skip(1)
+      case DW_FORM_strx2, DW_FORM_addrx2: cursor.skip(2)
       case DW_FORM_strx3, DW_FORM_addrx3: cursor.skip(3)
-      case DW_FORM_data4, DW_FORM_sec_offset, DW_FORM_ref_sup4, DW_FORM_strp_sup, DW_FORM_strx4,
-        DW_FORM_addrx4,
-        DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt:
+      case DW_FORM_data4, DW_FORM_sec_offset:
         if name == DW_AT_location { entry.hasOtherLocation = true }  // a location list
+        entry.keep(Int64(cursor.u32()), as: name)
+      case DW_FORM_ref_sup4, DW_FORM_strp_sup, DW_FORM_strx4, DW_FORM_addrx4, DW_FORM_GNU_ref_alt,
+        DW_FORM_GNU_strp_alt:
         cursor.skip(4)
-      case DW_FORM_data8, DW_FORM_ref_sig8, DW_FORM_ref_sup8: cursor.skip(8)
+      case DW_FORM_data8: entry.keep(Int64(bitPattern: cursor.u64()), as: name)
+      case DW_FORM_ref_sig8, DW_FORM_ref_sup8: cursor.skip(8)
       case DW_FORM_data16: cursor.skip(16)
-      case DW_FORM_sdata, DW_FORM_udata, DW_FORM_strx, DW_FORM_addrx, DW_FORM_loclistx, DW_FORM_rnglistx,
+      case DW_FORM_udata: entry.keep(Int64(truncatingIfNeeded: cursor.uleb()), as: name)
+      case DW_FORM_sdata: entry.keep(cursor.sleb(), as: name)
+      case DW_FORM_strx, DW_FORM_addrx, DW_FORM_loclistx, DW_FORM_rnglistx,
         DW_FORM_GNU_addr_index, DW_FORM_GNU_str_index:
         if name == DW_AT_location { entry.hasOtherLocation = true }  // loclistx
         _ = cursor.uleb()
       case DW_FORM_flag_present:
         if name == DW_AT_APPLE_optimized { entry.isOptimized = true }
-      case DW_FORM_implicit_const: break  // its value is in the abbreviation
+      case DW_FORM_implicit_const: entry.keep(implicitValue, as: name)  // its value is in the abbreviation
       case DW_FORM_block1, DW_FORM_block2, DW_FORM_block4:  // a length, then the bytes
         let length =
           form == DW_FORM_block1

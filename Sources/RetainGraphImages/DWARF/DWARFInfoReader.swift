@@ -24,6 +24,12 @@
     /// Per async partial function start: the context offsets of its variables (nil: one not read).
     var frameSlots: [UInt: [Int]?] = [:]
     var partialFunctionNames: [UInt: UnsafePointer<CChar>] = [:]
+    /// Per DIE offset of a function with a declaration line: where it is declared.
+    var declarations: [Int: DWARFDeclaration] = [:]
+    /// Per DIE offset of a named type: its linkage name, and the files its functions are declared in.
+    var types: [Int: (name: UnsafePointer<CChar>, files: DWARFFileSet)] = [:]
+    /// The compile units read, in order: where their line programs and compile directories are.
+    var units: [DWARFUnitFiles] = []
 
     init(sections: DWARFSections) {
       self.sections = sections
@@ -33,7 +39,8 @@
     struct Abbreviation {
       var tag: UInt64
       var hasChildren: Bool
-      var attributes: [(name: UInt64, form: UInt64)]
+      /// Each attribute's name and form, and the value of a `DW_FORM_implicit_const` (0 otherwise).
+      var attributes: [(name: UInt64, form: UInt64, value: Int64)]
     }
 
     /// What a DIE says that matters here.
@@ -46,6 +53,27 @@
       var hasOtherLocation = false
       /// `DW_AT_APPLE_optimized` (a compile unit of optimised code).
       var isOptimized = false
+      /// `DW_AT_decl_file` (-1: none; DWARF 5 counts files from 0) and `DW_AT_decl_line` (0: none).
+      var declarationFile: Int64 = -1
+      var declarationLine: Int64 = 0
+      /// A compile unit's `DW_AT_stmt_list` and `DW_AT_comp_dir`.
+      var lineProgram: Int?
+      var compileDirectory: UnsafePointer<CChar>?
+
+      /// Keeps a string attribute the reader uses.
+      mutating func keep(_ string: UnsafePointer<CChar>, as name: UInt64) {
+        if name == DW_AT_comp_dir { compileDirectory = string } else { linkageName = string }
+      }
+
+      /// Keeps a constant attribute the reader uses.
+      mutating func keep(_ value: Int64, as name: UInt64) {
+        switch name {
+        case DW_AT_decl_file: declarationFile = value
+        case DW_AT_decl_line: declarationLine = value
+        case DW_AT_stmt_list: lineProgram = Int(truncatingIfNeeded: value)
+        default: break
+        }
+      }
     }
 
     /// A unit's header fields that its entries are read with.
@@ -103,6 +131,8 @@
       // The functions being read, innermost last: (depth, start address, an async partial
       // function's), and the current depth.
       var owners: [(depth: Int, start: UInt, isPartial: Bool)] = []
+      // The named types being read, innermost last: (depth of the type's DIE, its offset).
+      var typeOwners: [(depth: Int, offset: Int)] = []
       var depth = 0
       // Frame slots are read only from unoptimised code: an optimised coroutine frame may give one
       // slot to values whose lifetimes do not overlap, so a dead variable's slot may hold a live one.
@@ -114,24 +144,45 @@
         if code == 0 {
           depth -= 1
           while let last = owners.last, last.depth > depth { owners.removeLast() }
+          while let last = typeOwners.last, last.depth >= depth { typeOwners.removeLast() }
           if depth < 0 { return true }
           continue
         }
         guard let abbreviation = table[code] else { return false }
         var entry = Entry()
         for attribute in abbreviation.attributes {
-          guard read(attribute.form, name: attribute.name, at: &cursor, unit: unit, into: &entry) else {
+          guard
+            read(
+              attribute.form, name: attribute.name, implicitValue: attribute.value, at: &cursor, unit: unit,
+              into: &entry)
+          else {
             return false
           }
         }
         switch abbreviation.tag {
         case DW_TAG_compile_unit:
           isOptimized = entry.isOptimized
+          units.append(DWARFUnitFiles(lineProgram: entry.lineProgram, directory: entry.compileDirectory))
+        case DW_TAG_structure_type, DW_TAG_class_type, DW_TAG_union_type, DW_TAG_enumeration_type:
+          if abbreviation.hasChildren, let name = entry.linkageName, !units.isEmpty {
+            types[offset] = (name, DWARFFileSet(unit: units.count - 1))
+            typeOwners.append((depth, offset))
+          }
         case DW_TAG_subprogram:  // named, or referring to its declaration or abstract origin
           if let name = entry.linkageName {
             names[offset] = name
           } else if let reference = entry.reference {
             origins[offset] = reference
+          }
+          if entry.declarationLine > 0, entry.declarationFile >= 0, !units.isEmpty,
+            entry.declarationLine <= UInt32.max, entry.declarationFile <= UInt32.max
+          {
+            let file = UInt32(entry.declarationFile)
+            declarations[offset] = DWARFDeclaration(
+              unit: UInt32(units.count - 1), file: file, line: UInt32(entry.declarationLine))
+            if let owner = typeOwners.last, owner.depth == depth - 1 {
+              types[owner.offset]?.files.insert(file)
+            }
           }
           if let lowPC = entry.lowPC, lowPC != 0 {
             // A method's partial function names itself through its declaration.
@@ -174,13 +225,13 @@
         if code == 0 { return cursor.overran ? nil : table }
         let tag = cursor.uleb()
         let hasChildren = cursor.byte() != 0
-        var attributes: [(UInt64, UInt64)] = []
+        var attributes: [(UInt64, UInt64, Int64)] = []
         while !cursor.isAtEnd, !cursor.overran {
           let name = cursor.uleb()
           let form = cursor.uleb()
           if name == 0, form == 0 { break }
-          if form == DW_FORM_implicit_const { _ = cursor.uleb() }  // its value lives here
-          attributes.append((name, form))
+          let value = form == DW_FORM_implicit_const ? cursor.sleb() : 0  // its value lives here
+          attributes.append((name, form, value))
         }
         table[code] = Abbreviation(tag: tag, hasChildren: hasChildren, attributes: attributes)
       }

@@ -4,7 +4,7 @@
   /// Where the DWARF reader finds its sections: an ELF image (``ELFFile``), or bytes a test made.
   package protocol DWARFSectionSource {
     /// The bytes of the section named `name` (`.debug_info`, `.debug_abbrev`, `.debug_str`,
-    /// `.debug_line_str`), nil when there is none. They stay valid while the source lives.
+    /// `.debug_line_str`, `.debug_line`), nil when there is none. They stay valid while the source lives.
     func dwarfSection(named name: String) -> UnsafeRawBufferPointer?
   }
 
@@ -23,6 +23,8 @@
     /// `.debug_str` and `.debug_line_str`: the strings `DW_FORM_strp` and `DW_FORM_line_strp` name.
     var strings: UnsafeRawBufferPointer?
     var lineStrings: UnsafeRawBufferPointer?
+    /// `.debug_line`: the line programs, whose headers list the files declarations name.
+    var lines: UnsafeRawBufferPointer?
 
     /// The sections of `source`; nil without `.debug_info` or `.debug_abbrev`.
     init?(_ source: some DWARFSectionSource) {
@@ -33,6 +35,7 @@
       self.abbreviations = abbreviations
       strings = source.dwarfSection(named: ".debug_str")
       lineStrings = source.dwarfSection(named: ".debug_line_str")
+      lines = source.dwarfSection(named: ".debug_line")
     }
   }
 #endif

@@ -1,6 +1,7 @@
 // Built with the package trait BinaryReaders only: without it this target is empty, and nothing
 // reads ELF (`<elf.h>`'s types), DWARF or frames, as on a platform without readers of its own.
 #if BinaryReaders
+  internal import RetainGraphSupport
   /// What an image's DWARF says that the walk uses (`RetainGraphRuntime/README.md`, "Method references
   /// in optimised builds" and "Suspended frames"): the functions an optimised build inlined into each
   /// function (`DW_TAG_inlined_subroutine` under the `DW_TAG_subprogram` whose `DW_AT_low_pc` is the
@@ -13,7 +14,7 @@
     /// Per function start (virtual address): the DIE offsets of the functions inlined into it.
     private let inlined: [UInt: [Int]]
     /// Per DIE offset: its linkage name (a C string in the source's bytes).
-    private let names: [Int: UnsafePointer<CChar>]
+    let names: [Int: UnsafePointer<CChar>]
     /// Per DIE offset without a linkage name: the DIE it refers to (abstract origin or specification).
     private let origins: [Int: Int]
     /// Per async partial function (`…TQn_`, `…TYn_`) start: the async-context offsets its variables
@@ -24,6 +25,14 @@
     private var partialFunctions: [String: [UInt]] = [:]
     /// Per partial function start: its async function's name.
     private var asyncFunctions: [UInt: String] = [:]
+    /// Per function DIE with a declaration line, and per named type DIE: where they are declared
+    /// (see `ImageDebugInfo+Declarations.swift`).
+    let declarations: [Int: DWARFDeclaration]
+    let types: [Int: (name: UnsafePointer<CChar>, files: DWARFFileSet)]
+    let units: [DWARFUnitFiles]
+    let sections: DWARFSections?
+    /// Per compile unit, its file table's paths, read when first asked for.
+    let unitPaths = ForkSafeMutex<[Int: [String]]>([:])
     /// Keeps the bytes the names point into.
     private let source: (any DWARFSectionSource)?
 
@@ -33,6 +42,10 @@
       names = [:]
       origins = [:]
       frameSlots = [:]
+      declarations = [:]
+      types = [:]
+      units = []
+      sections = nil
       source = nil
     }
 
@@ -44,10 +57,18 @@
         names = [:]
         origins = [:]
         frameSlots = [:]
+        declarations = [:]
+        types = [:]
+        units = []
+        self.sections = nil
         return
       }
       var reader = DWARFInfoReader(sections: sections)
       reader.read()
+      self.sections = sections
+      declarations = reader.declarations
+      types = reader.types
+      units = reader.units
       inlined = reader.inlined
       names = reader.names
       origins = reader.origins

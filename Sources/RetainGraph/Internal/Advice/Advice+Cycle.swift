@@ -51,7 +51,8 @@ extension Advice {
         idiom: planned.rule.idiom,
         advice: advice,
         references: edges.count == 1
-          ? nil : whichReferences(edges, members: memberSet(), holdersOf: holdersOf, in: storage))
+          ? nil : whichReferences(edges, members: memberSet(), holdersOf: holdersOf, in: storage),
+        declaration: declaration(editedBy: advice, breaking: planned.edge, in: storage))
     }
     return Cycle(
       members: found.members.map { Int($0) },
@@ -59,6 +60,31 @@ extension Advice {
       pathFromRoot: EdgeIndices(pathTo: found.entry, parentEdges: found.rootParentEdges, in: storage),
       fixPlan: fixPlan, referencesToWeaken: found.referencesToWeaken,
       libraryLoopMembers: found.libraryLoopMembers.map { Int($0) })
+  }
+
+  /// The declaration the fix edits, when it is one the graph names: the closure that captures the
+  /// object, or the holder's stored property, when the reference is in that property itself (not in
+  /// a value it holds: `state.task`'s declaration is in the value's type, which the graph does not
+  /// name).
+  static func declaration(editedBy advice: FixAdvice, breaking edgeIndex: Int32, in storage: GraphStorage)
+    -> SourceDeclaration?
+  {
+    let edge = storage.edges[Int(edgeIndex)]
+    let reference = storage.reference(edge)
+    let holder = Int(edge.from)
+    switch advice {
+    case .weakCapture(_, closure: .some, _):
+      let function = reference.kind == .singleCapture ? reference.function : storage.typeName(holder)
+      guard let function, isClosureSymbol(function) else { return nil }
+      return .closure(function: function)
+    case .weakProperty, .weakElement, .weakenStoredClosure:
+      guard storage.nodeKinds[holder] == .object, let property = reference.property,
+        reference.path == property, reference.tail.isEmpty
+      else { return nil }
+      return .storedProperty(type: storage.typeName(holder), name: property)
+    default:
+      return nil
+    }
   }
 
   /// Which references one edit weakens, by where their holders are on the cycle: the elements of one

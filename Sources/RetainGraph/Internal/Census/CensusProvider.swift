@@ -26,9 +26,11 @@ package protocol CensusProvider: AnyObject, Sendable {
     -> (result: R, scope: UInt32)
   /// The failure text for the leaked cycles that hold an object of leak scope `scope` (each with
   /// its trace and fix; `subject` says who left them, "The test", and `place` where their objects
-  /// were allocated, "the test"), or for why none could be looked for; nil when there are none.
-  func leakedCyclesProblem(inScope scope: UInt32, subject: String, place: String, timeout: Duration)
-    -> String?
+  /// were allocated, "the test"), or for why none could be looked for; nil when there are none, or
+  /// when the known-cycles file at `knownFile` lists each of them and no entry has expired.
+  func leakedCyclesProblem(
+    inScope scope: UInt32, subject: String, place: String, timeout: Duration, knownFile: String?
+  ) -> String?
   /// Runs `body` while no other census check runs (census checks of parallel tests take turns, in
   /// ``CensusCheckTurns``).
   func exclusively<R>(_ body: () throws -> R) rethrows -> R

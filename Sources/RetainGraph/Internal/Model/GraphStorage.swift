@@ -120,6 +120,8 @@ final class GraphStorage: Sendable {
   private let rootSearch = Mutex<(root: Int, distances: RootDistances)?>(nil)
   private let rootDistance = Mutex<(root: Int, distance: [Int32])?>(nil)
   private let outgoing = Mutex<(offsets: [Int32], edgeIndices: [Int32])?>(nil)
+  /// Where the declarations the cycles' fixes edit are written (``Cycle/Break/location``).
+  let sourceLocations = SourceLocationTable()
 
   init(
     typeNames: [String], nodeTypes: [Int32], nodeKinds: [Node.Kind], labels: [ReferencePath],

@@ -81,7 +81,9 @@ extension JSONDocument {
       throw .unknownNode("dangling[\(index)].holder", dangling.holder)
     }
     let notes = try noteValues(notes: noteTexts, nodeCount: count)
+    let locations = try sourceLocationValues()
     let storage = try storage(nodes: nodeRecords, slots: slots, edges: edgeRecords, version: version)
+    storage.sourceLocations.adopt(locations)
     return JSONReader.Parts(
       root: root, truncated: truncated, storage: storage, dangling: danglingReferences, notes: notes)
   }

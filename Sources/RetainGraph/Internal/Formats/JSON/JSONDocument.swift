@@ -44,6 +44,7 @@ struct JSONDocument {
   var dangling = JSONField<DanglingRecords>.missing
   var notes = JSONField<NoteRecords>.missing
   var noteDetails = JSONField<NoteDetailRecords>.missing
+  var sourceLocations = JSONField<SourceLocationRecords>.missing
 
   struct NodeRecords {
     var count = 0
@@ -114,6 +115,11 @@ struct JSONDocument {
     } else if key.equals("noteDetails") {
       noteDetails = try array(&scanner, optional: true) { records, scanner, index throws(JSONSyntaxError) in
         try readNoteDetail(index, into: &records, &scanner)
+      }
+    } else if key.equals("sourceLocations") {
+      sourceLocations = try array(&scanner, optional: true) {
+        records, scanner, index throws(JSONSyntaxError) in
+        try readSourceLocation(index, into: &records, &scanner)
       }
     } else {
       try scanner.skipValue()

@@ -75,6 +75,29 @@ extension JSONWriter {
       json.endArray()
     }
     json.member("root", graph.root)
+    // Where the fixes' declarations are, when the debug information said.
+    var located: [String: CodeLocation] = [:]
+    for cycle in graph.cycles {
+      for fix in cycle.fixPlan {
+        if let declaration = fix.declaration, let location = fix.location {
+          located[declaration.key] = location
+        }
+      }
+    }
+    if !located.isEmpty {
+      json.key("sourceLocations")
+      json.beginArray()
+      for (key, location) in located.sorted(by: { $0.key < $1.key }) {
+        json.element()
+        json.beginObject()
+        if let column = location.column { json.member("column", column) }
+        json.member("declaration", key)
+        json.member("file", location.file)
+        json.member("line", location.line)
+        json.endObject()
+      }
+      json.endArray()
+    }
     json.key("truncated")
     json.boolean(graph.isTruncated)
     json.member("version", JSONFormat.version)

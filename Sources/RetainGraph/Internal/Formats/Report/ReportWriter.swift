@@ -41,8 +41,10 @@ struct ReportWriter {
         let (trace, reachable) = graph.traceLines(of: fix, maxHops: limits.maxHops)
         lines += trace
         if !reachable { lines.append("(not reachable from the root)") }
+        // Where to make the edit, when the debug information says: `— Sources/App/Interactor.swift:14`.
+        let place = fix.location.map { " — \($0.file):\($0.line)" } ?? ""
         lines.append(
-          (fixes > 1 ? "fix \(number + 1) of \(fixes): \(fix.fix)" : "fix: \(fix.fix)") + alike)
+          (fixes > 1 ? "fix \(number + 1) of \(fixes): \(fix.fix)" : "fix: \(fix.fix)") + alike + place)
       }
       if !cycle.libraryLoopMembers.isEmpty {
         if !cycle.fixPlan.isEmpty { lines.append("") }

@@ -1,0 +1,72 @@
+internal import RetainGraphJSONScanner
+
+// Where the fixes' declarations are written (`sourceLocations`): `{"declaration", "file", "line",
+// "column"}`, `column` optional, one per declaration a cycle's fix edits (a stored property, a
+// closure), by its key (`property App.Interactor.output`, `closure closure #1 in App.Screen.init()`).
+// A reader that predates them skips the key; a graph read from a file without them has no locations
+// (the reading binary's debug information is not asked: the file was made by another).
+
+extension JSONDocument {
+  typealias SourceLocationRecords = OptionalRecords<(SourceDeclaration, CodeLocation)>
+
+  mutating func readSourceLocation(
+    _ index: Int, into records: inout SourceLocationRecords, _ scanner: inout JSONScanner
+  ) throws(JSONSyntaxError) {
+    var declaration = JSONField<String>.missing
+    var file = JSONField<String>.missing
+    var line = JSONField<Int>.missing
+    var column = JSONField<Int>.missing
+    func text(_ field: JSONField<UnsafeBufferPointer<UInt8>>) -> JSONField<String> {
+      field.map { String(decoding: $0, as: UTF8.self) }
+    }
+    try readObject(index, of: "sourceLocations", into: &records, &scanner) {
+      document, scanner, key throws(JSONSyntaxError) in
+      if key.equals("declaration") {
+        declaration = document.settled(text(try scanner.stringField()), scanner)
+      } else if key.equals("file") {
+        file = document.settled(text(try scanner.stringField()), scanner)
+      } else if key.equals("line") {
+        line = document.settled(try scanner.integerField(), scanner)
+      } else if key.equals("column") {
+        let at = scanner.position
+        if scanner.byte(at) == 0x6E, try scanner.literal() == nil {
+          column = .missing
+        } else {
+          column = document.settled(try scanner.integerField(), scanner)
+        }
+      } else {
+        try scanner.skipValue()
+      }
+    } value: { document, _, place throws(GraphDecodingError) in
+      let key = try document.string(declaration, "declaration", at: place)
+      guard let declaration = SourceDeclaration(key: key) else {
+        throw .wrongType(
+          "\(place).declaration", expected: "\"property Type.name\" or \"closure name\"",
+          found: "\"\(key)\"")
+      }
+      let file = try document.string(file, "file", at: place)
+      guard !file.isEmpty else {
+        throw .wrongType("\(place).file", expected: "a path", found: "\"\"")
+      }
+      let line = try document.integer(line, "line", at: place)
+      guard line >= 1 else {
+        throw .wrongType("\(place).line", expected: "a line number from 1", found: "\(line)")
+      }
+      let column: Int? =
+        if case .missing = column { nil } else { try document.integer(column, "column", at: place) }
+      if let column, column < 1 {
+        throw .wrongType("\(place).column", expected: "a column number from 1", found: "\(column)")
+      }
+      return (declaration, CodeLocation(file: file, line: line, column: column))
+    }
+  }
+
+  /// The locations `sourceLocations` gives (none without it).
+  func sourceLocationValues() throws(GraphDecodingError) -> [SourceDeclaration: CodeLocation] {
+    guard let records = try optionalArray(sourceLocations, "sourceLocations") else { return [:] }
+    if let error = records.error { throw error }
+    var locations: [SourceDeclaration: CodeLocation] = [:]
+    for (declaration, location) in records.values { locations[declaration] = location }
+    return locations
+  }
+}

@@ -1,0 +1,70 @@
+internal import RetainGraphRuntime
+internal import Synchronization
+
+/// The declaration a fix edits, by the names a graph keeps: a stored property of a type, or a
+/// closure by its function's name. A graph's breaks look their ``CodeLocation`` up through it.
+enum SourceDeclaration: Sendable, Hashable {
+  /// The stored property `name` of the type `type` (qualified, as a node's type name is).
+  case storedProperty(type: String, name: String)
+  /// The closure whose function the walk names `function` (`closure #1 in App.Screen.init()`).
+  case closure(function: String)
+
+  /// The key a snapshot's `sourceLocations` names it by: `property App.Interactor.output`,
+  /// `closure closure #1 in App.Screen.init()`.
+  var key: String {
+    switch self {
+    case .storedProperty(let type, let name): "property \(type).\(name)"
+    case .closure(let function): "closure \(function)"
+    }
+  }
+
+  /// The declaration a snapshot's key names; nil for a key of neither form.
+  init?(key: String) {
+    if key.hasPrefix("closure "), key.count > 8 {
+      self = .closure(function: String(key.dropFirst(8)))
+    } else if key.hasPrefix("property "), let dot = key.lastIndex(of: "."),
+      dot > key.index(key.startIndex, offsetBy: 9), key.index(after: dot) < key.endIndex
+    {
+      let type = key[key.index(key.startIndex, offsetBy: 9)..<dot]
+      self = .storedProperty(type: String(type), name: String(key[key.index(after: dot)...]))
+    } else {
+      return nil
+    }
+  }
+}
+
+/// Where a graph's declarations are: looked up in the loaded images' debug information when first
+/// asked for (a graph walked here, or made of nodes and edges), or given by a snapshot (a graph read
+/// from JSON, made by another binary: only what the file says).
+final class SourceLocationTable: Sendable {
+  private struct State {
+    var known: [SourceDeclaration: CodeLocation?] = [:]
+    var readsImages = true
+  }
+  private let state = Mutex(State())
+
+  /// The location of `declaration`, looked up once.
+  func location(of declaration: SourceDeclaration) -> CodeLocation? {
+    let (cached, readsImages) = state.withLock { ($0.known[declaration], $0.readsImages) }
+    if let cached { return cached }
+    guard readsImages else { return nil }
+    let found: SourceDeclarations.Location?
+    switch declaration {
+    case .storedProperty(let type, let name): found = SourceDeclarations.storedProperty(name, ofType: type)
+    case .closure(let function): found = SourceDeclarations.closure(named: function)
+    }
+    let location = found.map {
+      CodeLocation(file: SourceDeclarations.packageRelative($0.file), line: $0.line, column: $0.column)
+    }
+    state.withLock { $0.known[declaration] = .some(location) }
+    return location
+  }
+
+  /// Uses only `locations` (a snapshot's), never the images.
+  func adopt(_ locations: [SourceDeclaration: CodeLocation]) {
+    state.withLock {
+      $0.readsImages = false
+      $0.known = locations.mapValues { .some($0) }
+    }
+  }
+}

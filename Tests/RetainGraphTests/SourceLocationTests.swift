@@ -1,0 +1,101 @@
+import Foundation
+import RetainGraph
+import Samples
+import Testing
+
+/// Every sample's fixes point at the line to change, checked against the sample's source text: the
+/// expected line is found in the file by searching for the declaration's text (an independent
+/// reading), so that editing a sample moves both together. Run in debug (`make test`) and in
+/// release with debug information (`make test-release`): closures and properties are found in both.
+struct SourceLocationTests {
+  /// Per sample, each fix's declaration: its file in `Samples/` and texts searched for in order (the
+  /// last one's line is the declaration's; the ones before it skip earlier lines), and whether it is
+  /// a stored property (`var`/`let`, with a column) or a closure (a line only). Nil for a fix that
+  /// names no one declaration (a stored method reference: the edit is where it is assigned).
+  static let expected: [String: [(file: String, texts: [String], isProperty: Bool)?]] = [
+    "retain-cycle": [("RetainCycle.swift", ["public var b: CycleB?"], true)],
+    "viper-module": [("ViperModule.swift", ["public var output: Presenter?"], true)],
+    "lazy-closure": [("LazyClosure.swift", ["public lazy var greeting"], false)],
+    "method-reference": [nil],
+    "observer-token": [("ObserverToken.swift", ["notifier.observe {"], false)],
+    "coordinator-parent": [
+      ("Coordinators.swift", ["class CheckoutCoordinator", "public var parent"], true),
+      ("Coordinators.swift", ["class ProfileCoordinator", "public var parent"], true),
+    ],
+    "strong-delegate": [
+      ("StrongDelegate.swift", ["class PaymentViewController", "public var delegate"], true)
+    ],
+    "store-subscription": [("StoreSubscription.swift", ["store.subscribe { state in self.title"], false)],
+    "network-completion": [nil],
+    "generic-feed-method": [nil],
+    "route-handler": [("GenericFeed.swift", ["router.append({"], false)],
+    "observation-tracking": [("ObservationTracking.swift", ["onChange: { self.renders"], false)],
+    "notes-cache": [("NotesCache.swift", ["public let library: NotesLibrary"], true)],
+    "tool-host": [
+      ("NotesCache.swift", ["class MCPToolHost", "server.register {"], false),
+      ("NotesCache.swift", ["class MCPToolHost", "server.register {", "server.register {"], false),
+    ],
+  ]
+
+  static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Samples")
+
+  /// The line (from 1) of the last of `texts`, each searched for after the line of the one before,
+  /// and the column of the line's `var` or `let`.
+  static func place(of texts: [String], in file: String) throws -> (line: Int, column: Int?) {
+    let lines = try String(contentsOf: samples.appendingPathComponent(file), encoding: .utf8)
+      .split(separator: "\n", omittingEmptySubsequences: false)
+    var line = -1
+    for text in texts {
+      line = try #require(
+        lines.indices.first { $0 > line && lines[$0].contains(text) }, "\(text) is not in \(file)")
+    }
+    let keyword = lines[line].range(of: "var ") ?? lines[line].range(of: "let ")
+    return (
+      line + 1, keyword.map { lines[line].utf8.distance(from: lines[line].startIndex, to: $0.lowerBound) + 1 }
+    )
+  }
+
+  @Test(arguments: Sample.all.filter(\.hasCycle).map(\.name))
+  func aSamplesFixesPointAtTheirDeclarations(_ name: String) throws {
+    let instance = try #require(Sample.named(name)).make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root)
+    let fixes = graph.cycles.flatMap(\.fixPlan)
+    let expected = try #require(Self.expected[name], "no expectation for sample \(name)")
+    try #require(fixes.count == expected.count, "\(name): \(fixes.map(\.fix))")
+    for (fix, declaration) in zip(fixes, expected) {
+      guard let declaration else {
+        #expect(fix.location == nil, "\(fix.fix)")
+        continue
+      }
+      let (line, column) = try Self.place(of: declaration.texts, in: declaration.file)
+      #expect(
+        fix.location
+          == CodeLocation(
+            file: "Samples/\(declaration.file)", line: line, column: declaration.isProperty ? column : nil),
+        "\(fix.fix)")
+    }
+  }
+
+  /// Every sample with a cycle has an expectation (a new sample needs one).
+  @Test func everySampleWithACycleIsChecked() {
+    #expect(Set(Sample.all.filter(\.hasCycle).map(\.name)) == Set(Self.expected.keys))
+  }
+
+  /// A snapshot keeps its locations (the reading binary's debug information is not asked); a
+  /// snapshot without them has none, even when the reading binary could find them.
+  @Test func snapshotsKeepTheirLocations() throws {
+    let instance = try #require(Sample.named("viper-module")).make()
+    defer { instance.breakCycles() }
+    let graph = ObjectGraph(reflecting: instance.root)
+    let location = try #require(graph.cycles.first?.fixPlan.first?.location)
+    let read = try ObjectGraph(jsonData: graph.jsonData())
+    #expect(read.cycles.first?.fixPlan.first?.location == location)
+    var object = try #require(try JSONSerialization.jsonObject(with: graph.jsonData()) as? [String: Any])
+    object["sourceLocations"] = nil
+    let without = try ObjectGraph(jsonData: JSONSerialization.data(withJSONObject: object))
+    #expect(without.cycles.first?.fixPlan.first?.fix == graph.cycles.first?.fixPlan.first?.fix)
+    #expect(without.cycles.first?.fixPlan.first?.location == nil)
+  }
+}
