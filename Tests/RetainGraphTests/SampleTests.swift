@@ -65,7 +65,7 @@ struct SampleTests {
         Interactor
           ↓ output   ← break this
         Presenter (loop closes)
-        fix: make Interactor.output weak
+        fix: make Interactor.output weak — Samples/ViperModule.swift:16
         """)
     #expect(graph.predictedLeaks() == [1, 2])
     #expect(graph.predictedLeaks().map { graph.node($0).shortTypeName } == ["Presenter", "Interactor"])
