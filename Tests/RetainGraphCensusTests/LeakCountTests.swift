@@ -28,13 +28,13 @@ extension CensusTests {
       #expect(found[0].objectCount == 2)
       #expect(found[0].fixes == ["make LeakChild.parent weak"])
       #expect(
-        found[0].trace == """
+        withoutTestFileLines(found[0].trace) == """
           LeakParent
             ↓ child
           LeakChild
             ↓ parent   ← break this
           LeakParent (loop closes)
-          fix: make LeakChild.parent weak
+          fix: make LeakChild.parent weak — Tests/RetainGraphCensusTests/LeakFixtures.swift:#
           """)
     }
 

@@ -39,7 +39,7 @@ struct ObservationCycleTests {
     #expect(
       fixes == [
         "fix: capture `[weak self]` in closure #2 in implicit closure #1 in CounterScreen.render() "
-          + "(passed to Observation)"
+          + "(passed to Observation) — Samples/ObservationTracking.swift:18"
       ], "\(message)")
   }
 }

@@ -41,7 +41,8 @@ extension JSONDocument {
       let key = try document.string(declaration, "declaration", at: place)
       guard let declaration = SourceDeclaration(key: key) else {
         throw .wrongType(
-          "\(place).declaration", expected: "\"property Type.name\" or \"closure name\"",
+          "\(place).declaration",
+          expected: "\"property Type.name\", \"closure name\" or \"method Type.name(labels)\"",
           found: "\"\(key)\"")
       }
       let file = try document.string(file, "file", at: place)
