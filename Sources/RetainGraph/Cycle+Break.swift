@@ -54,8 +54,7 @@ extension Cycle {
     /// elements of one collection), or `(2 references: one in each of 2 Node objects)`.
     public let fix: String
     /// Where the declaration the fix edits is written: the stored property to make `weak` (its `var`
-    /// or `let`), the closure to capture `[weak self]` in (its line), the method a stored method
-    /// reference names (its line), from the debug information of
+    /// or `let`), the closure to capture `[weak self]` in (its line), from the debug information of
     /// the binary that walked the graph, or from the snapshot it was read from. Nil when the fix
     /// edits no one declaration (a library's reference, a task), the property is declared in a
     /// nested value or a superclass, or the binary has no debug information (a release build

@@ -63,34 +63,6 @@ extension SourceDeclarations {
     #endif
   }
 
-  /// The declaration of the method `baseName` (`handleResponse`) of the type named `typeName` whose
-  /// demangled, simplified name `matches` accepts (its line: Swift's debug information gives no
-  /// column); nil unless every match is declared at one place.
-  package static func method(
-    _ baseName: String, ofType typeName: String, where matches: (String) -> Bool
-  ) -> Location? {
-    #if BinaryReaders
-      guard let last = typePath(ofQualifiedName: typeName)?.last, !baseName.isEmpty else { return nil }
-      let fragments = ["\(baseName.utf8.count)\(baseName)", "\(last.utf8.count)\(last)"]
-      var found: [Location] = []
-      for image in images() {
-        let candidates = image.debugInfo.functionDeclarations { name in
-          !isClosureSymbol(name) && fragments.allSatisfy { strstr(name, $0) != nil }
-        }
-        for candidate in candidates {
-          guard let demangled = SymbolNames.demangled(candidate.mangledName),
-            matches(SymbolNames.simplify(demangled))
-          else { continue }
-          found.append(Location(file: candidate.file, line: candidate.line, column: nil))
-        }
-      }
-      guard let first = found.first, found.allSatisfy({ $0 == first }) else { return nil }
-      return first
-    #else
-      return nil
-    #endif
-  }
-
   #if BinaryReaders
     /// The loaded images that may hold the program's own debug information: the main program and
     /// every library that is neither the Swift toolchain's nor the system's.

@@ -133,14 +133,9 @@ struct FoundationSnapshotReader {
       {
         declaration = .storedProperty(
           type: String(words[1][..<dot]), name: String(words[1][words[1].index(after: dot)...]))
-      } else if words.count == 2, words[0] == "method", let open = words[1].firstIndex(of: "("),
-        let dot = words[1][..<open].lastIndex(of: "."), dot != words[1].startIndex
-      {
-        declaration = .method(
-          type: String(words[1][..<dot]), name: String(words[1][words[1].index(after: dot)...]))
       } else {
         throw GraphDecodingError(
-          "\(place).declaration: expected \"property Type.name\", \"closure name\" or \"method Type.name(labels)\", found \"\(key)\""
+          "\(place).declaration: expected \"property Type.name\" or \"closure name\", found \"\(key)\""
         )
       }
       let file = try string(fields, "file", at: place)

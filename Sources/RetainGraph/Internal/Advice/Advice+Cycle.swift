@@ -77,12 +77,6 @@ extension Advice {
       let function = reference.kind == .singleCapture ? reference.function : storage.typeName(holder)
       guard let function, isClosureSymbol(function) else { return nil }
       return .closure(function: function)
-    case .weakMethodReference:
-      guard case .methodReference(let method) = reference.kind else { return nil }
-      let type = storage.typeName(Int(edge.to))
-      let prefix = "\(TypeNames.short(type))."
-      guard method.hasPrefix(prefix), method.count > prefix.count else { return nil }
-      return .method(type: type, name: String(method.dropFirst(prefix.count)))
     case .weakProperty, .weakElement, .weakenStoredClosure:
       guard storage.nodeKinds[holder] == .object, let property = reference.property,
         reference.path == property, reference.tail.isEmpty

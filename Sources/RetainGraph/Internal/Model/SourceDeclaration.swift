@@ -8,9 +8,6 @@ enum SourceDeclaration: Sendable, Hashable {
   case storedProperty(type: String, name: String)
   /// The closure whose function the walk names `function` (`closure #1 in App.Screen.init()`).
   case closure(function: String)
-  /// The method `name` (`handleResponse(_:)`) of the type `type` (qualified) that a stored method
-  /// reference names.
-  case method(type: String, name: String)
 
   /// The key a snapshot's `sourceLocations` names it by: `property App.Interactor.output`,
   /// `closure closure #1 in App.Screen.init()`.
@@ -18,7 +15,6 @@ enum SourceDeclaration: Sendable, Hashable {
     switch self {
     case .storedProperty(let type, let name): "property \(type).\(name)"
     case .closure(let function): "closure \(function)"
-    case .method(let type, let name): "method \(type).\(name)"
     }
   }
 
@@ -31,11 +27,6 @@ enum SourceDeclaration: Sendable, Hashable {
     {
       let type = key[key.index(key.startIndex, offsetBy: 9)..<dot]
       self = .storedProperty(type: String(type), name: String(key[key.index(after: dot)...]))
-    } else if key.hasPrefix("method "), let open = key.firstIndex(of: "("),
-      let dot = key[..<open].lastIndex(of: "."), dot > key.index(key.startIndex, offsetBy: 7), dot < open
-    {
-      let type = key[key.index(key.startIndex, offsetBy: 7)..<dot]
-      self = .method(type: String(type), name: String(key[key.index(after: dot)...]))
     } else {
       return nil
     }
@@ -61,13 +52,6 @@ final class SourceLocationTable: Sendable {
     switch declaration {
     case .storedProperty(let type, let name): found = SourceDeclarations.storedProperty(name, ofType: type)
     case .closure(let function): found = SourceDeclarations.closure(named: function)
-    case .method(let type, let name):
-      // The method as a method reference names it: `UseCase.handleResponse(_:)`.
-      let wanted = "\(TypeNames.short(type)).\(name)"
-      found = SourceDeclarations.method(String(name.prefix { $0 != "(" }), ofType: type) {
-        Advice.functionName(Substring(Advice.withoutModule(SymbolNames.withoutPrivateDiscriminators($0))))
-          == wanted
-      }
     }
     let location = found.map {
       CodeLocation(file: SourceDeclarations.packageRelative($0.file), line: $0.line, column: $0.column)

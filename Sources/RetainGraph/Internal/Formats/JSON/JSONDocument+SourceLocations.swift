@@ -42,7 +42,7 @@ extension JSONDocument {
       guard let declaration = SourceDeclaration(key: key) else {
         throw .wrongType(
           "\(place).declaration",
-          expected: "\"property Type.name\", \"closure name\" or \"method Type.name(labels)\"",
+          expected: "\"property Type.name\" or \"closure name\"",
           found: "\"\(key)\"")
       }
       let file = try document.string(file, "file", at: place)
