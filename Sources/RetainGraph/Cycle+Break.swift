@@ -56,9 +56,10 @@ extension Cycle {
     /// Where the declaration the fix edits is written: the stored property to make `weak` (its `var`
     /// or `let`), the closure to capture `[weak self]` in (its line), from the debug information of
     /// the binary that walked the graph, or from the snapshot it was read from. Nil when the fix
-    /// edits no one declaration (a library's reference, a task), the property is declared in a
-    /// nested value or a superclass, or the binary has no debug information (a release build
-    /// without `-g`, a stripped binary): nothing is guessed.
+    /// edits no one declaration (a library's reference, a task, a stored method reference), the
+    /// property is declared in a nested value (or inherited by a nested or generic class), or the
+    /// binary has no debug information (a release build without `-g`, a stripped binary): nothing is
+    /// guessed. An inherited property is placed at its superclass's declaration.
     public var location: CodeLocation? {
       declaration.flatMap { brokenEdges.graphStorage?.sourceLocations.location(of: $0) }
     }

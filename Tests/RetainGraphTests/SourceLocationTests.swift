@@ -101,6 +101,29 @@ struct SourceLocationTests {
     #expect(Set(Sample.all.filter(\.hasCycle).map(\.name)) == Set(Self.expected.keys))
   }
 
+  #if BinaryReaders
+    /// A property a subclass inherits is placed at its superclass's declaration (the object holds it;
+    /// the edit is there), checked against this file's text.
+    @Test func anInheritedPropertyIsPlacedInItsSuperclass() throws {
+      let holder = LocatedHolder()
+      let child = LocatedChild()
+      holder.child = child
+      child.owner = holder
+      defer { child.owner = nil }
+      let graph = ObjectGraph(reflecting: holder)
+      let fix = try #require(graph.cycles.first?.fixPlan.first)
+      #expect(fix.fix == "make LocatedChild.owner weak")
+      let lines = try String(contentsOfFile: "\(#filePath)", encoding: .utf8)
+        .split(separator: "\n", omittingEmptySubsequences: false)
+      let line = try #require(lines.firstIndex { $0.hasPrefix("class LocatedBase") })
+      let declaration = try #require(lines[line...].firstIndex { $0.contains("var owner: AnyObject?") })
+      #expect(
+        fix.location
+          == CodeLocation(
+            file: "Tests/RetainGraphTests/SourceLocationTests.swift", line: declaration + 1, column: 3))
+    }
+  #endif
+
   /// A snapshot keeps its locations (the reading binary's debug information is not asked); a
   /// snapshot without them has none, even when the reading binary could find them.
   #if BinaryReaders
@@ -118,4 +141,17 @@ struct SourceLocationTests {
       #expect(without.cycles.first?.fixPlan.first?.location == nil)
     }
   #endif
+}
+
+/// A superclass declares the property its subclass's objects hold (`anInheritedPropertyIsPlacedInItsSuperclass`).
+class LocatedBase {
+  var owner: AnyObject?
+}
+
+final class LocatedChild: LocatedBase {
+  var name = "child"
+}
+
+final class LocatedHolder {
+  var child: LocatedChild?
 }

@@ -50,7 +50,9 @@ final class SourceLocationTable: Sendable {
     guard readsImages else { return nil }
     let found: SourceDeclarations.Location?
     switch declaration {
-    case .storedProperty(let type, let name): found = SourceDeclarations.storedProperty(name, ofType: type)
+    case .storedProperty(let type, let name):
+      found =
+        SourceDeclarations.storedProperty(name, ofType: type) ?? Self.inheritedProperty(name, ofType: type)
     case .closure(let function): found = SourceDeclarations.closure(named: function)
     }
     let location = found.map {
@@ -58,6 +60,23 @@ final class SourceLocationTable: Sendable {
     }
     state.withLock { $0.known[declaration] = .some(location) }
     return location
+  }
+
+  /// The declaration of the stored property `name` in a superclass of the class named `type`, the
+  /// nearest first: a subclass's object holds its superclasses' stored properties. Only for a class
+  /// the runtime finds by its name (`_typeByName`: a type declared at the top level of its module);
+  /// nil otherwise.
+  private static func inheritedProperty(_ name: String, ofType type: String) -> SourceDeclarations.Location? {
+    guard let found = _typeByName(type) as? AnyClass else { return nil }
+    var superclass: AnyClass? = _getSuperclass(found)
+    for _ in 0..<32 {
+      guard let current = superclass else { return nil }
+      if let location = SourceDeclarations.storedProperty(name, ofType: TypeNames.qualified(current)) {
+        return location
+      }
+      superclass = _getSuperclass(current)
+    }
+    return nil
   }
 
   /// Uses only `locations` (a snapshot's), never the images.
