@@ -79,24 +79,14 @@
       }
     }
 
-    /// A signed LEB128; bits past 64 are dropped.
+    /// A signed LEB128: ``uleb()``'s bits, sign-extended from the last byte's sign bit; bits past 64
+    /// are dropped.
     mutating func sleb() -> Int64 {
-      var result: Int64 = 0
-      var shift: Int64 = 0
-      while true {
-        guard !overran, offset >= 0, offset < bytes.count else {
-          overran = true
-          return result
-        }
-        let byte = bytes[offset]
-        offset += 1
-        if shift < 64 { result |= Int64(byte & 0x7F) << shift }
-        shift += 7
-        if byte & 0x80 == 0 {
-          if shift < 64, byte & 0x40 != 0 { result |= -1 << shift }
-          return result
-        }
-      }
+      let start = offset
+      var value = Int64(bitPattern: uleb())
+      let shift = 7 * (offset - start)
+      if !overran, shift < 64, bytes[offset - 1] & 0x40 != 0 { value |= -1 << shift }
+      return value
     }
 
     /// Moves `count` bytes on.

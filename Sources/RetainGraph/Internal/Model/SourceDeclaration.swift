@@ -1,4 +1,5 @@
 internal import RetainGraphRuntime
+internal import RetainGraphSupport
 internal import Synchronization
 
 /// The declaration a fix edits, by the names a graph keeps: a stored property of a type, or a
@@ -37,17 +38,17 @@ enum SourceDeclaration: Sendable, Hashable {
 /// asked for (a graph walked here, or made of nodes and edges), or given by a snapshot (a graph read
 /// from JSON, made by another binary: only what the file says).
 final class SourceLocationTable: Sendable {
-  private struct State {
-    var known: [SourceDeclaration: CodeLocation?] = [:]
-    var readsImages = true
-  }
-  private let state = Mutex(State())
+  /// A snapshot's locations, once adopted: then the only ones this graph has.
+  private let adopted = Mutex<[SourceDeclaration: CodeLocation]?>(nil)
+  /// What the loaded images' debug information says, looked up once per process for every graph
+  /// (the images and their source files do not change while it runs).
+  /// Fork-safe: a forked child may describe its graph while another thread of the parent held it.
+  private static let lookedUp = ForkSafeMutex<[SourceDeclaration: CodeLocation?]>([:])
 
-  /// The location of `declaration`, looked up once.
+  /// The location of `declaration`: the snapshot's, or the debug information's, looked up once.
   func location(of declaration: SourceDeclaration) -> CodeLocation? {
-    let (cached, readsImages) = state.withLock { ($0.known[declaration], $0.readsImages) }
-    if let cached { return cached }
-    guard readsImages else { return nil }
+    if let adopted = adopted.withLock({ $0 }) { return adopted[declaration] }
+    if let cached = Self.lookedUp.withLock({ $0[declaration] }) { return cached }
     let found: SourceDeclarations.Location?
     switch declaration {
     case .storedProperty(let type, let name):
@@ -58,8 +59,13 @@ final class SourceLocationTable: Sendable {
     let location = found.map {
       CodeLocation(file: SourceDeclarations.packageRelative($0.file), line: $0.line, column: $0.column)
     }
-    state.withLock { $0.known[declaration] = .some(location) }
+    Self.lookedUp.withLock { $0[declaration] = .some(location) }
     return location
+  }
+
+  /// Uses only `locations` (a snapshot's), never the images.
+  func adopt(_ locations: [SourceDeclaration: CodeLocation]) {
+    adopted.withLock { $0 = locations }
   }
 
   /// The declaration of the stored property `name` in a superclass of the class named `type`, the
@@ -77,13 +83,5 @@ final class SourceLocationTable: Sendable {
       superclass = _getSuperclass(current)
     }
     return nil
-  }
-
-  /// Uses only `locations` (a snapshot's), never the images.
-  func adopt(_ locations: [SourceDeclaration: CodeLocation]) {
-    state.withLock {
-      $0.readsImages = false
-      $0.known = locations.mapValues { .some($0) }
-    }
   }
 }
