@@ -39,6 +39,7 @@ let package = Package(
       name: "RetainGraph",
       dependencies: [
         "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphRuntime", "RetainGraphProcess",
+        "RetainGraphFormats",
       ],
       exclude: ["Internal/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
@@ -52,6 +53,10 @@ let package = Package(
     // The byte-level JSON scanner: reads JSON token by token, as Foundation accepts it, without a
     // tree; the core reads the graph's JSON form with it.
     .target(name: "RetainGraphJSONScanner"),
+    // The text formats written from plain values, knowing no graph: the drawing plan's values (what
+    // is drawn, its names and labels), its palette and label wrapping, the DOT and Mermaid writers,
+    // the SARIF log and the JSON byte writer. The core decides what a picture or a log says.
+    .target(name: "RetainGraphFormats", exclude: ["README.md"]),
     // Binary images: ELF parsed and mapped once per image through one catalogue, and DWARF; the names of
     // <elf.h>, the DWARF constants and the loader calls come from the C shim CRetainGraphELF.
     .target(name: "CRetainGraphELF"),
@@ -84,7 +89,9 @@ let package = Package(
       pkgConfig: "libgvc",
       providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]
     ),
-    .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "RetainGraphSupport", "CGraphviz"]),
+    .target(
+      name: "RetainGraphRendering",
+      dependencies: ["RetainGraph", "RetainGraphFormats", "RetainGraphSupport", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
       dependencies: ["RetainGraph", "RetainGraphRuntime", "RetainGraphKnownCycles"]
@@ -103,7 +110,7 @@ let package = Package(
       name: "RetainGraphCensus",
       dependencies: [
         "RetainGraph", "RetainGraphRuntime", "RetainGraphSupport", "RetainGraphProcess", "CRetainGraphCensus",
-        "RetainGraphKnownCycles",
+        "RetainGraphKnownCycles", "RetainGraphFormats",
       ]),
     .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
     .executableTarget(
@@ -138,6 +145,7 @@ let package = Package(
         "RetainGraphRuntime",
         "RetainGraphSupport",
         "RetainGraphProcess",
+        "RetainGraphFormats",
         .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
         .target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"])),
         "RetainGraphTestSupport",
@@ -183,7 +191,7 @@ let package = Package(
       name: "RetainGraphCensusTests",
       dependencies: [
         "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime",
-        "RetainGraphTestSupport", "RetainGraphKnownCycles",
+        "RetainGraphTestSupport", "RetainGraphKnownCycles", "RetainGraphFormats",
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

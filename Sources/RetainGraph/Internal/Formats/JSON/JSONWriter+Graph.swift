@@ -1,4 +1,5 @@
 internal import Foundation
+internal import RetainGraphFormats
 
 extension JSONWriter {
   /// `graph` as ``ObjectGraph/jsonData()`` writes it: format `retain-graph`, version
