@@ -49,7 +49,7 @@ let package = Package(
     // The process machinery: runs a function in a forked child and brings its bytes back through a
     // pipe (fork, wait, kill, reap, read), and blocking work off the cooperative pool. Knows no graph:
     // the core maps its failure to ForkedWalkError.
-    .target(name: "RetainGraphProcess", exclude: ["README.md"]),
+    .target(name: "RetainGraphProcess", dependencies: ["RetainGraphSupport"], exclude: ["README.md"]),
     // The byte-level JSON scanner: reads JSON token by token, as Foundation accepts it, without a
     // tree; the core reads the graph's JSON form with it.
     .target(name: "RetainGraphJSONScanner"),
@@ -94,7 +94,7 @@ let package = Package(
       dependencies: ["RetainGraph", "RetainGraphFormats", "RetainGraphSupport", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
-      dependencies: ["RetainGraph", "RetainGraphRuntime", "RetainGraphKnownCycles"]
+      dependencies: ["RetainGraph", "RetainGraphRuntime", "RetainGraphProcess", "RetainGraphKnownCycles"]
     ),
     // A known-cycles file (`.retain-graph-known.json`): read (through the JSON scanner, naming the
     // line of a problem), matched against cycles' signatures, written as a baseline; which entries
@@ -183,7 +183,7 @@ let package = Package(
       name: "RetainGraphTestingTests",
       dependencies: [
         "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime", "RetainGraphTestSupport", "Samples",
-        "RetainGraphKnownCycles",
+        "RetainGraphKnownCycles", "RetainGraphProcess",
       ],
       exclude: ["__Snapshots__"]
     ),
@@ -191,7 +191,7 @@ let package = Package(
       name: "RetainGraphCensusTests",
       dependencies: [
         "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime",
-        "RetainGraphTestSupport", "RetainGraphKnownCycles", "RetainGraphFormats",
+        "RetainGraphTestSupport", "RetainGraphKnownCycles", "RetainGraphFormats", "RetainGraphProcess",
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

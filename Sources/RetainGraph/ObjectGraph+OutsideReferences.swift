@@ -1,4 +1,5 @@
 package import RetainGraphRuntime
+internal import RetainGraphProcess
 
 // Whether anything outside a graph refers to its objects: the test for a leak nothing can end.
 

@@ -2,6 +2,7 @@ internal import CRetainGraphCensus
 internal import Foundation
 package import RetainGraph
 internal import RetainGraphRuntime
+internal import RetainGraphProcess
 
 extension HeapCensus {
   /// Every leaked cycle among the objects the census recorded, with no root given: the groups of

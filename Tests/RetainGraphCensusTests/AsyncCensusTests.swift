@@ -4,6 +4,7 @@ import RetainGraphTesting
 import Testing
 
 @testable import RetainGraphCensus
+import RetainGraphProcess
 
 /// The holder of the async searches' object (no other test touches it).
 nonisolated(unsafe) var asyncCensusHolders: [CensusPresenter] = []

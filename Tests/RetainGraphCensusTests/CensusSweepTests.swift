@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import RetainGraphCensus
+import RetainGraphProcess
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

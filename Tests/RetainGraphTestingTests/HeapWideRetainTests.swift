@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import RetainGraphTesting
+import RetainGraphProcess
 
 private final class Retained {
   var other: Retained?

@@ -4,6 +4,7 @@ import RouterTwin
 import Testing
 
 @testable import RetainGraph
+import RetainGraphRuntime
 
 // One name per closure, none invented (issue 29.4): route handlers passed through a library's
 // wrapper closure (a Hummingbird router's shape) and method handlers an MCP-like server wraps, each

@@ -5,6 +5,7 @@ import Samples
 import Testing
 
 @testable import RetainGraph
+import RetainGraphProcess
 
 #if BinaryReaders
   import RetainGraphImages

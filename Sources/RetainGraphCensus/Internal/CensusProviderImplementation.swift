@@ -3,6 +3,7 @@ internal import Foundation
 internal import RetainGraph
 internal import RetainGraphRuntime
 internal import Synchronization
+internal import RetainGraphProcess
 
 /// The census as the testing assertions see it, through ``CensusRegistration``.
 final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {

@@ -3,6 +3,7 @@ internal import Foundation
 internal import RetainGraph
 internal import RetainGraphRuntime
 internal import Synchronization
+internal import RetainGraphProcess
 
 /// Waits until `isDone()` is true or `timeout` has passed, and tells which happened.
 ///
