@@ -1,5 +1,5 @@
-package import RetainGraphRuntime
 internal import RetainGraphProcess
+package import RetainGraphRuntime
 
 // Whether anything outside a graph refers to its objects: the test for a leak nothing can end.
 

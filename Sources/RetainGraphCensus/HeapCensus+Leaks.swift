@@ -1,8 +1,8 @@
 internal import CRetainGraphCensus
 internal import Foundation
 package import RetainGraph
-internal import RetainGraphRuntime
 internal import RetainGraphProcess
+internal import RetainGraphRuntime
 
 extension HeapCensus {
   /// Every leaked cycle among the objects the census recorded, with no root given: the groups of

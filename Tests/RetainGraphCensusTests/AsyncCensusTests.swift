@@ -1,10 +1,10 @@
 import Foundation
 import RetainGraph
+import RetainGraphProcess
 import RetainGraphTesting
 import Testing
 
 @testable import RetainGraphCensus
-import RetainGraphProcess
 
 /// The holder of the async searches' object (no other test touches it).
 nonisolated(unsafe) var asyncCensusHolders: [CensusPresenter] = []

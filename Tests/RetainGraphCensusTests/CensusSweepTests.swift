@@ -4,11 +4,11 @@ import NIOCore
 import NIOPosix
 import OpenCombine
 import RetainGraph
+import RetainGraphProcess
 import Synchronization
 import Testing
 
 @testable import RetainGraphCensus
-import RetainGraphProcess
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

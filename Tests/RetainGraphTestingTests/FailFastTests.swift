@@ -1,11 +1,11 @@
 import Foundation
 import RetainGraph
+import RetainGraphProcess
 import RetainGraphRuntime
 import RetainGraphTestSupport
 import RetainGraphTesting
 import Synchronization
 import Testing
-import RetainGraphProcess
 
 // Objects for the fail-fast checks: a two-object cycle, a cycle through a closure, and holders that
 // pending work uses to break a cycle later.

@@ -1,11 +1,11 @@
 import Dispatch
 import Foundation
 import RetainGraph
+import RetainGraphProcess
 import Synchronization
 import Testing
 
 @testable import RetainGraphTesting
-import RetainGraphProcess
 
 private final class Retained {
   var other: Retained?

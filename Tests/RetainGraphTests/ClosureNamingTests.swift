@@ -1,10 +1,10 @@
 import RetainGraph
+import RetainGraphRuntime
 import RetainGraphTestSupport
 import RouterTwin
 import Testing
 
 @testable import RetainGraph
-import RetainGraphRuntime
 
 // One name per closure, none invented (issue 29.4): route handlers passed through a library's
 // wrapper closure (a Hummingbird router's shape) and method handlers an MCP-like server wraps, each

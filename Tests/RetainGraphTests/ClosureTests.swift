@@ -1,11 +1,11 @@
 import Foundation
+import RetainGraphProcess
 import RetainGraphRuntime
 import RetainGraphTestSupport
 import Samples
 import Testing
 
 @testable import RetainGraph
-import RetainGraphProcess
 
 #if BinaryReaders
   import RetainGraphImages

@@ -1,9 +1,9 @@
 internal import CRetainGraphCensus
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 internal import Synchronization
-internal import RetainGraphProcess
 
 /// The census as the testing assertions see it, through ``CensusRegistration``.
 final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {

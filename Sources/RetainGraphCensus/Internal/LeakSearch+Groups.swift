@@ -1,7 +1,7 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
-internal import RetainGraphRuntime
 internal import RetainGraphProcess
+internal import RetainGraphRuntime
 
 extension LeakSearch {
   /// The whole search, in this process: collect, walk, count, group, report. Reads every live

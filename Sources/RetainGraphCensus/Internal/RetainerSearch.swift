@@ -1,7 +1,7 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
-internal import RetainGraphRuntime
 internal import RetainGraphProcess
+internal import RetainGraphRuntime
 
 /// The root of the census walk: global holders (labelled by name) and every live object the census
 /// saw (so that each one's references are read, whoever holds it).

@@ -1,9 +1,9 @@
 internal import Dispatch
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 internal import Synchronization
-internal import RetainGraphProcess
 
 /// Waits until `isDone()` is true or `timeout` has passed, and tells which happened.
 ///

@@ -1,5 +1,5 @@
-internal import RetainGraphSupport
 internal import RetainGraphRuntime
+internal import RetainGraphSupport
 
 /// Writes the fix for each reference of a fix plan, in the words a Swift developer applies it:
 /// every closure named by its function (or where it is stored), every method reference by its

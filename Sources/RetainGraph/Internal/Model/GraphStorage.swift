@@ -1,6 +1,6 @@
+internal import RetainGraphRuntime
 internal import RetainGraphSupport
 internal import Synchronization
-internal import RetainGraphRuntime
 
 /// An edge in compact form, 12 bytes: its ends, and one word holding the ownership (2 bits) and the
 /// label: an interned label (28 bits), or an interned label and an element index appended as
