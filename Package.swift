@@ -39,7 +39,7 @@ let package = Package(
       name: "RetainGraph",
       dependencies: [
         "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphRuntime", "RetainGraphProcess",
-        "RetainGraphFormats",
+        "RetainGraphFormats", "RetainGraphSnapshots",
       ],
       exclude: ["Internal/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
@@ -53,6 +53,12 @@ let package = Package(
     // The byte-level JSON scanner: reads JSON token by token, as Foundation accepts it, without a
     // tree; the core reads the graph's JSON form with it.
     .target(name: "RetainGraphJSONScanner"),
+    // The graph's JSON snapshot read and checked: the text through the JSON scanner into plain
+    // columns (type names, node kinds, labels, edges, notes, source locations), each problem with
+    // its reason and place. Knows no public type: the core makes the graph of what it read.
+    .target(
+      name: "RetainGraphSnapshots", dependencies: ["RetainGraphJSONScanner", "RetainGraphSupport"],
+      exclude: ["README.md"]),
     // The text formats written from plain values, knowing no graph: the drawing plan's values (what
     // is drawn, its names and labels), its palette and label wrapping, the DOT and Mermaid writers,
     // the SARIF log and the JSON byte writer. The core decides what a picture or a log says.
@@ -146,6 +152,7 @@ let package = Package(
         "RetainGraphSupport",
         "RetainGraphProcess",
         "RetainGraphFormats",
+        "RetainGraphSnapshots",
         .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
         .target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"])),
         "RetainGraphTestSupport",
