@@ -171,7 +171,7 @@ struct ReferencePath: Hashable, Sendable {
   /// `property[N]` and what follows it, when `path` is that: the element's number (up to
   /// `Int32.max`, no sign or leading zero, as the walk writes it) and the tail.
   private static func element(of property: String, in path: String) -> (number: Int32, tail: String)? {
-    guard path.hasPrefix(property) else { return nil }
+    guard path.utf8.starts(with: property.utf8) else { return nil }
     let rest = path.utf8.dropFirst(property.utf8.count)
     guard rest.first == UInt8(ascii: "["), let close = rest.firstIndex(of: UInt8(ascii: "]")) else {
       return nil
