@@ -14,24 +14,16 @@ extension JSONDocument {
     var node = JSONField<Int>.missing
     var type = JSONField<String>.missing
     var description = JSONField<String>.missing
-    func text(_ field: JSONField<UnsafeBufferPointer<UInt8>>) -> JSONField<String> {
-      field.map { String(decoding: $0, as: UTF8.self) }
-    }
     try readObject(index, of: "noteDetails", into: &records, &scanner) {
       document, scanner, key throws(JSONSyntaxError) in
       if key.equals("kind") {
-        kind = document.settled(text(try scanner.stringField()), scanner)
+        kind = try document.text(&scanner)
       } else if key.equals("node") {
-        let at = scanner.position
-        if scanner.byte(at) == 0x6E, try scanner.literal() == nil {
-          node = .missing
-        } else {
-          node = document.settled(try scanner.integerField(), scanner)
-        }
+        node = try document.optionalInteger(&scanner)
       } else if key.equals("type") {
-        type = document.settled(text(try scanner.stringField()), scanner)
+        type = try document.text(&scanner)
       } else if key.equals("description") {
-        description = document.settled(text(try scanner.stringField()), scanner)
+        description = try document.text(&scanner)
       } else {
         try scanner.skipValue()
       }

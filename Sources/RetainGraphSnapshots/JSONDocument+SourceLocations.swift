@@ -16,24 +16,16 @@ extension JSONDocument {
     var file = JSONField<String>.missing
     var line = JSONField<Int>.missing
     var column = JSONField<Int>.missing
-    func text(_ field: JSONField<UnsafeBufferPointer<UInt8>>) -> JSONField<String> {
-      field.map { String(decoding: $0, as: UTF8.self) }
-    }
     try readObject(index, of: "sourceLocations", into: &records, &scanner) {
       document, scanner, key throws(JSONSyntaxError) in
       if key.equals("declaration") {
-        declaration = document.settled(text(try scanner.stringField()), scanner)
+        declaration = try document.text(&scanner)
       } else if key.equals("file") {
-        file = document.settled(text(try scanner.stringField()), scanner)
+        file = try document.text(&scanner)
       } else if key.equals("line") {
         line = document.settled(try scanner.integerField(), scanner)
       } else if key.equals("column") {
-        let at = scanner.position
-        if scanner.byte(at) == 0x6E, try scanner.literal() == nil {
-          column = .missing
-        } else {
-          column = document.settled(try scanner.integerField(), scanner)
-        }
+        column = try document.optionalInteger(&scanner)
       } else {
         try scanner.skipValue()
       }

@@ -98,7 +98,7 @@ struct JSONDocument {
         try readNode(index, into: &records, &scanner)
       }
     } else if key.equals("format") {
-      format = settled(try scanner.stringField().map { String(decoding: $0, as: UTF8.self) }, scanner)
+      format = try text(&scanner)
     } else if key.equals("version") {
       version = settled(try scanner.integerField(), scanner)
     } else if key.equals("root") {
@@ -138,6 +138,17 @@ struct JSONDocument {
   func settled<Value>(_ field: JSONField<Value>, _ scanner: JSONScanner) -> JSONField<Value> {
     guard case .wrongType(let offset) = field else { return field }
     return .described(describe(at: offset, in: scanner))
+  }
+
+  /// The string at the scanner as text, settled.
+  func text(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> JSONField<String> {
+    settled(try scanner.stringField().map { String(decoding: $0, as: UTF8.self) }, scanner)
+  }
+
+  /// The integer at the scanner, settled; null reads as missing (an optional field).
+  func optionalInteger(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> JSONField<Int> {
+    if scanner.byte(scanner.position) == 0x6E, try scanner.literal() == nil { return .missing }
+    return settled(try scanner.integerField(), scanner)
   }
 
   /// The array at the scanner, read element by element into `Records`; an optional array may be null.
