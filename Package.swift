@@ -185,6 +185,10 @@ let package = Package(
     .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
     .testTarget(name: "RetainGraphProcessTests", dependencies: ["RetainGraphProcess"]),
     .testTarget(
+      name: "RetainGraphFormatsTests", dependencies: ["RetainGraphFormats", "RetainGraphTestSupport"],
+      exclude: ["__Snapshots__"]),
+    .testTarget(name: "RetainGraphSnapshotsTests", dependencies: ["RetainGraphSnapshots"]),
+    .testTarget(
       name: "RetainGraphJSONScannerTests", dependencies: ["RetainGraphJSONScanner", "RetainGraphTestSupport"]),
     .testTarget(
       name: "RetainGraphTestingTests",
