@@ -13,14 +13,14 @@ extension ObjectGraph {
   /// - Parameter style: what to draw and how.
   /// - Returns: a `digraph` in DOT.
   /// - Complexity: O(*n* + *e*) for *n* nodes and *e* edges.
-  public func dot(style: DOTStyle = DOTStyle()) -> String {
+  public func dot(style: DrawingStyle = DrawingStyle()) -> String {
     DOTWriter(plan: DrawingPlan(graph: self, style: style)).text()
   }
 
   /// How many nodes ``dot(style:)`` draws with `style`, and how many it would draw without
-  /// ``DOTStyle/maxNodes`` (all of them, or the cycles and the paths to them with
-  /// ``DOTStyle/cyclesOnly``): the command line's note on what its node cap left out.
-  package func drawnNodeCounts(style: DOTStyle) -> (drawn: Int, candidates: Int) {
+  /// ``DrawingStyle/maxNodes`` (all of them, or the cycles and the paths to them with
+  /// ``DrawingStyle/cyclesOnly``): the command line's note on what its node cap left out.
+  package func drawnNodeCounts(style: DrawingStyle) -> (drawn: Int, candidates: Int) {
     let candidates = DrawingPlan.drawingOrder(graph: self, cyclesOnly: style.cyclesOnly).count
     let cut = DrawingPlan.Cut(candidates: candidates, cap: style.maxNodes, cyclesOnly: style.cyclesOnly)
     return (cut.drawn, cut.candidates)

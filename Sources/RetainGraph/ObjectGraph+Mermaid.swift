@@ -5,7 +5,7 @@ extension ObjectGraph {
   /// ```` ```mermaid ```` block, for an issue or a pull-request comment.
   ///
   /// It draws what ``dot(style:)`` draws (the same nodes, cycles first, up to
-  /// ``DOTStyle/maxNodes``): each cycle as a group of its members, its strong references thick and
+  /// ``DrawingStyle/maxNodes``): each cycle as a group of its members, its strong references thick and
   /// coloured, the reference a fix weakens labelled `✂ break here`, weak and `unowned` references
   /// dotted. Type names are escaped (a `%%{…}%%` in a name is no directive, quotes and brackets stay
   /// in their label). Mermaid's default limits are kept: at most 500 links and 50,000 characters;
@@ -24,9 +24,9 @@ extension ObjectGraph {
   ///   n0 -->|"presenter"| n1
   ///   n1 -.->|"view (weak)"| n0
   /// ```
-  /// - Parameter style: what to draw (``DOTStyle/maxNodes``, ``DOTStyle/cyclesOnly``, the direction).
+  /// - Parameter style: what to draw (``DrawingStyle/maxNodes``, ``DrawingStyle/cyclesOnly``, the direction).
   /// - Returns: the flowchart's text, ending with a line break.
-  public func mermaid(style: DOTStyle = DOTStyle()) -> String {
+  public func mermaid(style: DrawingStyle = DrawingStyle()) -> String {
     MermaidWriter(plan: DrawingPlan(graph: self, style: style)).text()
   }
 }

@@ -14,12 +14,12 @@ extension ObjectGraph {
   /// Every name and label is HTML-escaped; the graph's data is embedded as JSON that cannot end its
   /// `<script>` element early.
   /// - Parameters:
-  ///   - style: what to draw and how (see ``RetainGraph/DOTStyle``).
+  ///   - style: what to draw and how (see ``RetainGraph/DrawingStyle``).
   ///   - marks: nodes to mark, each with why.
   /// - Returns: the page's text.
   /// - Throws: ``RenderingError`` when Graphviz cannot lay out or draw the graph, or a mark names a
   ///   node the graph does not have.
-  public func htmlPage(style: DOTStyle = .init(), marking marks: [HTMLMark] = []) throws(RenderingError)
+  public func htmlPage(style: DrawingStyle = .init(), marking marks: [HTMLMark] = []) throws(RenderingError)
     -> String
   {
     try htmlPage(style: style, marking: marks, limits: ReportLimits())
@@ -27,7 +27,7 @@ extension ObjectGraph {
 
   /// The page, with its leak trace shortened to `limits` (the command line's `--max-hops`,
   /// `--max-cycles`).
-  package func htmlPage(style: DOTStyle, marking marks: [HTMLMark], limits: ReportLimits)
+  package func htmlPage(style: DrawingStyle, marking marks: [HTMLMark], limits: ReportLimits)
     throws(RenderingError) -> String
   {
     let page = try HTMLPage(graph: self, style: style, marks: marks, limits: limits)
@@ -42,7 +42,7 @@ extension ObjectGraph {
   ///   - style: what to draw and how.
   ///   - marks: nodes to mark, each with why.
   /// - Throws: ``RenderingError`` when the page cannot be made or the file cannot be written.
-  public func writeHTMLPage(to url: URL, style: DOTStyle = .init(), marking marks: [HTMLMark] = [])
+  public func writeHTMLPage(to url: URL, style: DrawingStyle = .init(), marking marks: [HTMLMark] = [])
     throws(RenderingError)
   {
     let page = Data(try htmlPage(style: style, marking: marks).utf8)

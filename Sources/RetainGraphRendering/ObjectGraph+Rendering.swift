@@ -10,10 +10,10 @@ extension ObjectGraph {
   /// ```
   /// - Parameters:
   ///   - format: SVG, PNG or PDF.
-  ///   - style: what to draw and how (see ``RetainGraph/DOTStyle``).
+  ///   - style: what to draw and how (see ``RetainGraph/DrawingStyle``).
   /// - Returns: the rendered file's bytes.
   /// - Throws: ``RenderingError`` quoting Graphviz when it cannot lay out or render the graph.
-  public func render(_ format: RenderFormat, style: DOTStyle = .init()) throws(RenderingError) -> Data {
+  public func render(_ format: RenderFormat, style: DrawingStyle = .init()) throws(RenderingError) -> Data {
     try Graphviz.render(dot: dot(style: style), format: format)
   }
 
@@ -26,7 +26,7 @@ extension ObjectGraph {
   ///   - style: what to draw and how.
   /// - Throws: ``RenderingError`` when Graphviz fails or the file cannot be written (the message
   ///   names the file and the reason).
-  public func write(to url: URL, format: RenderFormat, style: DOTStyle = .init()) throws(RenderingError) {
+  public func write(to url: URL, format: RenderFormat, style: DrawingStyle = .init()) throws(RenderingError) {
     let data = try render(format, style: style)
     do {
       try AtomicFile.write(data, to: url)

@@ -32,7 +32,7 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
   /// Whether the bytes are binary (PNG, PDF) rather than text.
   public var isBinary: Bool { self == .png || self == .pdf }
 
-  /// Whether it is a drawing of the graph, which ``RetainGraph/DOTStyle/maxNodes`` limits.
+  /// Whether it is a drawing of the graph, which ``RetainGraph/DrawingStyle/maxNodes`` limits.
   public var isPicture: Bool { !isReport && self != .json }
 
   /// Whether it reports the cycles and their fixes rather than the graph (text, diagnostics, SARIF):
@@ -64,12 +64,12 @@ extension ObjectGraph {
   /// ```
   /// - Parameters:
   ///   - format: the format.
-  ///   - style: what a picture draws and how (see ``RetainGraph/DOTStyle``).
+  ///   - style: what a picture draws and how (see ``RetainGraph/DrawingStyle``).
   ///   - marks: nodes to mark on the HTML page.
   /// - Returns: the bytes; text ends with a line break.
   /// - Throws: ``RenderingError`` when Graphviz cannot lay out or draw the graph, or a mark names a
   ///   node the graph does not have.
-  public func data(_ format: OutputFormat, style: DOTStyle = .init(), marking marks: [HTMLMark] = [])
+  public func data(_ format: OutputFormat, style: DrawingStyle = .init(), marking marks: [HTMLMark] = [])
     throws(RenderingError) -> Data
   {
     try data(format, style: style, marking: marks, limits: ReportLimits())
@@ -77,7 +77,9 @@ extension ObjectGraph {
 
   /// The graph in `format`, its leak trace shortened to `limits` (the command line's `--max-hops`,
   /// `--max-cycles`).
-  package func data(_ format: OutputFormat, style: DOTStyle, marking marks: [HTMLMark], limits: ReportLimits)
+  package func data(
+    _ format: OutputFormat, style: DrawingStyle, marking marks: [HTMLMark], limits: ReportLimits
+  )
     throws(RenderingError) -> Data
   {
     switch format {

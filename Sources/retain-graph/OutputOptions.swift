@@ -11,11 +11,11 @@
   /// file unless `--output -` asks for standard output; pictures are what `--max-nodes` limits.
   extension OutputFormat: ExpressibleByArgument {}
 
-  /// `--rank-dir`: the values of `DOTStyle.RankDirection`.
+  /// `--rank-dir`: the values of `DrawingStyle.RankDirection`.
   enum RankDirectionArgument: String, CaseIterable, ExpressibleByArgument {
     case auto, LR, TB
 
-    var direction: DOTStyle.RankDirection {
+    var direction: DrawingStyle.RankDirection {
       switch self {
       case .auto: .automatic
       case .LR: .leftToRight
@@ -77,8 +77,8 @@
     }
 
     /// How the graph is drawn.
-    var style: DOTStyle {
-      DOTStyle(
+    var style: DrawingStyle {
+      DrawingStyle(
         qualifiedTypeNames: qualifiedNames, cyclesOnly: cyclesOnly, maxNodes: maxNodes.value,
         rankDirection: rankDir.direction)
     }

@@ -35,7 +35,7 @@ import Testing
   @Test func hostilePageMatchesItsGolden() throws {
     let graph = try Self.hostileGraph()
     let marks = [HTMLMark(node: 1, note: "Notifier.observers grows by 1 per run <b>&</b>")]
-    let page = try HTMLPage(graph: graph, style: DOTStyle(), marks: marks, limits: ReportLimits())
+    let page = try HTMLPage(graph: graph, style: DrawingStyle(), marks: marks, limits: ReportLimits())
     assertGolden(page.text(svg: Self.placeholderSVG), named: "hostile", pathExtension: "html")
   }
 
@@ -43,7 +43,7 @@ import Testing
     let instance = try #require(Sample.named("coordinator-parent")).make()
     defer { instance.breakCycles() }
     let graph = ObjectGraph(reflecting: instance.root)
-    let page = try HTMLPage(graph: graph, style: DOTStyle(), marks: [], limits: ReportLimits())
+    let page = try HTMLPage(graph: graph, style: DrawingStyle(), marks: [], limits: ReportLimits())
     assertGolden(page.text(svg: Self.placeholderSVG), named: "coordinator-parent", pathExtension: "html")
   }
 
@@ -64,7 +64,7 @@ import Testing
           kind: .unrecognisedClosure, node: 1, typeName: "closure #1 in Logging.Logger.init(label:)",
           description: "closure #1 in Logging.Logger.init(label:): closure context layout not recognised"),
       ])
-    let page = try HTMLPage(graph: graph, style: DOTStyle(), marks: [], limits: ReportLimits())
+    let page = try HTMLPage(graph: graph, style: DrawingStyle(), marks: [], limits: ReportLimits())
     assertGolden(page.text(svg: Self.placeholderSVG), named: "noted", pathExtension: "html")
     assertGolden(graph.dot(), named: "noted", pathExtension: "dot")
   }
@@ -121,7 +121,7 @@ import Testing
     let opening = "<script type=\"application/json\" id=\"graph-data\">"
     for round in 0..<300 {
       let graph = try HostileGraphs.make(using: &random)
-      let page = try HTMLPage(graph: graph, style: DOTStyle(), marks: [], limits: ReportLimits())
+      let page = try HTMLPage(graph: graph, style: DrawingStyle(), marks: [], limits: ReportLimits())
         .text(svg: Self.placeholderSVG)
       #expect(page.components(separatedBy: "<script").count == 3, "round \(round)")
       #expect(page.components(separatedBy: "</script>").count == 3, "round \(round)")

@@ -11,7 +11,7 @@ import Testing
     let instance = try #require(Sample.named("viper-module")).make()
     defer { instance.breakCycles() }
     let graph = ObjectGraph(reflecting: instance.root)
-    let style = DOTStyle(cyclesOnly: true)
+    let style = DrawingStyle(cyclesOnly: true)
     #expect(try graph.data(.text) == Data((graph.report() + "\n").utf8))
     #expect(try graph.data(.dot, style: style) == Data(graph.dot(style: style).utf8))
     #expect(try graph.data(.json) == graph.jsonData())

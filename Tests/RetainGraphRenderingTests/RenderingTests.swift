@@ -35,7 +35,7 @@ import Testing
   }
 
   @Test func pdfStartsWithPDF() throws {
-    let pdf = try Self.viperGraph().render(.pdf, style: DOTStyle(cyclesOnly: true))
+    let pdf = try Self.viperGraph().render(.pdf, style: DrawingStyle(cyclesOnly: true))
     #expect(pdf.starts(with: Data("%PDF".utf8)))
     #expect(String(decoding: pdf.suffix(16), as: UTF8.self).contains("%%EOF"))
   }
@@ -83,7 +83,7 @@ import Testing
     var random = SplitMix64(seed: 2024)
     for round in 0..<1_000 {
       let graph = try HostileGraphs.make(using: &random)
-      let style = DOTStyle(
+      let style = DrawingStyle(
         qualifiedTypeNames: round % 2 == 0, rankDirection: round % 3 == 0 ? .topToBottom : .leftToRight)
       let svg: Data
       do {

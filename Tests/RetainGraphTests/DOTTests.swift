@@ -15,8 +15,8 @@ import Testing
     #expect(try Self.viperGraph().dot().contains("rankdir=LR"))
     let chain = ObjectGraph(reflecting: ListNode.make(count: 30))
     #expect(chain.dot().contains("rankdir=TB"))
-    #expect(chain.dot(style: DOTStyle(rankDirection: .leftToRight)).contains("rankdir=LR"))
-    #expect(chain.dot(style: DOTStyle(maxNodes: 12)).contains("rankdir=LR"))
+    #expect(chain.dot(style: DrawingStyle(rankDirection: .leftToRight)).contains("rankdir=LR"))
+    #expect(chain.dot(style: DrawingStyle(maxNodes: 12)).contains("rankdir=LR"))
   }
 
   // Needs the binary readers: it checks names read from the symbol tables (BinaryReadersTests
@@ -86,17 +86,19 @@ import Testing
       ],
       danglingReferences: [DanglingReference(holder: 2, label: "owner")])
     assertGolden(
-      graph.dot(style: DOTStyle(rankDirection: .topToBottom)), named: "ownership-styles", pathExtension: "dot"
+      graph.dot(style: DrawingStyle(rankDirection: .topToBottom)), named: "ownership-styles",
+      pathExtension: "dot"
     )
     assertGolden(
-      graph.dot(style: DOTStyle(showsDanglingReferences: false)), named: "ownership-styles-without-dangling",
+      graph.dot(style: DrawingStyle(showsDanglingReferences: false)),
+      named: "ownership-styles-without-dangling",
       pathExtension: "dot")
   }
 
   @Test func qualifiedTypeNames() throws {
     let graph = try Self.viperGraph()
     assertGolden(
-      graph.dot(style: DOTStyle(qualifiedTypeNames: true)), named: "viper-module-qualified",
+      graph.dot(style: DrawingStyle(qualifiedTypeNames: true)), named: "viper-module-qualified",
       pathExtension: "dot")
     assertGolden(graph.dot(), named: "viper-module", pathExtension: "dot")
   }
@@ -117,7 +119,7 @@ import Testing
       try ObjectGraph(
         nodes: [Node(id: 0, typeName: text, kind: .object), Node(id: 1, typeName: "B", kind: .object)],
         edges: [Edge(from: 0, to: 1, label: text, ownership: .strong, kind: .property, property: nil)]
-      ).dot(style: DOTStyle(qualifiedTypeNames: true))
+      ).dot(style: DrawingStyle(qualifiedTypeNames: true))
     }
     // The whole text is the golden one of a plain name, with the name escaped wherever it appears.
     let template = try dot("PLAIN")
@@ -134,7 +136,7 @@ import Testing
   @Test func veryLongGenericNamesAreAbbreviated() throws {
     let long = "Swift.Dictionary<" + String(repeating: "Swift.Array<App.Item>, ", count: 200) + "Swift.Int>"
     let graph = try ObjectGraph(nodes: [Node(id: 0, typeName: long, kind: .object)], edges: [])
-    let dot = graph.dot(style: DOTStyle(qualifiedTypeNames: true))
+    let dot = graph.dot(style: DrawingStyle(qualifiedTypeNames: true))
     let start = try #require(dot.firstRange(of: "\"n0\" [label=\"")).upperBound
     let text = dot[start...].prefix { $0 != "\"" }
     #expect(text.count <= 80 + 10)  // escapes add a few backslashes
@@ -159,7 +161,7 @@ import Testing
           from: 1, to: id, label: "items[\(id - 11)]", ownership: .strong, kind: .element, property: "items"))
     }
     let graph = try ObjectGraph(nodes: nodes, edges: edges)
-    let dot = graph.dot(style: DOTStyle(maxNodes: 4))
+    let dot = graph.dot(style: DrawingStyle(maxNodes: 4))
     let drawn = dot.split(separator: "\n").filter { $0.hasPrefix("  \"n") && !$0.contains("->") }
     #expect(drawn.count == 4)
     assertGolden(dot, named: "node-cap", pathExtension: "dot")
@@ -183,7 +185,7 @@ import Testing
       Edge(from: 21, to: 22, label: "b", ownership: .strong, kind: .property, property: "b"),
       Edge(from: 22, to: 21, label: "a", ownership: .strong, kind: .property, property: "a"),
     ]
-    let dot = try ObjectGraph(nodes: nodes, edges: edges).dot(style: DOTStyle(maxNodes: 4))
+    let dot = try ObjectGraph(nodes: nodes, edges: edges).dot(style: DrawingStyle(maxNodes: 4))
     // Drawn: the root n0, the path n20 and the cycle n21, n22; the 19 other leaves collapsed.
     assertGolden(dot, named: "node-cap-keeps-the-cycle", pathExtension: "dot")
   }
@@ -200,6 +202,6 @@ import Testing
         Edge(from: 4, to: 5, label: "leaf", ownership: .strong, kind: .property, property: "leaf"),
       ])
     // Drawn: n0, n2, n3, n4 (not the unrelated n1 nor the leaf n5), nothing collapsed.
-    assertGolden(graph.dot(style: DOTStyle(cyclesOnly: true)), named: "cycles-only", pathExtension: "dot")
+    assertGolden(graph.dot(style: DrawingStyle(cyclesOnly: true)), named: "cycles-only", pathExtension: "dot")
   }
 }

@@ -16,7 +16,7 @@ import Testing
     let (nodes, edges) = FixPlanTests.randomGraph(count: count, seed: random.next(), density: 0.3)
     let graph = try ObjectGraph(nodes: nodes, edges: edges)
     let cap: Int? = random.next() % 3 == 0 ? nil : Int(random.next() % UInt64(count + 2))
-    let style = DOTStyle(cyclesOnly: random.next() % 4 == 0, maxNodes: cap)
+    let style = DrawingStyle(cyclesOnly: random.next() % 4 == 0, maxNodes: cap)
     let plan = DrawingPlan(graph: graph, style: style)
     let context = Comment(rawValue: "seed \(seed), \(count) nodes, cap \(cap.map(String.init) ?? "none")")
 

@@ -20,7 +20,7 @@ import Testing
       let text = graph.mermaid()
       assertGolden(text, named: name, pathExtension: "mmd")
       let parsed = try MermaidGrammar.parse(text)
-      try MermaidGrammar.expectLabels(parsed, of: DrawingPlan(graph: graph, style: DOTStyle()))
+      try MermaidGrammar.expectLabels(parsed, of: DrawingPlan(graph: graph, style: DrawingStyle()))
     }
   #endif
 
@@ -53,12 +53,12 @@ import Testing
 
   @Test func hostileNamesAreEscaped() throws {
     let graph = try Self.graph(names: Self.hostile)
-    let text = graph.mermaid(style: DOTStyle(qualifiedTypeNames: true))
+    let text = graph.mermaid(style: DrawingStyle(qualifiedTypeNames: true))
     assertGolden(text, named: "hostile-names", pathExtension: "mmd")
     #expect(!text.contains("%%{"))
     let parsed = try MermaidGrammar.parse(text)
     try MermaidGrammar.expectLabels(
-      parsed, of: DrawingPlan(graph: graph, style: DOTStyle(qualifiedTypeNames: true)))
+      parsed, of: DrawingPlan(graph: graph, style: DrawingStyle(qualifiedTypeNames: true)))
   }
 
   /// Random names made of hostile pieces and random characters: the text always parses, and every
@@ -72,7 +72,7 @@ import Testing
     let name = piece.array(of: 1...6).map { $0.joined() }
     await propertyCheck(count: 300, input: name.array(of: 1...5)) { names in
       let graph = try Self.graph(names: names)
-      for style in [DOTStyle(), DOTStyle(qualifiedTypeNames: true)] {
+      for style in [DrawingStyle(), DrawingStyle(qualifiedTypeNames: true)] {
         let text = graph.mermaid(style: style)
         #expect(!text.contains("%%{"))
         let parsed = try MermaidGrammar.parse(text)
@@ -91,7 +91,7 @@ import Testing
         from: $0, to: ($0 + 1) % count, label: "next", ownership: .strong, kind: .property, property: "next")
     }
     let graph = try ObjectGraph(nodes: nodes, edges: edges, root: 0)
-    let text = graph.mermaid(style: DOTStyle())
+    let text = graph.mermaid(style: DrawingStyle())
     let parsed = try MermaidGrammar.parse(text)
     #expect(parsed.links.count <= 500)
     #expect(text.count <= 50_000)
@@ -109,7 +109,7 @@ import Testing
         Edge(
           from: $0, to: ($0 + 1) % 400, label: "next", ownership: .strong, kind: .property, property: "next")
       }, root: 0)
-    let longText = long.mermaid(style: DOTStyle(qualifiedTypeNames: true))
+    let longText = long.mermaid(style: DrawingStyle(qualifiedTypeNames: true))
     #expect(longText.count <= 50_000)
     let longParsed = try MermaidGrammar.parse(longText)
     #expect(longParsed.nodes["mermaidCut"] != nil)

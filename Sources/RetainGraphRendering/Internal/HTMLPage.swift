@@ -10,7 +10,7 @@ internal import RetainGraphFormats
 /// a climb through holders, without a search in the browser.
 package struct HTMLPage {
   let graph: ObjectGraph
-  let style: DOTStyle
+  let style: DrawingStyle
   let marks: [HTMLMark]
   let limits: ReportLimits
 
@@ -21,7 +21,7 @@ package struct HTMLPage {
   static let maxCyclesListed = 100
 
   /// - Throws: ``RenderingError`` when a mark names a node the graph does not have.
-  package init(graph: ObjectGraph, style: DOTStyle, marks: [HTMLMark], limits: ReportLimits)
+  package init(graph: ObjectGraph, style: DrawingStyle, marks: [HTMLMark], limits: ReportLimits)
     throws(RenderingError)
   {
     if let bad = marks.first(where: { $0.node < 0 || $0.node >= graph.nodeCount }) {

@@ -6,7 +6,7 @@ internal import RetainGraphSupport
 extension DrawingPlan {
   /// The plan for drawing `graph` in `style`.
   /// - Complexity: O(*n* + *e*) for *n* nodes and *e* edges.
-  package init(graph: ObjectGraph, style: DOTStyle) {
+  package init(graph: ObjectGraph, style: DrawingStyle) {
     let count = graph.nodeCount
     var cycleOf = [Int?](repeating: nil, count: count)
     for (index, cycle) in graph.cycles.enumerated() {
@@ -86,10 +86,10 @@ extension DrawingPlan {
     return order
   }
 
-  /// `requested`, with ``DOTStyle/RankDirection/automatic`` resolved from the drawn nodes: a
+  /// `requested`, with ``DrawingStyle/RankDirection/automatic`` resolved from the drawn nodes: a
   /// left-to-right picture is about as wide as the graph is deep, with room for a node and an edge
   /// label per level (about three node widths); a top-to-bottom one as wide as its broadest level.
-  private static func direction(_ requested: DOTStyle.RankDirection, shown: [Bool], depth: [Int?])
+  private static func direction(_ requested: DrawingStyle.RankDirection, shown: [Bool], depth: [Int?])
     -> Direction
   {
     switch requested {

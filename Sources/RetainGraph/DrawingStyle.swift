@@ -1,11 +1,13 @@
-/// How ``ObjectGraph/dot(style:)`` draws a graph.
+/// How every picture of a graph draws it: ``ObjectGraph/dot(style:)``, ``ObjectGraph/mermaid(style:)``,
+/// the SVG, PNG and PDF, and the HTML page's drawing (one plan for every format: which nodes, the
+/// node cap, the direction, the names).
 ///
 /// ```swift
-/// graph.dot()                                             // everything, short type names, laid out by size
-/// graph.dot(style: DOTStyle(cyclesOnly: true))            // the cycles and the way to them
-/// graph.dot(style: DOTStyle(maxNodes: 50, rankDirection: .topToBottom))
+/// graph.dot()                                                  // everything, short type names, laid out by size
+/// graph.dot(style: DrawingStyle(cyclesOnly: true))             // the cycles and the way to them
+/// graph.mermaid(style: DrawingStyle(maxNodes: 50, rankDirection: .topToBottom))
 /// ```
-public struct DOTStyle: Sendable, Hashable {
+public struct DrawingStyle: Sendable, Hashable {
   /// The direction in which references point on the page.
   public enum RankDirection: String, Sendable, Hashable, CaseIterable {
     /// Holders on the left, held objects to their right (`rankdir=LR`).
@@ -51,3 +53,7 @@ public struct DOTStyle: Sendable, Hashable {
     self.showsDanglingReferences = showsDanglingReferences
   }
 }
+
+/// The former name of ``DrawingStyle``, from when DOT was the only picture.
+@available(*, deprecated, renamed: "DrawingStyle")
+public typealias DOTStyle = DrawingStyle
