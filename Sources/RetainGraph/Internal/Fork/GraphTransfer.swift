@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// The compact binary form in which a forked child sends a walked graph to its parent: the

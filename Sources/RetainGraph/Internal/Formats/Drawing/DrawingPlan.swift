@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// What a picture of a graph shows, decided once for every format: DOT (and through Graphviz the

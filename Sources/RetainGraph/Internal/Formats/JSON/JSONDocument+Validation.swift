@@ -1,5 +1,6 @@
 internal import Foundation
 internal import RetainGraphJSONScanner
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// Validating what was read, once the whole text is read (the version, which may come after the
