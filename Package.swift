@@ -39,7 +39,7 @@ let package = Package(
       name: "RetainGraph",
       dependencies: [
         "RetainGraphSupport", "RetainGraphStorage", "RetainGraphJSONScanner", "RetainGraphRuntime",
-        "RetainGraphProcess",
+        "RetainGraphProcess", "RetainGraphFormats", "RetainGraphSnapshots",
       ],
       exclude: ["Internal/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
@@ -53,10 +53,20 @@ let package = Package(
     // The process machinery: runs a function in a forked child and brings its bytes back through a
     // pipe (fork, wait, kill, reap, read), and blocking work off the cooperative pool. Knows no graph:
     // the core maps its failure to ForkedWalkError.
-    .target(name: "RetainGraphProcess", exclude: ["README.md"]),
+    .target(name: "RetainGraphProcess", dependencies: ["RetainGraphSupport"], exclude: ["README.md"]),
     // The byte-level JSON scanner: reads JSON token by token, as Foundation accepts it, without a
     // tree; the core reads the graph's JSON form with it.
     .target(name: "RetainGraphJSONScanner"),
+    // The graph's JSON snapshot read and checked: the text through the JSON scanner into plain
+    // columns (type names, node kinds, labels, edges, notes, source locations), each problem with
+    // its reason and place. Knows no public type: the core makes the graph of what it read.
+    .target(
+      name: "RetainGraphSnapshots", dependencies: ["RetainGraphJSONScanner", "RetainGraphSupport"],
+      exclude: ["README.md"]),
+    // The text formats written from plain values, knowing no graph: the drawing plan's values (what
+    // is drawn, its names and labels), its palette and label wrapping, the DOT and Mermaid writers,
+    // the SARIF log and the JSON byte writer. The core decides what a picture or a log says.
+    .target(name: "RetainGraphFormats", exclude: ["README.md"]),
     // Binary images: ELF parsed and mapped once per image through one catalogue, and DWARF; the names of
     // <elf.h>, the DWARF constants and the loader calls come from the C shim CRetainGraphELF.
     .target(name: "CRetainGraphELF"),
@@ -89,10 +99,12 @@ let package = Package(
       pkgConfig: "libgvc",
       providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]
     ),
-    .target(name: "RetainGraphRendering", dependencies: ["RetainGraph", "RetainGraphSupport", "CGraphviz"]),
+    .target(
+      name: "RetainGraphRendering",
+      dependencies: ["RetainGraph", "RetainGraphFormats", "RetainGraphSupport", "CGraphviz"]),
     .target(
       name: "RetainGraphTesting",
-      dependencies: ["RetainGraph", "RetainGraphRuntime", "RetainGraphKnownCycles"]
+      dependencies: ["RetainGraph", "RetainGraphRuntime", "RetainGraphProcess", "RetainGraphKnownCycles"]
     ),
     // A known-cycles file (`.retain-graph-known.json`): read (through the JSON scanner, naming the
     // line of a problem), matched against cycles' signatures, written as a baseline; which entries
@@ -108,7 +120,7 @@ let package = Package(
       name: "RetainGraphCensus",
       dependencies: [
         "RetainGraph", "RetainGraphRuntime", "RetainGraphSupport", "RetainGraphProcess", "CRetainGraphCensus",
-        "RetainGraphKnownCycles",
+        "RetainGraphKnownCycles", "RetainGraphFormats",
       ]),
     .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
     .executableTarget(
@@ -144,6 +156,8 @@ let package = Package(
         "RetainGraphSupport",
         "RetainGraphStorage",
         "RetainGraphProcess",
+        "RetainGraphFormats",
+        "RetainGraphSnapshots",
         .target(name: "RetainGraphImages", condition: .when(traits: ["BinaryReaders"])),
         .target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"])),
         "RetainGraphTestSupport",
@@ -177,12 +191,16 @@ let package = Package(
     .testTarget(name: "RetainGraphStorageTests", dependencies: ["RetainGraphStorage", "RetainGraphSupport"]),
     .testTarget(name: "RetainGraphProcessTests", dependencies: ["RetainGraphProcess"]),
     .testTarget(
+      name: "RetainGraphFormatsTests", dependencies: ["RetainGraphFormats", "RetainGraphTestSupport"],
+      exclude: ["__Snapshots__"]),
+    .testTarget(name: "RetainGraphSnapshotsTests", dependencies: ["RetainGraphSnapshots"]),
+    .testTarget(
       name: "RetainGraphJSONScannerTests", dependencies: ["RetainGraphJSONScanner", "RetainGraphTestSupport"]),
     .testTarget(
       name: "RetainGraphTestingTests",
       dependencies: [
         "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime", "RetainGraphTestSupport", "Samples",
-        "RetainGraphKnownCycles",
+        "RetainGraphKnownCycles", "RetainGraphProcess",
       ],
       exclude: ["__Snapshots__"]
     ),
@@ -190,7 +208,7 @@ let package = Package(
       name: "RetainGraphCensusTests",
       dependencies: [
         "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime",
-        "RetainGraphTestSupport", "RetainGraphKnownCycles",
+        "RetainGraphTestSupport", "RetainGraphKnownCycles", "RetainGraphFormats", "RetainGraphProcess",
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

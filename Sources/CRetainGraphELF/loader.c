@@ -4,6 +4,7 @@
 #include "CRetainGraphELF.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #if __has_include(<link.h>) && !defined(__APPLE__)
 #include <link.h>
 #define RG_HAS_DL_ITERATE_PHDR 1
@@ -41,4 +42,23 @@ int rg_each_loaded_image(rg_image_visitor visitor, void *context) {
   (void)context;
   return 0;
 #endif
+}
+
+#ifdef RG_HAS_DL_ITERATE_PHDR
+static int rg_read_generation(struct dl_phdr_info *image, size_t size, void *data) {
+  unsigned long long *generation = data;
+  // The counters are there when the loader's structure is as long as glibc's (since 2.4).
+  if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(image->dlpi_subs)) {
+    *generation = image->dlpi_adds + image->dlpi_subs;
+  }
+  return 1;  // the first image says it for all
+}
+#endif
+
+unsigned long long rg_loaded_image_generation(void) {
+  unsigned long long generation = 0;
+#ifdef RG_HAS_DL_ITERATE_PHDR
+  dl_iterate_phdr(rg_read_generation, &generation);
+#endif
+  return generation;
 }

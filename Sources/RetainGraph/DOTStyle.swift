@@ -18,10 +18,6 @@ public struct DOTStyle: Sendable, Hashable {
     case automatic = "auto"
   }
 
-  /// The most nodes ``RankDirection/automatic`` always draws left to right; larger drawings also get
-  /// tighter spacing between ranks.
-  static let automaticLayoutThreshold = 12
-
   /// Label nodes with fully qualified type names (`App.Presenter`) instead of short ones (`Presenter`).
   public var qualifiedTypeNames: Bool
   /// Draw only the strong cycles and the shortest path from the root to each of them.

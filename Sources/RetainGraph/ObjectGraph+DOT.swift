@@ -1,3 +1,5 @@
+internal import RetainGraphFormats
+
 extension ObjectGraph {
   /// The graph in Graphviz's DOT language, ready for `dot -Tsvg` or `RetainGraphRendering`.
   ///
@@ -20,7 +22,7 @@ extension ObjectGraph {
   /// ``DOTStyle/cyclesOnly``): the command line's note on what its node cap left out.
   package func drawnNodeCounts(style: DOTStyle) -> (drawn: Int, candidates: Int) {
     let candidates = DrawingPlan.drawingOrder(graph: self, cyclesOnly: style.cyclesOnly).count
-    let cut = DrawingPlan.Cut(candidates: candidates, style: style)
+    let cut = DrawingPlan.Cut(candidates: candidates, cap: style.maxNodes, cyclesOnly: style.cyclesOnly)
     return (cut.drawn, cut.candidates)
   }
 }

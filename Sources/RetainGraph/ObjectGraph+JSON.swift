@@ -1,4 +1,5 @@
 public import Foundation
+internal import RetainGraphFormats
 
 #if canImport(Glibc)
   internal import Glibc

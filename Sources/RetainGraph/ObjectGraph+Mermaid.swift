@@ -1,3 +1,5 @@
+internal import RetainGraphFormats
+
 extension ObjectGraph {
   /// The graph as a Mermaid flowchart: the text GitHub, GitLab and many Markdown viewers draw from a
   /// ```` ```mermaid ```` block, for an issue or a pull-request comment.

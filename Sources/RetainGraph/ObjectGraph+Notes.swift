@@ -1,3 +1,4 @@
+internal import RetainGraphRuntime
 // Which of the walk's notes a verdict depends on, and the sentences that say what was not seen.
 
 extension ObjectGraph {

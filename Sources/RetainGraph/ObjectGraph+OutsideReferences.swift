@@ -1,3 +1,4 @@
+internal import RetainGraphProcess
 package import RetainGraphRuntime
 
 // Whether anything outside a graph refers to its objects: the test for a leak nothing can end.

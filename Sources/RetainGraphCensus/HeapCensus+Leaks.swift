@@ -1,6 +1,7 @@
 internal import CRetainGraphCensus
 internal import Foundation
 package import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 
 extension HeapCensus {

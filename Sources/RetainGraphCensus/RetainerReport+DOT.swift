@@ -1,4 +1,5 @@
 internal import RetainGraph
+internal import RetainGraphFormats
 
 extension RetainerReport {
   /// The retainer path and the direct holders as a Graphviz graph, drawn as every picture of the
@@ -32,7 +33,8 @@ extension RetainerReport {
       } else {
         let isRuntimeHolder = if case .runtimeHolder = origin { index == 0 } else { false }
         holder = parts.addNode(
-          step.holder, kind: isRuntimeHolder ? .task : nodeKind(ofHolderNamed: step.holder))
+          step.holder,
+          kind: isRuntimeHolder ? .task : DrawingPlan.NodeKind(nodeKind(ofHolderNamed: step.holder)))
         if let start {
           parts.addReference(
             from: start, to: holder, label: "", ownership: .strong, isConservative: origin == .unseenHolder)
@@ -52,8 +54,11 @@ extension RetainerReport {
     let onPath = path.last.map { "\($0.holder).\($0.label)" }
     for retainer in retainers
     where !retainer.heldBy.isGlobal && "\(retainer.heldBy.name).\(retainer.label)" != onPath {
-      let holder = parts.addNode(retainer.heldBy.name, kind: Self.nodeKind(of: retainer.heldBy))
-      parts.addReference(from: holder, to: target, label: retainer.label, ownership: retainer.ownership)
+      let holder = parts.addNode(
+        retainer.heldBy.name, kind: DrawingPlan.NodeKind(Self.nodeKind(of: retainer.heldBy)))
+      parts.addReference(
+        from: holder, to: target, label: retainer.label,
+        ownership: DrawingPlan.ReferenceKind(retainer.ownership))
     }
     return parts.plan
   }

@@ -37,6 +37,10 @@
         symbolAddress: found.symbol_address)
     }
 
+    /// A number that changes whenever an image is loaded or unloaded (`dlopen`, `dlclose`): a list
+    /// of the images taken at one value holds while it stays. 0 where the loader does not count.
+    package static func generation() -> UInt64 { UInt64(rg_loaded_image_generation()) }
+
     /// Every writable `PT_LOAD` segment of every loaded image (empty where the loader cannot list
     /// its images).
     package static func writableSegments() -> [Segment] {

@@ -65,9 +65,11 @@ extension SourceDeclarations {
 
   #if BinaryReaders
     /// The loaded images that may hold the program's own debug information: the main program and
-    /// every library that is neither the Swift toolchain's nor the system's.
+    /// every library that is neither the Swift toolchain's nor the system's. Listed anew when the
+    /// loader has loaded or unloaded an image since (a plugin opened with `dlopen`).
     private static func images() -> [LoadedImage] {
-      if let known = loadedImages.withLock({ $0 }) { return known }
+      let generation = Loader.generation()
+      if let known = loadedImages.withLock({ $0 }), known.generation == generation { return known.images }
       var paths: [String] = []
       for segment in Loader.writableSegments() where !paths.contains(segment.path) {
         let path = segment.path
@@ -79,11 +81,11 @@ extension SourceDeclarations {
         paths.append(path)
       }
       let found = paths.map(ImageCatalogue.image(atPath:))
-      loadedImages.withLock { $0 = found }
+      loadedImages.withLock { $0 = (generation, found) }
       return found
     }
 
-    private static let loadedImages = ForkSafeMutex<[LoadedImage]?>(nil)
+    private static let loadedImages = ForkSafeMutex<(generation: UInt64, images: [LoadedImage])?>(nil)
 
     /// Per image (by path): each closure's name, as the walk names it, and its declarations.
     private static func closures(in image: LoadedImage) -> [String: [Location]] {

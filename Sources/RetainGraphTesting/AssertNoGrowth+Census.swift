@@ -1,4 +1,5 @@
 internal import RetainGraph
+internal import RetainGraphProcess
 
 /// Runs `scenario` several times under the heap census and returns which types of object kept
 /// growing across the whole process, with their counts per run and who retains a new instance.

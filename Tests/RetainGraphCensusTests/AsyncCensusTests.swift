@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import RetainGraphProcess
 import RetainGraphTesting
 import Testing
 

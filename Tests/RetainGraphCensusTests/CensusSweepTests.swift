@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import OpenCombine
 import RetainGraph
+import RetainGraphProcess
 import Synchronization
 import Testing
 

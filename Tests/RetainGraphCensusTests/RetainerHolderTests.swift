@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import RetainGraphFormats
 import Testing
 
 @testable import RetainGraphCensus

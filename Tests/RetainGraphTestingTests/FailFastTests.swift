@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import RetainGraphProcess
 import RetainGraphRuntime
 import RetainGraphTestSupport
 import RetainGraphTesting

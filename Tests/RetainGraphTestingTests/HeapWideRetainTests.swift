@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import RetainGraph
+import RetainGraphProcess
 import Synchronization
 import Testing
 

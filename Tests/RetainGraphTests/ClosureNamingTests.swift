@@ -1,4 +1,5 @@
 import RetainGraph
+import RetainGraphRuntime
 import RetainGraphTestSupport
 import RouterTwin
 import Testing

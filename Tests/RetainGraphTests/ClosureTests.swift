@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphProcess
 import RetainGraphRuntime
 import RetainGraphTestSupport
 import Samples

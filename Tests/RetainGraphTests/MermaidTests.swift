@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import RetainGraph
+import RetainGraphFormats
 import RetainGraphTestSupport
 import Samples
 import Testing

@@ -140,7 +140,40 @@ struct SourceLocationTests {
       #expect(without.cycles.first?.fixPlan.first?.fix == graph.cycles.first?.fixPlan.first?.fix)
       #expect(without.cycles.first?.fixPlan.first?.location == nil)
     }
+
+    /// A fix of an element (`hold the X in Registry.items[0] weakly`) or of a closure stored in an
+    /// array keeps its location through a snapshot: the label read back (`items[0]`) is the
+    /// holder's property and an element number, as the walk recorded it, not a path of its own.
+    @Test func elementFixesKeepTheirLocationsThroughASnapshot() throws {
+      let registry = LocatedRegistry()
+      let entry = LocatedEntry()
+      registry.entries = [entry]
+      entry.registries = [registry]
+      registry.handlers = [{ _ = registry }]
+      defer {
+        entry.registries = []
+        registry.handlers = []
+      }
+      let graph = ObjectGraph(reflecting: registry)
+      let fixes = graph.cycles.flatMap(\.fixPlan)
+      #expect(fixes.count >= 2)
+      #expect(fixes.allSatisfy { $0.location != nil }, "\(graph.report())")
+      for version in [graph, try ObjectGraph(jsonData: graph.jsonData())] {
+        #expect(version.report() == graph.report())
+        #expect(version.cycles.flatMap(\.fixPlan).map(\.location) == fixes.map(\.location))
+      }
+    }
   #endif
+}
+
+/// Elements that hold their holder (`elementFixesKeepTheirLocationsThroughASnapshot`).
+final class LocatedRegistry {
+  var entries: [LocatedEntry] = []
+  var handlers: [() -> Void] = []
+}
+
+final class LocatedEntry {
+  var registries: [LocatedRegistry] = []
 }
 
 /// A superclass declares the property its subclass's objects hold (`anInheritedPropertyIsPlacedInItsSuperclass`).

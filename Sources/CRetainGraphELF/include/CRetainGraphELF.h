@@ -143,4 +143,9 @@ typedef int (*_Nonnull rg_image_visitor)(
 /// its images.
 int rg_each_loaded_image(rg_image_visitor visitor, void *_Nullable context);
 
+/// How many times the loader has loaded and unloaded an image (glibc's `dlpi_adds` plus
+/// `dlpi_subs`): a new value means the list of images changed (a `dlopen` or a `dlclose`). 0 where
+/// the loader does not count them.
+unsigned long long rg_loaded_image_generation(void);
+
 #endif

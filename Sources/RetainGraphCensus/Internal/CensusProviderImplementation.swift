@@ -1,6 +1,7 @@
 internal import CRetainGraphCensus
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 internal import Synchronization
 

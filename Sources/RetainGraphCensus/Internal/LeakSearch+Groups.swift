@@ -1,5 +1,6 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 
 extension LeakSearch {

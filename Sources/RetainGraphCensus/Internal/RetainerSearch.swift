@@ -1,5 +1,6 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 
 /// The root of the census walk: global holders (labelled by name) and every live object the census

@@ -1,4 +1,5 @@
 internal import RetainGraph
+internal import RetainGraphFormats
 
 // The page's style sheet and script, inline: the page loads nothing from anywhere. The drawing's
 // highlights take their colours from the pictures' palette, and the script finds the drawing's

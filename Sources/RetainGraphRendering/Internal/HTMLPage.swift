@@ -1,4 +1,5 @@
 package import RetainGraph
+internal import RetainGraphFormats
 
 /// Writes ``RetainGraph/ObjectGraph/htmlPage(style:marking:)``: the page around Graphviz's SVG.
 ///

@@ -1,4 +1,5 @@
 internal import RetainGraph
+internal import RetainGraphProcess
 
 /// The rootless growth check's counts, run after run, and its failure: the live objects the census
 /// saw allocated during the runs, counted per type after each run.

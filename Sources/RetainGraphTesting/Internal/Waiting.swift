@@ -1,6 +1,7 @@
 internal import Dispatch
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 internal import Synchronization
 

@@ -1,3 +1,4 @@
+internal import RetainGraphRuntime
 internal import RetainGraphStorage
 internal import RetainGraphSupport
 

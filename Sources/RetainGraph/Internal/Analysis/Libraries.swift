@@ -1,3 +1,4 @@
+internal import RetainGraphRuntime
 /// The former name of ``LibraryRule`` inside the package.
 typealias KnownLibrary = LibraryRule
 

@@ -144,7 +144,9 @@ struct ReferencePath: Hashable, Sendable {
 
   /// The reference of an edge given as `label` with its `kind` and `property` (a version 2
   /// snapshot, or an edge made by hand): the text is kept as it is, what the kind adds split off
-  /// when the label ends with it.
+  /// when the label ends with it, and an element of the property (`items[3]`, `items[3].owner`)
+  /// kept as the walk records it: the property, the element's number and what follows, so that
+  /// a fix of the element edits the property's declaration in a read graph as in a walked one.
   init(label: String, kind: Edge.Kind, property: String?) {
     self.kind = kind
     self.property = property
@@ -161,6 +163,25 @@ struct ReferencePath: Hashable, Sendable {
       path = String(label.dropLast(marker.count))
       suffix = marker
     }
+    if let property, let element = Self.element(of: property, in: path) {
+      (path, numbering, number, tail) = (property, .element, element.number, element.tail)
+    }
+  }
+
+  /// `property[N]` and what follows it, when `path` is that: the element's number (up to
+  /// `Int32.max`, no sign or leading zero, as the walk writes it) and the tail.
+  private static func element(of property: String, in path: String) -> (number: Int32, tail: String)? {
+    guard path.utf8.starts(with: property.utf8) else { return nil }
+    let rest = path.utf8.dropFirst(property.utf8.count)
+    guard rest.first == UInt8(ascii: "["), let close = rest.firstIndex(of: UInt8(ascii: "]")) else {
+      return nil
+    }
+    let digits = rest[rest.index(after: rest.startIndex)..<close]
+    guard !digits.isEmpty, digits.count == 1 || digits.first != UInt8(ascii: "0"),
+      digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+      let number = Int32(String(decoding: digits, as: UTF8.self))
+    else { return nil }
+    return (number, String(decoding: rest[rest.index(after: close)...], as: UTF8.self))
   }
 
   /// The reference a label alone describes, read by the grammar above: for version 1 snapshots and

@@ -1,3 +1,5 @@
+internal import RetainGraphFormats
+
 // The plan's references, the boxes for what the node cap cut, and the notes box.
 
 extension DrawingPlan {
@@ -27,7 +29,8 @@ extension DrawingPlan {
       if let from = depth[edge.from], let to = depth[edge.to], to < from { pointsBack = true }
       references.append(
         DrawnReference(
-          from: edge.from, to: edge.to, label: DrawingLabel.wrapped(label), ownership: edge.ownership,
+          from: edge.from, to: edge.to, label: DrawingLabel.wrapped(label),
+          ownership: ReferenceKind(edge.ownership),
           isOnCycle: isOnCycle, isBreak: isBreak, isConservative: isConservative, pointsBack: pointsBack))
     }
     return references

@@ -1,38 +1,13 @@
 internal import Foundation
 internal import RetainGraphJSONScanner
+internal import RetainGraphSnapshots
+internal import RetainGraphStorage
+internal import RetainGraphSupport
 
-#if canImport(Glibc)
-  internal import Glibc
-#elseif canImport(Musl)
-  internal import Musl
-#elseif canImport(Darwin)
-  internal import Darwin
-#endif
-
-/// `read(2)`.
-private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
-  #if canImport(Glibc)
-    Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-  #elseif canImport(Musl)
-    Musl.read(descriptor, buffer.baseAddress, buffer.count)
-  #else
-    Darwin.read(descriptor, buffer.baseAddress, buffer.count)
-  #endif
-}
-
-/// The format's name, the version written, and the versions read (version 1 has no edge `kind`,
-/// `capture`, `method` or `property`).
-enum JSONFormat {
-  static let formatName = "retain-graph"
-  static let version = 2
-  static let readableVersions = 1...2
-}
-
-/// Reads a snapshot from its bytes in one pass (``JSONScanner``: no tree of Foundation objects) into
-/// the graph's compact storage, and validates it by hand, so that every problem is reported with its
-/// place. Problems are found in the order a reader of a parsed tree would find them, whatever the
-/// order of the keys in the text: the syntax anywhere first, then `format`, `version`, `root`,
-/// `truncated`, `nodes`, `edges`, `dangling`, `notes`, then where ids lead, then `noteDetails`.
+/// Reads a snapshot into the graph's parts: the text is read and checked by RetainGraphSnapshots
+/// (`SnapshotReader`: one pass, every problem with its place, in the order a reader of a parsed tree
+/// would find it), and its contents made here into the graph's compact storage, notes and source
+/// locations.
 struct JSONReader {
   struct Parts {
     var root: Int
@@ -45,78 +20,11 @@ struct JSONReader {
   let data: Data
 
   func read() throws(GraphDecodingError) -> Parts {
-    let result = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-      Result { () throws(GraphDecodingError) -> Parts in
-        let bytes = raw.bindMemory(to: UInt8.self)
-        let utf8: (skip: Int, transcoded: [UInt8]?)
-        do throws(JSONSyntaxError) {
-          utf8 = try JSONScanner.utf8(of: bytes)
-        } catch {
-          throw GraphDecodingError(.notJSON, at: nil, "not JSON: \(error.reason)")
-        }
-        guard let transcoded = utf8.transcoded else {
-          return try Self.read(UnsafeBufferPointer(rebasing: bytes[utf8.skip...]))
-        }
-        return try transcoded.withUnsafeBufferPointer { buffer in
-          Result { () throws(GraphDecodingError) in try Self.read(buffer) }
-        }.get()
-      }
-    }
-    return try result.get()
-  }
-
-  /// Reads UTF-8 `text`.
-  private static func read(_ text: UnsafeBufferPointer<UInt8>) throws(GraphDecodingError) -> Parts {
-    var scanner = JSONScanner(text)
-    defer { scanner.deallocate() }
-    return try read(&scanner)
-  }
-
-  /// Reads the text at the scanner.
-  private static func read(_ scanner: inout JSONScanner) throws(GraphDecodingError) -> Parts {
-    var document = JSONDocument()
-    var topLevel: String?
-    do throws(JSONSyntaxError) {
-      if scanner.skipWhitespaceReadingOn() == 0x7B {
-        try scanner.members(readingOn: true) { scanner, key throws(JSONSyntaxError) in
-          try document.read(key, &scanner)
-        }
-      } else {
-        topLevel = try scanner.rereadingOn { scanner throws(JSONSyntaxError) in
-          let offset = scanner.position
-          try scanner.skipValue()
-          return document.describe(at: offset, in: scanner)
-        }
-      }
-      try scanner.expectEnd()
+    do throws(SnapshotReadingError) {
+      return try Self.parts(of: SnapshotReader(data: data, isDeclarationKey: Self.isDeclarationKey).read())
     } catch {
-      // A file that fails to read ends early: that is the file's fault, not its text's.
-      if scanner.valueTooLarge { throw JSONReader.valueTooLarge(at: scanner) }
-      if scanner.readFailed { throw JSONReader.readFailure }
-      // Where the scanner stopped: at the token it could not read.
-      throw GraphDecodingError(
-        .notJSON, at: .byteOffset(scanner.consumed + scanner.position), "not JSON: \(error.reason)")
+      throw GraphDecodingError(error)
     }
-    if scanner.valueTooLarge { throw JSONReader.valueTooLarge(at: scanner) }
-    if scanner.readFailed { throw JSONReader.readFailure }
-    if let topLevel {
-      throw GraphDecodingError(.notAGraph, at: nil, "the top level: expected an object, found \(topLevel)")
-    }
-    return try document.validate()
-  }
-
-  /// The error when reading a file fails midway (never a message about a snapshot's text).
-  static let readFailure = GraphDecodingError(.unreadable, at: nil, "\u{0}the file cannot be read")
-
-  /// The most bytes of a text in UTF-16 or UTF-32 read (it is converted whole).
-  static let maxConvertedText = 1 << 28
-
-  /// The error when one value needs more than the scanner's largest window.
-  static func valueTooLarge(at scanner: JSONScanner) -> GraphDecodingError {
-    GraphDecodingError(
-      .tooLarge, at: .byteOffset(scanner.consumed),
-      "not a snapshot: one value at byte \(scanner.consumed) is longer than "
-        + "\(scanner.maxWindow >> 20) MB (reading stopped there)")
   }
 
   /// Reads a snapshot from the file open at `descriptor`, in a window of `windowSize` bytes (grown
@@ -124,58 +32,93 @@ struct JSONReader {
   /// is, to be converted).
   static func read(
     descriptor: Int32, windowSize: Int = 1 << 20, maxWindow: Int = JSONScanner.defaultMaxWindow,
-    maxConvertedText: Int = JSONReader.maxConvertedText
+    maxConvertedText: Int = SnapshotReader.maxConvertedText
   ) throws(GraphDecodingError) -> Parts {
-    let source = { (buffer: UnsafeMutableRawBufferPointer) -> Int in
-      while true {
-        let count = readBytes(descriptor, buffer)
-        if count >= 0 || errno != EINTR { return count }
-      }
+    do throws(SnapshotReadingError) {
+      return try parts(
+        of: SnapshotReader.read(
+          descriptor: descriptor, windowSize: windowSize, maxWindow: maxWindow,
+          maxConvertedText: maxConvertedText, isDeclarationKey: isDeclarationKey))
+    } catch {
+      throw GraphDecodingError(error)
     }
-    // The first bytes tell the encoding.
-    var first = [UInt8](repeating: 0, count: max(16, windowSize))
-    var filled = 0
-    while filled < first.count {
-      let count = first.withUnsafeMutableBytes {
-        source(UnsafeMutableRawBufferPointer(rebasing: $0[filled...]))
-      }
-      if count < 0 { throw readFailure }
-      if count == 0 { break }
-      filled += count
-    }
-    guard filled == first.count else {
-      // The whole text is in memory.
-      return try JSONReader(data: Data(first[0..<filled])).read()
-    }
-    let encoding = first.withUnsafeBufferPointer { JSONScanner.detectedEncoding(ofLongText: $0) }
-    guard encoding.isUTF8 else {
-      // Converted whole, as Foundation converts it.
-      // A text that starts with four zero bytes is JSON in no encoding (/dev/zero, a sparse file).
-      if first.prefix(4).allSatisfy({ $0 == 0 }) {
-        throw GraphDecodingError(.notJSON, at: .byteOffset(0), "not JSON: the text starts with zero bytes")
-      }
-      var rest = first
-      var chunk = [UInt8](repeating: 0, count: 1 << 16)
-      while true {
-        let count = chunk.withUnsafeMutableBytes { source($0) }
-        if count < 0 { throw readFailure }
-        if count == 0 { break }
-        rest += chunk[0..<count]
-        if rest.count > maxConvertedText {
-          throw GraphDecodingError(
-            .tooLarge, at: nil,
-            "not a snapshot: its text in UTF-16 or UTF-32 is longer than \(maxConvertedText >> 20) MB "
-              + "(reading stopped there; write it in UTF-8, which is read in a window)")
-        }
-      }
-      return try JSONReader(data: Data(rest)).read()
-    }
-    var scanner = first.withUnsafeBufferPointer { bytes in
-      JSONScanner(
-        initial: UnsafeBufferPointer(rebasing: bytes[encoding.skip...]), windowSize: windowSize,
-        maxWindow: maxWindow, source: source)
-    }
-    defer { scanner.deallocate() }
-    return try read(&scanner)
   }
+
+  /// The declarations `sourceLocations` may name: `property Type.name` and `closure name`.
+  private static func isDeclarationKey(_ key: String) -> Bool { SourceDeclaration(key: key) != nil }
+
+  /// The graph's parts, as `ObjectGraph(nodes:edges:…)` makes them: labels interned in edge order.
+  private static func parts(of contents: SnapshotContents) throws(SnapshotReadingError) -> Parts {
+    let strings = contents.strings
+    var labels = Interner<ReferencePath>()
+    let labelIDs = contents.labels.map { raw in
+      guard contents.version >= 2 else {
+        return labels.intern(ReferencePath(inferringFrom: strings[raw.label]))
+      }
+      let kind: Edge.Kind =
+        switch raw.kind < 0 ? "property" : Edge.Kind.jsonNames[Int(raw.kind)] {
+        case "capture": .capture(index: raw.argument)
+        case "actorIsolation": .actorIsolation(index: raw.argument)
+        case "methodReference": .methodReference(method: strings[Int32(raw.argument)])
+        case let name: Edge.Kind(jsonName: name) ?? .property
+        }
+      var reference = ReferencePath(
+        label: strings[raw.label], kind: kind, property: raw.property < 0 ? nil : strings[raw.property])
+      reference.function = raw.function < 0 ? nil : strings[raw.function]
+      return labels.intern(reference)
+    }
+    var compact = ChunkedArray<CompactEdge>()
+    for edge in contents.edges {
+      guard
+        let packed = CompactEdge(
+          from: Int(edge.from), to: Int(edge.to), label: labelIDs[Int(edge.label)],
+          ownership: Ownership(code: edge.ownership))
+      else { throw .tooManyLabels() }
+      compact.append(packed)
+    }
+    let storage = GraphStorage(
+      typeNames: contents.typeNames, nodeTypes: contents.nodeTypes,
+      nodeKinds: contents.nodeKinds.map { Node.Kind.allCases[Int($0)] }, labels: labels.values, edges: compact
+    )
+    var locations: [SourceDeclaration: CodeLocation] = [:]
+    for location in contents.sourceLocations {
+      guard let declaration = SourceDeclaration(key: location.declaration) else { continue }
+      locations[declaration] = CodeLocation(file: location.file, line: location.line, column: location.column)
+    }
+    storage.sourceLocations.adopt(locations)
+    let notes =
+      contents.noteDetails.map { details in
+        details.map {
+          GraphNote(
+            kind: GraphNote.Kind(rawValue: $0.kind), node: $0.node, typeName: $0.typeName,
+            description: $0.description)
+        }
+      } ?? contents.notes.map { GraphNote(kind: .unknown, description: $0) }
+    return Parts(
+      root: contents.root, truncated: contents.truncated, storage: storage,
+      dangling: contents.dangling.map { DanglingReference(holder: $0.holder, label: $0.label) }, notes: notes)
+  }
+}
+
+extension GraphDecodingError {
+  /// The error the snapshot reader found, by the same reason, place and message.
+  init(_ error: SnapshotReadingError) {
+    let location: Location? =
+      switch error.location {
+      case .field(let path): .field(path)
+      case .byteOffset(let offset): .byteOffset(offset)
+      case nil: nil
+      }
+    self.init(Reason(rawValue: error.reason.rawValue) ?? .other, at: location, error.message)
+  }
+}
+
+extension GraphDecodingError {
+  /// `field: id is not the id of a node`, and what follows (as the snapshot reader words it).
+  static func unknownNode(_ field: String, _ id: Int, _ more: String = "") -> Self {
+    Self(SnapshotReadingError.unknownNode(field, id, more))
+  }
+
+  /// More distinct labels than compact edges can name.
+  static func tooManyLabels() -> Self { Self(SnapshotReadingError.tooManyLabels()) }
 }

@@ -1,4 +1,6 @@
 internal import Foundation
+internal import RetainGraphFormats
+internal import RetainGraphSnapshots
 
 extension JSONWriter {
   /// `graph` as ``ObjectGraph/jsonData()`` writes it: format `retain-graph`, version
@@ -37,7 +39,7 @@ extension JSONWriter {
       json.endObject()
     }
     json.endArray()
-    json.member("format", JSONFormat.formatName)
+    json.member("format", SnapshotFormat.formatName)
     json.key("nodes")
     json.beginArray()
     for id in 0..<graph.nodeCount {
@@ -100,7 +102,7 @@ extension JSONWriter {
     }
     json.key("truncated")
     json.boolean(graph.isTruncated)
-    json.member("version", JSONFormat.version)
+    json.member("version", SnapshotFormat.version)
     json.endObject()
     json.bytes.append(0x0A)
     return Data(json.bytes)

@@ -7,29 +7,29 @@
 /// `\t`, `\n`, `\f`, `\r` or `\u00XX`, and everything else (`/`, U+007F, all non-ASCII) is written as
 /// it is. The caller writes an object's keys in ascending order. Containers nest only as deep as the
 /// format does (a few levels), never as deep as a graph.
-struct JSONWriter {
-  var bytes: [UInt8] = []
+package struct JSONWriter {
+  package var bytes: [UInt8] = []
   /// Per open container, whether it has no member yet.
   private var isEmpty: [Bool] = []
 
-  init(reservingCapacity capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+  package init(reservingCapacity capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
-  mutating func beginObject() { open(0x7B) }
-  mutating func endObject() { close(0x7D) }
-  mutating func beginArray() { open(0x5B) }
-  mutating func endArray() { close(0x5D) }
+  package mutating func beginObject() { open(0x7B) }
+  package mutating func endObject() { close(0x7D) }
+  package mutating func beginArray() { open(0x5B) }
+  package mutating func endArray() { close(0x5D) }
 
   /// Starts an object's member: its key, then its value is written next.
-  mutating func key(_ key: String) {
+  package mutating func key(_ key: String) {
     newMember()
     string(key)
     bytes.append(contentsOf: [0x20, 0x3A, 0x20])  // " : "
   }
 
   /// Starts an array's element: its value is written next.
-  mutating func element() { newMember() }
+  package mutating func element() { newMember() }
 
-  mutating func string(_ text: String) {
+  package mutating func string(_ text: String) {
     bytes.append(0x22)
     for byte in text.utf8 {
       switch byte {
@@ -49,18 +49,18 @@ struct JSONWriter {
     bytes.append(0x22)
   }
 
-  mutating func integer(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
+  package mutating func integer(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
 
-  mutating func boolean(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
+  package mutating func boolean(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
 
   /// `key` and its string value.
-  mutating func member(_ key: String, _ value: String) {
+  package mutating func member(_ key: String, _ value: String) {
     self.key(key)
     string(value)
   }
 
   /// `key` and its integer value.
-  mutating func member(_ key: String, _ value: Int) {
+  package mutating func member(_ key: String, _ value: Int) {
     self.key(key)
     integer(value)
   }

@@ -1,11 +1,16 @@
 /// Writes a ``DrawingPlan`` in Graphviz's DOT language with the colours of a ``DrawingPalette``:
 /// what is drawn, the names, the labels and the direction are the plan's; the shapes, line styles
 /// and quoting (``DOTText``) are DOT's.
-struct DOTWriter {
-  let plan: DrawingPlan
-  var palette = DrawingPalette.standard
+package struct DOTWriter {
+  package let plan: DrawingPlan
+  package var palette = DrawingPalette.standard
 
-  func text() -> String {
+  package init(plan: DrawingPlan, palette: DrawingPalette = .standard) {
+    self.plan = plan
+    self.palette = palette
+  }
+
+  package func text() -> String {
     var lines: [String] = ["digraph \"retain-graph\" {"]
     // newrank: Graphviz 2.43's classic ranking double-frees on some graphs with clusters and edge
     // labels (found by the random-graph tests); the newer ranking handles them.

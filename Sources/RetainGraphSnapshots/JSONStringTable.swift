@@ -9,9 +9,9 @@
 /// Strings read from a snapshot, interned by their UTF-8 bytes so that a million nodes of one type
 /// (or edges with one label) make one `String`, and reading them hashes bytes instead of making a
 /// `String` to look one up.
-struct JSONStringTable {
+package struct JSONStringTable: Sendable {
   /// The strings, by id.
-  private(set) var strings: [String] = []
+  package private(set) var strings: [String] = []
   private var arena: [UInt8] = []
   private var starts: [Int] = [0]
   private var hashes: [Int] = []
@@ -41,7 +41,7 @@ struct JSONStringTable {
     return id
   }
 
-  subscript(id: Int32) -> String { strings[Int(id)] }
+  package subscript(id: Int32) -> String { strings[Int(id)] }
 
   private func equals(_ id: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     let start = starts[id]

@@ -7,7 +7,7 @@ internal import RetainGraphJSONScanner
 // (the reading binary's debug information is not asked: the file was made by another).
 
 extension JSONDocument {
-  typealias SourceLocationRecords = OptionalRecords<(SourceDeclaration, CodeLocation)>
+  typealias SourceLocationRecords = OptionalRecords<SnapshotLocation>
 
   mutating func readSourceLocation(
     _ index: Int, into records: inout SourceLocationRecords, _ scanner: inout JSONScanner
@@ -16,30 +16,22 @@ extension JSONDocument {
     var file = JSONField<String>.missing
     var line = JSONField<Int>.missing
     var column = JSONField<Int>.missing
-    func text(_ field: JSONField<UnsafeBufferPointer<UInt8>>) -> JSONField<String> {
-      field.map { String(decoding: $0, as: UTF8.self) }
-    }
     try readObject(index, of: "sourceLocations", into: &records, &scanner) {
       document, scanner, key throws(JSONSyntaxError) in
       if key.equals("declaration") {
-        declaration = document.settled(text(try scanner.stringField()), scanner)
+        declaration = try document.text(&scanner)
       } else if key.equals("file") {
-        file = document.settled(text(try scanner.stringField()), scanner)
+        file = try document.text(&scanner)
       } else if key.equals("line") {
         line = document.settled(try scanner.integerField(), scanner)
       } else if key.equals("column") {
-        let at = scanner.position
-        if scanner.byte(at) == 0x6E, try scanner.literal() == nil {
-          column = .missing
-        } else {
-          column = document.settled(try scanner.integerField(), scanner)
-        }
+        column = try document.optionalInteger(&scanner)
       } else {
         try scanner.skipValue()
       }
-    } value: { document, _, place throws(GraphDecodingError) in
+    } value: { document, _, place throws(SnapshotReadingError) in
       let key = try document.string(declaration, "declaration", at: place)
-      guard let declaration = SourceDeclaration(key: key) else {
+      guard document.isDeclarationKey(key) else {
         throw .wrongType(
           "\(place).declaration",
           expected: "\"property Type.name\" or \"closure name\"",
@@ -58,16 +50,14 @@ extension JSONDocument {
       if let column, column < 1 {
         throw .wrongType("\(place).column", expected: "a column number from 1", found: "\(column)")
       }
-      return (declaration, CodeLocation(file: file, line: line, column: column))
+      return SnapshotLocation(declaration: key, file: file, line: line, column: column)
     }
   }
 
-  /// The locations `sourceLocations` gives (none without it).
-  func sourceLocationValues() throws(GraphDecodingError) -> [SourceDeclaration: CodeLocation] {
-    guard let records = try optionalArray(sourceLocations, "sourceLocations") else { return [:] }
+  /// The locations `sourceLocations` gives, in the order of the text (none without it).
+  func sourceLocationValues() throws(SnapshotReadingError) -> [SnapshotLocation] {
+    guard let records = try optionalArray(sourceLocations, "sourceLocations") else { return [] }
     if let error = records.error { throw error }
-    var locations: [SourceDeclaration: CodeLocation] = [:]
-    for (declaration, location) in records.values { locations[declaration] = location }
-    return locations
+    return records.values
   }
 }

@@ -5,7 +5,7 @@ package struct DrawingPlanParts {
   /// The picture's heading.
   package var title: String
   /// The direction (never automatic: a few nodes read left to right).
-  package var direction: DOTStyle.RankDirection = .leftToRight
+  package var direction: DrawingPlan.Direction = .leftToRight
   private var nodes: [DrawingPlan.DrawnNode] = []
   private var references: [DrawingPlan.DrawnReference] = []
   private var cycleGroups: [DrawingPlan.CycleGroup] = []
@@ -21,8 +21,8 @@ package struct DrawingPlanParts {
   ///   - isFocus: the node the picture is about (drawn with a heavier outline).
   /// - Returns: the node's id.
   package mutating func addNode(
-    _ name: String, kind: Node.Kind = .object, isRoot: Bool = false, isFocus: Bool = false
-  ) -> Node.ID {
+    _ name: String, kind: DrawingPlan.NodeKind = .object, isRoot: Bool = false, isFocus: Bool = false
+  ) -> Int {
     let id = nodes.count
     nodes.append(
       DrawingPlan.DrawnNode(
@@ -41,7 +41,7 @@ package struct DrawingPlanParts {
   ///   - isOnCycle: a strong reference of the cycle grouped by ``groupCycle(_:title:)``.
   ///   - isConservative: a reference that may not be one (drawn dashed).
   package mutating func addReference(
-    from: Node.ID, to: Node.ID, label: String, ownership: Ownership, isOnCycle: Bool = false,
+    from: Int, to: Int, label: String, ownership: DrawingPlan.ReferenceKind, isOnCycle: Bool = false,
     isConservative: Bool = false
   ) {
     var text = DrawingLabel.abbreviated(label)
@@ -59,7 +59,7 @@ package struct DrawingPlanParts {
   }
 
   /// Draws `members` (added nodes, in the cycle's order) as one retain cycle's group, headed `title`.
-  package mutating func groupCycle(_ members: [Node.ID], title: String) {
+  package mutating func groupCycle(_ members: [Int], title: String) {
     let index = cycleGroups.count
     for member in members {
       let node = nodes[member]
@@ -74,34 +74,5 @@ package struct DrawingPlanParts {
   package var plan: DrawingPlan {
     DrawingPlan(
       title: title, direction: direction, cycleGroups: cycleGroups, nodes: nodes, references: references)
-  }
-}
-
-extension DrawingPlan {
-  /// The plan of a picture made of parts (``DrawingPlanParts``).
-  fileprivate init(
-    title: String, direction: DOTStyle.RankDirection, cycleGroups: [CycleGroup], nodes: [DrawnNode],
-    references: [DrawnReference]
-  ) {
-    self.title = title
-    self.direction = direction
-    isLarge = nodes.count > DOTStyle.automaticLayoutThreshold
-    self.cycleGroups = cycleGroups
-    self.nodes = nodes
-    self.references = references
-    collapsed = []
-    notes = nil
-    dangling = []
-    cut = Cut(drawn: nodes.count)
-  }
-}
-
-extension DrawingPlan.Cut {
-  /// Every one of `drawn` nodes drawn, with no cap.
-  fileprivate init(drawn: Int) {
-    self.drawn = drawn
-    candidates = drawn
-    cap = nil
-    cyclesOnly = false
   }
 }

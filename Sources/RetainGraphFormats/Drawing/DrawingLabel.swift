@@ -1,12 +1,12 @@
 /// The text of a drawing's labels, the same in every format: shortened (``abbreviated(_:)``) and
 /// wrapped over a few lines (``wrapped(_:)``, DrawingLabel+Wrapping.swift). A format only escapes
 /// it (DOT: `DOTText.quoted`).
-enum DrawingLabel {
+package enum DrawingLabel {
   /// The longest label drawn, in characters; longer ones keep their start and end around an ellipsis.
-  static let maximumLabelLength = 80
+  package static let maximumLabelLength = 80
 
   /// `text` shortened to at most ``maximumLabelLength`` characters, keeping its start and its end.
-  static func abbreviated(_ text: String) -> String {
+  package static func abbreviated(_ text: String) -> String {
     guard text.count > maximumLabelLength else { return text }
     let tail = maximumLabelLength / 3
     let head = maximumLabelLength - tail - 1

@@ -1,28 +1,28 @@
 internal import Foundation
 internal import RetainGraphJSONScanner
-internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// Validating what was read, once the whole text is read (the version, which may come after the
 /// edges, decides how the edges' labels read): each problem reported with its place, in the order a
 /// reader of a parsed tree would find it.
 extension JSONDocument {
-  func validate() throws(GraphDecodingError) -> JSONReader.Parts {
+  func validate() throws(SnapshotReadingError) -> SnapshotContents {
     guard case .value(let format) = format else {
       _ = try string(format, "format", at: .top)
-      throw GraphDecodingError("")
+      throw SnapshotReadingError(.other, at: nil, "")
     }
-    guard format == JSONFormat.formatName else {
-      throw GraphDecodingError(
+    guard format == SnapshotFormat.formatName else {
+      throw SnapshotReadingError(
         .notAGraph, at: .field("format"),
-        "format: expected \"\(JSONFormat.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
+        "format: expected \"\(SnapshotFormat.formatName)\", found \"\(format)\"; this is not a retain-graph JSON file"
       )
     }
     let version = try integer(version, "version", at: .top)
-    guard JSONFormat.readableVersions.contains(version) else {
-      throw GraphDecodingError(
+    guard SnapshotFormat.readableVersions.contains(version) else {
+      throw SnapshotReadingError(
         .unsupportedVersion, at: .field("version"),
-        "version: \(version) is not supported; this reader understands versions 1 and \(JSONFormat.version)")
+        "version: \(version) is not supported; this reader understands versions 1 and \(SnapshotFormat.version)"
+      )
     }
     let root = try integer(root, "root", at: .top)
     let truncated = try boolean(truncated, "truncated", at: .top)
@@ -33,12 +33,12 @@ extension JSONDocument {
     var slots = [Int](repeating: -1, count: count)
     for (index, id) in nodeRecords.ids.enumerated() {
       guard slots.indices.contains(id) else {
-        throw GraphDecodingError(
+        throw SnapshotReadingError(
           .idOutOfPlace, at: .field("nodes[\(index)].id"),
           "nodes[\(index)].id: \(id) is out of range; ids must be 0..<\(count), one per node, none missing")
       }
       guard slots[id] < 0 else {
-        throw GraphDecodingError(
+        throw SnapshotReadingError(
           .duplicateID, at: .field("nodes[\(index)].id"),
           "nodes[\(index)].id: duplicate id \(id) (also nodes[\(slots[id])].id)")
       }
@@ -51,7 +51,7 @@ extension JSONDocument {
       .min { $0.index < $1.index }
     if let edgeError { throw edgeError.error }
 
-    var danglingReferences: [DanglingReference] = []
+    var danglingReferences: [SnapshotDangling] = []
     if case .value(let records) = dangling, records.error == nil {
       danglingReferences = records.values
     } else if let records = try optionalArray(dangling, "dangling"), let error = records.error {
@@ -81,60 +81,28 @@ extension JSONDocument {
     for (index, dangling) in danglingReferences.enumerated() where !(0..<count).contains(dangling.holder) {
       throw .unknownNode("dangling[\(index)].holder", dangling.holder)
     }
-    let notes = try noteValues(notes: noteTexts, nodeCount: count)
+    let noteDetails = try noteValues(nodeCount: count)
     let locations = try sourceLocationValues()
-    let storage = try storage(nodes: nodeRecords, slots: slots, edges: edgeRecords, version: version)
-    storage.sourceLocations.adopt(locations)
-    return JSONReader.Parts(
-      root: root, truncated: truncated, storage: storage, dangling: danglingReferences, notes: notes)
-  }
-
-  /// The graph's storage, as `GraphStorage(nodes:edges:)` makes it: type names interned in id order,
-  /// labels in edge order.
-  func storage(
-    nodes: NodeRecords, slots: [Int], edges: EdgeRecords, version: Int
-  ) throws(GraphDecodingError) -> GraphStorage {
+    // Type names interned in id order, as `GraphStorage(nodes:edges:)` interns them.
     var typeNames: [String] = []
     var typeIDs = [Int32](repeating: -1, count: strings.strings.count)
     var nodeTypes: [Int32] = []
-    var nodeKinds: [Node.Kind] = []
+    var nodeKinds: [UInt8] = []
     nodeTypes.reserveCapacity(slots.count)
     nodeKinds.reserveCapacity(slots.count)
     for record in slots {
-      let raw = Int(nodes.types[record])
+      let raw = Int(nodeRecords.types[record])
       if typeIDs[raw] < 0 {
         typeIDs[raw] = Int32(typeNames.count)
         typeNames.append(strings.strings[raw])
       }
       nodeTypes.append(typeIDs[raw])
-      nodeKinds.append(nodes.kinds[record])
+      nodeKinds.append(nodeRecords.kinds[record])
     }
-
-    var labels = Interner<ReferencePath>()
-    let labelIDs = edges.labels.map { raw in
-      guard version >= 2 else { return labels.intern(ReferencePath(inferringFrom: strings[raw.label])) }
-      let kind: Edge.Kind =
-        switch raw.kind < 0 ? "property" : Edge.Kind.jsonNames[Int(raw.kind)] {
-        case "capture": .capture(index: raw.argument)
-        case "actorIsolation": .actorIsolation(index: raw.argument)
-        case "methodReference": .methodReference(method: strings[Int32(raw.argument)])
-        case let name: Edge.Kind(jsonName: name) ?? .property
-        }
-      var reference = ReferencePath(
-        label: strings[raw.label], kind: kind, property: raw.property < 0 ? nil : strings[raw.property])
-      reference.function = raw.function < 0 ? nil : strings[raw.function]
-      return labels.intern(reference)
-    }
-    var compact = ChunkedArray<CompactEdge>()
-    for edge in edges.edges {
-      guard
-        let packed = CompactEdge(
-          from: Int(edge.from), to: Int(edge.to), label: labelIDs[Int(edge.label)], ownership: edge.ownership)
-      else { throw .tooManyLabels() }
-      compact.append(packed)
-    }
-    return GraphStorage(
-      typeNames: typeNames, nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: labels.values, edges: compact)
+    return SnapshotContents(
+      version: version, root: root, truncated: truncated, strings: strings, typeNames: typeNames,
+      nodeTypes: nodeTypes, nodeKinds: nodeKinds, labels: edgeRecords.labels, edges: edgeRecords.edges,
+      dangling: danglingReferences, notes: noteTexts, noteDetails: noteDetails, sourceLocations: locations)
   }
 
   // MARK: typed fields
@@ -143,7 +111,8 @@ extension JSONDocument {
     place.index < 0 ? key : "\(place).\(key)"
   }
 
-  func integer(_ field: JSONField<Int>, _ key: String, at place: JSONPlace) throws(GraphDecodingError) -> Int
+  func integer(_ field: JSONField<Int>, _ key: String, at place: JSONPlace) throws(SnapshotReadingError)
+    -> Int
   {
     switch field {
     case .value(let value): return value
@@ -155,7 +124,7 @@ extension JSONDocument {
     }
   }
 
-  func boolean(_ field: JSONField<Bool>, _ key: String, at place: JSONPlace) throws(GraphDecodingError)
+  func boolean(_ field: JSONField<Bool>, _ key: String, at place: JSONPlace) throws(SnapshotReadingError)
     -> Bool
   {
     switch field {
@@ -170,7 +139,7 @@ extension JSONDocument {
 
   /// A string field's value; for a field that holds an unknown name, the caller reports it first.
   func string<Value>(_ field: JSONField<Value>, _ key: String, at place: JSONPlace)
-    throws(GraphDecodingError)
+    throws(SnapshotReadingError)
     -> Value
   {
     switch field {
@@ -185,14 +154,14 @@ extension JSONDocument {
 
   /// An optional string's id, or -1 when it is missing or null.
   func optionalString(_ field: JSONField<Int32>, _ key: String, at place: JSONPlace)
-    throws(GraphDecodingError)
+    throws(SnapshotReadingError)
     -> Int32
   {
     if case .missing = field { return -1 }
     return try string(field, key, at: place)
   }
 
-  func array<Records>(_ field: JSONField<Records>, _ key: String) throws(GraphDecodingError) -> Records {
+  func array<Records>(_ field: JSONField<Records>, _ key: String) throws(SnapshotReadingError) -> Records {
     switch field {
     case .value(let records): return records
     case .missing: throw .missingField(key)
@@ -203,7 +172,7 @@ extension JSONDocument {
     }
   }
 
-  func optionalArray<Records>(_ field: JSONField<Records>, _ key: String) throws(GraphDecodingError)
+  func optionalArray<Records>(_ field: JSONField<Records>, _ key: String) throws(SnapshotReadingError)
     -> Records?
   {
     if case .missing = field { return nil }

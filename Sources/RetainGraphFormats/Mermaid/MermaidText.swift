@@ -9,7 +9,7 @@
 /// become `<br>`, the one line break Mermaid draws in a label.
 package enum MermaidText {
   /// The characters written as entity codes, and their codes.
-  static let codes: [Unicode.Scalar: String] = [
+  package static let codes: [Unicode.Scalar: String] = [
     "\"": "#34;", "#": "#35;", "%": "#37;", "&": "#38;", "<": "#60;", ">": "#62;", "`": "#96;",
     "|": "#124;", "\\": "#92;",
   ]

@@ -1,14 +1,12 @@
-internal import RetainGraphRuntime
-
 /// Method references: a stored `object.method` is a closure whose context is the object and whose
 /// function is the compiler's curry thunk (`implicit closure #2 in implicit closure #1 in f`, the
 /// function where the reference was formed), which calls the method.
-enum MethodReference {
+package enum MethodReference {
   /// The method a closure named `closureName` refers to on an instance of `objectType` (qualified
   /// name), as `Type.method(label:_:)`; nil when the closure is not a method reference or the method
   /// cannot be named. `callees` are the demangled names of the functions the closure calls;
   /// `inlined`, asked only when no callee names the method, those an optimised build inlined into it.
-  static func method(
+  package static func method(
     closureName: String, objectType: String, callees: () -> [String], inlined: () -> [String] = { [] }
   ) -> String? {
     // An implicit closure directly in an implicit closure; the object is the only capture, and
@@ -21,7 +19,7 @@ enum MethodReference {
   }
 
   /// Whether a callee is the compiler's curry thunk (or its forwarder), whose callees are read too.
-  static func isThunk(_ name: String) -> Bool {
+  package static func isThunk(_ name: String) -> Bool {
     name.hasPrefix("implicit closure #") || name.hasPrefix("partial apply forwarder for implicit closure #")
   }
 
@@ -29,7 +27,7 @@ enum MethodReference {
   /// inlined into the thunk or merged with an identical one of another type: the functions
   /// inlined into the thunk and the thunks it calls (from the DWARF), then, for each method
   /// called, the methods of the same name that are only a jump to it (LLVM's merged twins).
-  static func optimisedCandidates(ofFunctionAt function: UnsafeRawPointer) -> [String] {
+  package static func optimisedCandidates(ofFunctionAt function: UnsafeRawPointer) -> [String] {
     let calls = SymbolNames.directCalls(ofFunctionAt: function, following: isThunk)
     var candidates = SymbolNames.inlinedFunctions(ofFunctionAt: function)
     for call in calls where isThunk(call.name) {

@@ -3,14 +3,14 @@
 /// `Advice.closureName`.) A line break is `\n` in the text: each format writes it its own way.
 extension DrawingLabel {
   /// The widest line of a wrapped label, in characters.
-  static let lineWidth = 24
+  package static let lineWidth = 24
   /// The most lines of a wrapped label; the last one ends with "…" when the text does not fit.
-  static let maximumLines = 3
+  package static let maximumLines = 3
 
   /// `text` over lines of at most ``lineWidth`` characters, broken after spaces, dots, commas and
   /// colons, before `(`, or between the words of a camel-case name; at most ``maximumLines`` lines, the
   /// last ending with "…" when the text is longer. Text that fits on one line is returned as it is.
-  static func wrapped(_ text: String) -> String {
+  package static func wrapped(_ text: String) -> String {
     guard text.count > lineWidth, !text.contains("\n") else { return text }
     var lines: [String] = []
     var line = ""

@@ -1,11 +1,11 @@
 internal import Foundation
 internal import RetainGraphSupport
 
-enum TypeNames {
+package enum TypeNames {
   /// Drops module and parent qualifiers from a fully qualified type name:
   /// `Swift.Array<App.Item>` → `Array<Item>`. Closure names and other text pass through unchanged
   /// apart from qualified identifiers.
-  static func short(_ name: String) -> String {
+  package static func short(_ name: String) -> String {
     if name.hasPrefix("closure") || name.hasPrefix("partial apply") { return name }
     var result = ""
     result.reserveCapacity(name.count)
@@ -33,7 +33,7 @@ enum TypeNames {
   /// The module a node's type (or, for a closure, its function) is declared in: `App` for
   /// `App.Store<Swift.Int>` and for `closure #1 in closure #2 in App.Store.run()`; nil when the name
   /// does not say (`closure at Holder.handler`, a tuple).
-  static func module(ofNodeNamed name: String) -> Substring? {
+  package static func module(ofNodeNamed name: String) -> Substring? {
     var text = function(afterClosuresIn: name)
     // A static or class method's closures: `closure #1 in static Observation.ObservationTracking…`.
     if let modifier = ["static ", "class "].first(where: { text.hasPrefix($0) }) {
@@ -52,7 +52,7 @@ enum TypeNames {
   /// What follows a simplified closure name's prefixes (`closure #1 in closure #2 in `, `implicit
   /// closure #1 in `; closures nest): the function the closures are in, as far as the prefixes are
   /// well formed; the whole name when it has none.
-  static func function(afterClosuresIn name: String) -> Substring {
+  package static func function(afterClosuresIn name: String) -> Substring {
     var function = Substring(name)
     while let kind = ["implicit closure #", "closure #"].first(where: { function.hasPrefix($0) }) {
       let afterNumber = function.dropFirst(kind.count).drop { $0.isNumber }
@@ -71,7 +71,7 @@ enum TypeNames {
   /// (seen: a census search's child in `swift_getTypeName` under `coreFoundationTypeName`). The
   /// forking thread holds this lock across the fork, so no name this package asks for is being
   /// made then, and a child finds every name the parent made in the cache.
-  static func qualified(_ type: any Any.Type) -> String {
+  package static func qualified(_ type: any Any.Type) -> String {
     let key = ObjectIdentifier(type)
     return qualifiedNames.withLock { names in
       if let name = names[key] { return name }
@@ -99,7 +99,7 @@ enum TypeNames {
 extension TypeNames {
   /// Accessors: the last component of a function's name that is not the member itself
   /// (`Person.greeting.getter`).
-  static let accessorNames: Set<String> = [
+  package static let accessorNames: Set<String> = [
     "getter", "setter", "modify", "read", "_modify", "_read", "didset", "willset", "unsafeAddressor",
     "unsafeMutableAddressor",
   ]
@@ -110,7 +110,7 @@ extension TypeNames {
   /// `_: Swift.String, use: (A) -> B`. A name that is not a dotted path of identifiers (a local
   /// function's `inner #1 () -> () in …`) gives the components as far as they are identifiers and
   /// the last one empty.
-  static func memberPath(of function: Substring) -> (path: [String], parameters: Substring?) {
+  package static func memberPath(of function: Substring) -> (path: [String], parameters: Substring?) {
     var text = function
     // `(extension in Lib):` names the module of a protocol or constrained extension.
     while text.hasPrefix("(extension in "), let colon = text.firstRange(of: "):") {
@@ -147,7 +147,7 @@ extension TypeNames {
 
   /// The text inside the brackets that `text` starts with (`(`, `<` or `[`), up to the bracket that
   /// closes it (an arrow's `>` closes nothing); nil when it is not closed.
-  static func bracketed(_ text: Substring) -> Substring? {
+  package static func bracketed(_ text: Substring) -> Substring? {
     guard let first = text.first, "(<[".contains(first) else { return nil }
     var depth = 0
     var previous: Character = " "
@@ -172,7 +172,7 @@ extension TypeNames {
   /// written in, qualified and without generic arguments (`App.ChatAppState` for `closure #2 in
   /// App.ChatAppState.buildRouter()`); nil for a free function, a static member, a name that is not
   /// a closure's or that cannot be read.
-  static func enclosingInstanceType(ofClosureNamed symbol: String) -> String? {
+  package static func enclosingInstanceType(ofClosureNamed symbol: String) -> String? {
     let function = function(afterClosuresIn: symbol)
     guard function.startIndex > symbol.startIndex, !function.hasPrefix("static "),
       !function.hasPrefix("class ")
@@ -186,7 +186,7 @@ extension TypeNames {
   }
 
   /// A type's name without its generic arguments: `App.Store<Swift.Int>.Entry` → `App.Store.Entry`.
-  static func withoutGenericArguments(_ name: String) -> String {
+  package static func withoutGenericArguments(_ name: String) -> String {
     var result = ""
     var depth = 0
     var previous: Character = " "

@@ -13,23 +13,27 @@ struct JSONPlace: CustomStringConvertible {
   var description: String { index < 0 ? "" : "\(array)[\(index)]" }
 }
 
-/// An edge as read, before the version (which may come after the edges) tells how to read its label.
-struct JSONRawEdge {
-  var from: Int32
-  var to: Int32
-  var label: Int32
-  var ownership: Ownership
+/// An edge as read: its ends, its label's index in ``SnapshotContents/labels``, and its ownership's
+/// code in ``SnapshotFormat/ownerships``.
+package struct SnapshotEdge: Sendable {
+  package var from: Int32
+  package var to: Int32
+  package var label: Int32
+  package var ownership: UInt8
 }
 
 /// An edge's label and what version 2 says about it; the version 1 reading uses only the text.
-struct JSONRawLabel: Hashable {
-  var label: Int32
-  /// The kind's index in ``Edge/Kind/jsonNames``, or -1 when version 2 would reject the edge.
-  var kind: Int8
+package struct SnapshotLabel: Hashable, Sendable {
+  /// The label's string id.
+  package var label: Int32
+  /// The kind's index in ``SnapshotFormat/edgeKinds``, or -1 when version 2 would reject the edge.
+  package var kind: Int8
   /// The capture's index, or the method name's string id.
-  var argument: Int
-  var property: Int32
-  var function: Int32
+  package var argument: Int
+  /// The property's string id, -1 for none.
+  package var property: Int32
+  /// The closure function's string id, -1 for none.
+  package var function: Int32
 }
 
 /// The snapshot's top-level fields as read so far; a key given twice keeps its last value.
@@ -45,36 +49,40 @@ struct JSONDocument {
   var notes = JSONField<NoteRecords>.missing
   var noteDetails = JSONField<NoteDetailRecords>.missing
   var sourceLocations = JSONField<SourceLocationRecords>.missing
+  /// Whether a `sourceLocations` declaration is one the core reads (`property Type.name`,
+  /// `closure name`): the core's grammar, given by the reader's caller.
+  var isDeclarationKey: (String) -> Bool = { _ in true }
 
   struct NodeRecords {
     var count = 0
     /// The nodes before the first one with a wrong field, in the order of the text.
     var ids: [Int] = []
     var types: [Int32] = []
-    var kinds: [Node.Kind] = []
-    var error: (index: Int, error: GraphDecodingError)?
+    /// Codes in ``SnapshotFormat/nodeKinds``.
+    var kinds: [UInt8] = []
+    var error: (index: Int, error: SnapshotReadingError)?
   }
 
   struct EdgeRecords {
     var count = 0
     /// The edges before the first one wrong in any version.
-    var edges = ChunkedArray<JSONRawEdge>()
-    var labels: [JSONRawLabel] = []
-    var labelIDs: [JSONRawLabel: Int32] = [:]
+    var edges = ChunkedArray<SnapshotEdge>()
+    var labels: [SnapshotLabel] = []
+    var labelIDs: [SnapshotLabel: Int32] = [:]
     /// The first edge with an id beyond 32 bits, with its ids (stored as -1).
     var wide: (index: Int, from: Int, to: Int)?
-    var error: (index: Int, error: GraphDecodingError)?
+    var error: (index: Int, error: SnapshotReadingError)?
     /// The first edge that only version 2 rejects (its kind or the kind's argument).
-    var versionTwoError: (index: Int, error: GraphDecodingError)?
+    var versionTwoError: (index: Int, error: SnapshotReadingError)?
   }
 
   /// An optional array's elements (`dangling`, `notes`, `noteDetails`) up to the first wrong one,
   /// whose error is kept (the rest are skipped).
   struct OptionalRecords<Value> {
     var values: [Value] = []
-    var error: GraphDecodingError?
+    var error: SnapshotReadingError?
   }
-  typealias DanglingRecords = OptionalRecords<DanglingReference>
+  typealias DanglingRecords = OptionalRecords<SnapshotDangling>
   typealias NoteRecords = OptionalRecords<String>
 
   // MARK: reading
@@ -90,7 +98,7 @@ struct JSONDocument {
         try readNode(index, into: &records, &scanner)
       }
     } else if key.equals("format") {
-      format = settled(try scanner.stringField().map { String(decoding: $0, as: UTF8.self) }, scanner)
+      format = try text(&scanner)
     } else if key.equals("version") {
       version = settled(try scanner.integerField(), scanner)
     } else if key.equals("root") {
@@ -132,6 +140,17 @@ struct JSONDocument {
     return .described(describe(at: offset, in: scanner))
   }
 
+  /// The string at the scanner as text, settled.
+  func text(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> JSONField<String> {
+    settled(try scanner.stringField().map { String(decoding: $0, as: UTF8.self) }, scanner)
+  }
+
+  /// The integer at the scanner, settled; null reads as missing (an optional field).
+  func optionalInteger(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> JSONField<Int> {
+    if scanner.byte(scanner.position) == 0x6E, try scanner.literal() == nil { return .missing }
+    return settled(try scanner.integerField(), scanner)
+  }
+
   /// The array at the scanner, read element by element into `Records`; an optional array may be null.
   /// The window reads on between elements.
   private func array<Records>(
@@ -167,25 +186,25 @@ struct JSONDocument {
     }
     var id = JSONField<Int>.missing
     var type = JSONField<Int32>.missing
-    var kind = JSONField<Node.Kind>.missing
+    var kind = JSONField<Int8>.missing
     try scanner.members { scanner, key throws(JSONSyntaxError) in
       if key.equals("id") {
         id = try scanner.integerField()
       } else if key.equals("type") {
         type = try scanner.stringField().map { strings.intern($0) }
       } else if key.equals("kind") {
-        kind = try scanner.enumField(Node.Kind.init(json:))
+        kind = try scanner.enumField { SnapshotFormat.index(of: $0, in: SnapshotFormat.nodeKindBytes) }
       } else {
         try scanner.skipValue()
       }
     }
     (id, type, kind) = (settled(id, scanner), settled(type, scanner), settled(kind, scanner))
-    do throws(GraphDecodingError) {
+    do throws(SnapshotReadingError) {
       let id = try integer(id, "id", at: place)
       let type = try string(type, "type", at: place)
       guard case .value(let kind) = kind else {
         if case .unknown(let offset) = kind {
-          let known = Node.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+          let known = SnapshotFormat.listed(SnapshotFormat.nodeKinds)
           throw .unknownValue("\(place).kind", "kind", string(at: offset, in: scanner), known: known)
         }
         _ = try string(kind, "kind", at: place)
@@ -193,7 +212,7 @@ struct JSONDocument {
       }
       records.ids.append(id)
       records.types.append(type)
-      records.kinds.append(kind)
+      records.kinds.append(UInt8(kind))
     } catch {
       records.error = (index, error)
     }
@@ -216,7 +235,7 @@ struct JSONDocument {
     var from = JSONField<Int>.missing
     var to = JSONField<Int>.missing
     var label = JSONField<Int32>.missing
-    var ownership = JSONField<Ownership>.missing
+    var ownership = JSONField<Int8>.missing
     var kind = JSONField<Int8>.missing
     var capture = JSONField<Int>.missing
     var method = JSONField<Int32>.missing
@@ -226,7 +245,8 @@ struct JSONDocument {
       switch key.count {
       case 2 where key.equals("to"): to = try scanner.integerField()
       case 4 where key.equals("from"): from = try scanner.integerField()
-      case 4 where key.equals("kind"): kind = try scanner.enumField(Edge.Kind.jsonIndex(of:))
+      case 4 where key.equals("kind"):
+        kind = try scanner.enumField { SnapshotFormat.index(of: $0, in: SnapshotFormat.edgeKindBytes) }
       case 5 where key.equals("label"): label = try scanner.stringField().map { strings.intern($0) }
       case 6 where key.equals("method"): method = try scanner.stringField().map { strings.intern($0) }
       case 7 where key.equals("capture"): capture = try scanner.integerField()
@@ -234,7 +254,8 @@ struct JSONDocument {
         property = try scanner.stringField(optional: true).map { strings.intern($0) }
       case 8 where key.equals("function"):
         function = try scanner.stringField(optional: true).map { strings.intern($0) }
-      case 9 where key.equals("ownership"): ownership = try scanner.enumField(Ownership.init(json:))
+      case 9 where key.equals("ownership"):
+        ownership = try scanner.enumField { SnapshotFormat.index(of: $0, in: SnapshotFormat.ownershipBytes) }
       default: try scanner.skipValue()
       }
     }
@@ -243,14 +264,14 @@ struct JSONDocument {
     )
     (kind, capture, method) = (settled(kind, scanner), settled(capture, scanner), settled(method, scanner))
     (property, function) = (settled(property, scanner), settled(function, scanner))
-    let edge: JSONRawEdge
-    do throws(GraphDecodingError) {
+    let edge: SnapshotEdge
+    do throws(SnapshotReadingError) {
       let from = try integer(from, "from", at: place)
       let to = try integer(to, "to", at: place)
       let label = try string(label, "label", at: place)
       guard case .value(let ownership) = ownership else {
         if case .unknown(let offset) = ownership {
-          let known = Ownership.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+          let known = SnapshotFormat.listed(SnapshotFormat.ownerships)
           throw .unknownValue(
             "\(place).ownership", "ownership", string(at: offset, in: scanner), known: known)
         }
@@ -260,17 +281,17 @@ struct JSONDocument {
       let narrowFrom = Int32(exactly: from)
       let narrowTo = Int32(exactly: to)
       if records.wide == nil && (narrowFrom == nil || narrowTo == nil) { records.wide = (index, from, to) }
-      var raw = JSONRawLabel(label: label, kind: -1, argument: 0, property: -1, function: -1)
-      do throws(GraphDecodingError) {
+      var raw = SnapshotLabel(label: label, kind: -1, argument: 0, property: -1, function: -1)
+      do throws(SnapshotReadingError) {
         guard case .value(let kindIndex) = kind else {
           if case .unknown(let offset) = kind {
-            let known = Edge.Kind.jsonNames.map { "\"\($0)\"" }.joined(separator: ", ")
+            let known = SnapshotFormat.listed(SnapshotFormat.edgeKinds)
             throw .unknownValue("\(place).kind", "kind", string(at: offset, in: scanner), known: known)
           }
           _ = try string(kind, "kind", at: place)
-          throw GraphDecodingError("")
+          throw SnapshotReadingError(.other, at: nil, "")
         }
-        switch Edge.Kind.jsonNames[Int(kindIndex)] {
+        switch SnapshotFormat.edgeKinds[Int(kindIndex)] {
         case "capture", "actorIsolation": raw.argument = try integer(capture, "capture", at: place)
         case "methodReference": raw.argument = Int(try string(method, "method", at: place))
         default: break
@@ -280,7 +301,7 @@ struct JSONDocument {
         raw.kind = kindIndex
       } catch {
         if records.versionTwoError == nil { records.versionTwoError = (index, error) }
-        raw = JSONRawLabel(label: label, kind: -1, argument: 0, property: -1, function: -1)
+        raw = SnapshotLabel(label: label, kind: -1, argument: 0, property: -1, function: -1)
       }
       let labelID: Int32
       if let known = records.labelIDs[raw] {
@@ -290,7 +311,8 @@ struct JSONDocument {
         records.labels.append(raw)
         records.labelIDs[raw] = labelID
       }
-      edge = JSONRawEdge(from: narrowFrom ?? -1, to: narrowTo ?? -1, label: labelID, ownership: ownership)
+      edge = SnapshotEdge(
+        from: narrowFrom ?? -1, to: narrowTo ?? -1, label: labelID, ownership: UInt8(ownership))
     } catch {
       records.error = (index, error)
       return
@@ -312,10 +334,10 @@ struct JSONDocument {
       } else {
         try scanner.skipValue()
       }
-    } value: { document, scanner, place throws(GraphDecodingError) in
+    } value: { document, scanner, place throws(SnapshotReadingError) in
       let holder = try document.integer(document.settled(holder, scanner), "holder", at: place)
       let label = try document.string(document.settled(label, scanner), "label", at: place)
-      return DanglingReference(holder: holder, label: document.strings[label])
+      return SnapshotDangling(holder: holder, label: document.strings[label])
     }
   }
 
@@ -327,7 +349,7 @@ struct JSONDocument {
     _ index: Int, of array: String, into records: inout OptionalRecords<Value>, _ scanner: inout JSONScanner,
     member: (inout JSONDocument, inout JSONScanner, UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) ->
       Void,
-    value: (JSONDocument, JSONScanner, JSONPlace) throws(GraphDecodingError) -> Value
+    value: (JSONDocument, JSONScanner, JSONPlace) throws(SnapshotReadingError) -> Value
   ) throws(JSONSyntaxError) {
     guard records.error == nil else { return try scanner.skipValue() }
     let place = JSONPlace(array: array, index: index)
@@ -338,10 +360,16 @@ struct JSONDocument {
       return
     }
     try scanner.members { scanner, key throws(JSONSyntaxError) in try member(&self, &scanner, key) }
-    do throws(GraphDecodingError) {
+    do throws(SnapshotReadingError) {
       records.values.append(try value(self, scanner, place))
     } catch {
       records.error = error
     }
   }
 }
+
+/// A kind of record array a document collects (``JSONDocument/NodeRecords`` and the others).
+protocol JSONRecords { init() }
+extension JSONDocument.NodeRecords: JSONRecords {}
+extension JSONDocument.EdgeRecords: JSONRecords {}
+extension JSONDocument.OptionalRecords: JSONRecords {}

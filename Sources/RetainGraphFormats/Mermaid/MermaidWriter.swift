@@ -5,17 +5,22 @@
 /// Mermaid's default limits are kept: at most ``maxEdges`` links (its `maxEdges`, 500) and
 /// ``maxCharacters`` characters (its `maxTextSize`, 50,000). What does not fit is left out, the
 /// cycles' nodes and references first kept, and a note box says how much was left out and why.
-struct MermaidWriter {
-  let plan: DrawingPlan
-  var palette = DrawingPalette.standard
-  /// Mermaid's default `maxEdges`: a diagram with more links is not drawn.
-  static let maxEdges = 500
-  /// Mermaid's default `maxTextSize`: a longer diagram is not drawn.
-  static let maxCharacters = 50_000
-  /// What is kept free of the character budget for the style lines and the note of what was cut.
-  static let reserve = 2_000
+package struct MermaidWriter {
+  package let plan: DrawingPlan
+  package var palette = DrawingPalette.standard
 
-  func text() -> String {
+  package init(plan: DrawingPlan, palette: DrawingPalette = .standard) {
+    self.plan = plan
+    self.palette = palette
+  }
+  /// Mermaid's default `maxEdges`: a diagram with more links is not drawn.
+  package static let maxEdges = 500
+  /// Mermaid's default `maxTextSize`: a longer diagram is not drawn.
+  package static let maxCharacters = 50_000
+  /// What is kept free of the character budget for the style lines and the note of what was cut.
+  package static let reserve = 2_000
+
+  package func text() -> String {
     var lines = ["flowchart \(plan.direction == .leftToRight ? "LR" : "TB")"]
     for line in plan.title.split(separator: "\n", omittingEmptySubsequences: false) {
       lines.append("%% " + MermaidText.comment(String(line)))
@@ -121,7 +126,7 @@ struct MermaidWriter {
   }
 
   /// The holder and target of a link line (`  n1 --> n2`, with a label or not).
-  static func ends(of line: String) -> (from: String, to: String) {
+  package static func ends(of line: String) -> (from: String, to: String) {
     let words = line.split(separator: " ")
     return (String(words.first ?? ""), String(words.last ?? ""))
   }

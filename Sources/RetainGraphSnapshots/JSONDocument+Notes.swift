@@ -5,7 +5,7 @@ internal import RetainGraphJSONScanner
 // the key; a file without them reads its `notes` as notes of kind `unknown`.
 
 extension JSONDocument {
-  typealias NoteDetailRecords = OptionalRecords<GraphNote>
+  typealias NoteDetailRecords = OptionalRecords<SnapshotNote>
 
   mutating func readNoteDetail(
     _ index: Int, into records: inout NoteDetailRecords, _ scanner: inout JSONScanner
@@ -14,43 +14,33 @@ extension JSONDocument {
     var node = JSONField<Int>.missing
     var type = JSONField<String>.missing
     var description = JSONField<String>.missing
-    func text(_ field: JSONField<UnsafeBufferPointer<UInt8>>) -> JSONField<String> {
-      field.map { String(decoding: $0, as: UTF8.self) }
-    }
     try readObject(index, of: "noteDetails", into: &records, &scanner) {
       document, scanner, key throws(JSONSyntaxError) in
       if key.equals("kind") {
-        kind = document.settled(text(try scanner.stringField()), scanner)
+        kind = try document.text(&scanner)
       } else if key.equals("node") {
-        let at = scanner.position
-        if scanner.byte(at) == 0x6E, try scanner.literal() == nil {
-          node = .missing
-        } else {
-          node = document.settled(try scanner.integerField(), scanner)
-        }
+        node = try document.optionalInteger(&scanner)
       } else if key.equals("type") {
-        type = document.settled(text(try scanner.stringField()), scanner)
+        type = try document.text(&scanner)
       } else if key.equals("description") {
-        description = document.settled(text(try scanner.stringField()), scanner)
+        description = try document.text(&scanner)
       } else {
         try scanner.skipValue()
       }
-    } value: { document, _, place throws(GraphDecodingError) in
+    } value: { document, _, place throws(SnapshotReadingError) in
       let kind = try document.string(kind, "kind", at: place)
       let description = try document.string(description, "description", at: place)
       let type: String = if case .missing = type { "" } else { try document.string(type, "type", at: place) }
       let node: Int? = if case .missing = node { nil } else { try document.integer(node, "node", at: place) }
-      return GraphNote(
-        kind: GraphNote.Kind(rawValue: kind), node: node, typeName: type, description: description)
+      return SnapshotNote(kind: kind, node: node, typeName: type, description: description)
     }
   }
 
   /// The notes as values: `noteDetails` when the file has them (each node checked against the
-  /// `count` nodes), otherwise each of `notes` as a note of kind `unknown`.
-  func noteValues(notes texts: [String], nodeCount count: Int) throws(GraphDecodingError) -> [GraphNote] {
-    guard let records = try optionalArray(noteDetails, "noteDetails") else {
-      return texts.map { GraphNote(kind: .unknown, description: $0) }
-    }
+  /// `count` nodes), nil without them (the core then reads each of `notes` as a note of kind
+  /// `unknown`).
+  func noteValues(nodeCount count: Int) throws(SnapshotReadingError) -> [SnapshotNote]? {
+    guard let records = try optionalArray(noteDetails, "noteDetails") else { return nil }
     if let error = records.error { throw error }
     for (index, note) in records.values.enumerated() {
       if let node = note.node, !(0..<count).contains(node) {
