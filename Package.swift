@@ -38,14 +38,18 @@ let package = Package(
     .target(
       name: "RetainGraph",
       dependencies: [
-        "RetainGraphSupport", "RetainGraphJSONScanner", "RetainGraphRuntime", "RetainGraphProcess",
-        "RetainGraphFormats", "RetainGraphSnapshots",
+        "RetainGraphSupport", "RetainGraphStorage", "RetainGraphJSONScanner", "RetainGraphRuntime",
+        "RetainGraphProcess", "RetainGraphFormats", "RetainGraphSnapshots",
       ],
       exclude: ["Internal/README.md"]),
     // Hidden targets the core is split into (not products; `import RetainGraph` stays the one import).
     // What every layer needs and none owns: the lock that is safe across fork, the chunked array of
     // the graph's storage, the atomic file writes of rendering and the command line.
     .target(name: "RetainGraphSupport"),
+    // The graph's compact columns (edges, wide labels, rows by holder) and the algorithms that run on
+    // plain integer ids (Tarjan's components, the search from the root, shortest paths, a
+    // component's local copy); knows no public type: the core maps its `Ownership` to the edges' codes.
+    .target(name: "RetainGraphStorage", dependencies: ["RetainGraphSupport"], exclude: ["README.md"]),
     // The process machinery: runs a function in a forked child and brings its bytes back through a
     // pipe (fork, wait, kill, reap, read), and blocking work off the cooperative pool. Knows no graph:
     // the core maps its failure to ForkedWalkError.
@@ -150,6 +154,7 @@ let package = Package(
         "RetainGraph",
         "RetainGraphRuntime",
         "RetainGraphSupport",
+        "RetainGraphStorage",
         "RetainGraphProcess",
         "RetainGraphFormats",
         "RetainGraphSnapshots",
@@ -183,6 +188,7 @@ let package = Package(
       dependencies: [.target(name: "RetainGraphAsyncFrames", condition: .when(traits: ["BinaryReaders"]))]),
     .testTarget(name: "RetainGraphRuntimeTests", dependencies: ["RetainGraphRuntime"]),
     .testTarget(name: "RetainGraphSupportTests", dependencies: ["RetainGraphSupport"]),
+    .testTarget(name: "RetainGraphStorageTests", dependencies: ["RetainGraphStorage", "RetainGraphSupport"]),
     .testTarget(name: "RetainGraphProcessTests", dependencies: ["RetainGraphProcess"]),
     .testTarget(
       name: "RetainGraphFormatsTests", dependencies: ["RetainGraphFormats", "RetainGraphTestSupport"],

@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// A strong retain cycle: a strongly connected component of the strong references.

@@ -1,3 +1,5 @@
+internal import RetainGraphStorage
+
 extension ObjectGraph {
   /// ``walk(_:options:)`` that also returns each closure context node's context (the heap census
   /// searches the holders of a closure context too).

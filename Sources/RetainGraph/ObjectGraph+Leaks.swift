@@ -1,3 +1,5 @@
+internal import RetainGraphStorage
+
 extension ObjectGraph {
   /// The nodes that stay alive once the root is released, assuming the root is the only reference
   /// from outside the graph.

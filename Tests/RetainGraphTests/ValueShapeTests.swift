@@ -1,6 +1,7 @@
 import DequeModule
 import Foundation
 import OrderedCollections
+import RetainGraphStorage
 import Testing
 
 @testable import RetainGraph

@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// The public description of the found cycles: their plans' breaks with their advice, written after

@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// Advice for references a task holds (issue 19): the captures of the closure a task runs, and

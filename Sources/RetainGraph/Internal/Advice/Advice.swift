@@ -1,4 +1,5 @@
 internal import RetainGraphRuntime
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// Writes the fix for each reference of a fix plan, in the words a Swift developer applies it:

@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// One strong cycle as the analysis found it, in edge and node indices: its members, its loop, the

@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 // How a fix plan ranks references: the first rule of `Idioms.rules` each one matches.

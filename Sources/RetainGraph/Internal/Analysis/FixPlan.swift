@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// Which references of one strongly connected component to weaken: the fewest whose weakening

@@ -1,3 +1,5 @@
+internal import RetainGraphStorage
+
 /// The fix idioms, as one table: each rule says which references it matches (on the structured
 /// reference: its ``Edge/Kind``, the holder's and the target's node kinds, the property's name, the
 /// reference back, and which side of a library the two objects are on), the idiom it names, its rank

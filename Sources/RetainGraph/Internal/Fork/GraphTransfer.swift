@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// The compact binary form in which a forked child sends a walked graph to its parent: the
@@ -21,12 +22,14 @@ internal import RetainGraphSupport
 /// ```
 /// The reader checks every count against the bytes left before allocating, every index against
 /// its table and every string for valid UTF-8: a malformed stream is a ``ForkedWalkError``, never
-/// a trap.
+/// a trap. The columns' bytes (integers, strings, the edges) are written and read by
+/// `RetainGraphStorage`'s ``ColumnWriter`` and ``ColumnReader``; the order of the parts, the labels,
+/// the nodes' kinds and the notes are written here and read in `GraphTransfer+Reader.swift`.
 package enum GraphTransfer {
   static let magic: [UInt8] = Array("RGTX".utf8)
   static let endMarker: [UInt8] = Array("DONE".utf8)
   static let version: UInt32 = 3
-  static let noIndex: UInt32 = 0xFFFF_FFFF
+  static let noIndex = ColumnWriter.noIndex
 
   /// The graph in transfer form.
   package static func encode(_ graph: ObjectGraph) -> [UInt8] {
@@ -35,7 +38,7 @@ package enum GraphTransfer {
     let size =
       magic.count + 4 + 4 + 1 + size(of: storage.typeNames)
       + storage.labels.reduce(4) { $0 + $1.transferSize }
-      + 4 + storage.nodeCount * 13 + 4 + storage.edges.count * 16
+      + 4 + storage.nodeCount * 13 + 4 + storage.edges.count * ColumnWriter.edgeSize
       + graph.danglingReferences.reduce(4) { $0 + 8 + $1.label.utf8.count }
       + graph.walkNotes.reduce(4) {
         $0 + 16 + $1.kind.rawValue.utf8.count + $1.typeName.utf8.count + $1.description.utf8.count
@@ -43,7 +46,7 @@ package enum GraphTransfer {
       + endMarker.count
     // Written in place: the child of a million-object walk sends tens of megabytes.
     return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-      var writer = Writer(UnsafeMutableRawBufferPointer(buffer))
+      var writer = ColumnWriter(UnsafeMutableRawBufferPointer(buffer))
       writer.append(magic)
       writer.append(version)
       writer.append(UInt32(graph.root))
@@ -57,13 +60,7 @@ package enum GraphTransfer {
       let addresses = graph.objectAddresses.addresses
       for node in 0..<storage.nodeCount { writer.append(UInt64(addresses.isEmpty ? 0 : addresses[node])) }
       writer.append(UInt32(storage.edges.count))
-      for edge in storage.edges {
-        writer.append(UInt32(bitPattern: edge.from))
-        writer.append(UInt32(bitPattern: edge.to))
-        let (label, index) = storage.wideLabels.resolve(edge)
-        writer.append(UInt32(bitPattern: label) << 2 | UInt32(edge.ownership.code))
-        writer.append(index < 0 ? noIndex : UInt32(index))
-      }
+      writer.append(edges: storage.edges, wideLabels: storage.wideLabels)
       writer.append(UInt32(graph.danglingReferences.count))
       for dangling in graph.danglingReferences {
         writer.append(UInt32(dangling.holder))
@@ -89,76 +86,37 @@ package enum GraphTransfer {
     libraryRules: [LibraryRule] = []
   ) throws(ForkedWalkError) -> ObjectGraph {
     let result = bytes.withUnsafeBytes { raw in
-      Result { () throws(ForkedWalkError) -> ObjectGraph in
-        var reader = Reader(raw)
+      Result { () throws(ColumnReadError) -> ObjectGraph in
+        var reader = ColumnReader(raw)
         return try reader.graph(libraryModules: libraryModules, libraryRules: libraryRules)
       }
     }
-    return try result.get()
+    return try result.mapError { ForkedWalkError.malformedData($0.message) }.get()
   }
+}
 
-  /// Writes into a buffer sized beforehand.
-  private struct Writer {
-    let buffer: UnsafeMutableRawBufferPointer
-    var offset = 0
-
-    init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
-
-    mutating func append(byte: UInt8) {
-      buffer[offset] = byte
-      offset += 1
+extension ColumnWriter {
+  /// A label, as ``ColumnReader/label(_:)`` reads it.
+  mutating func append(label: ReferencePath) {
+    append(byte: label.kind.transferCode)
+    switch label.numbering {
+    case .none: append(byte: 0)
+    case .element: append(byte: 1)
+    case .repeated: append(byte: 2)
     }
-
-    mutating func append(_ raw: [UInt8]) {
-      for byte in raw { append(byte: byte) }
+    append(byte: (label.property == nil ? 0 : 1) | (label.function == nil ? 0 : 2))
+    if let index = label.kind.captureIndex {
+      append(UInt32(truncatingIfNeeded: index))
+    } else {
+      append(UInt32(0))
     }
-
-    mutating func append(_ value: UInt32) {
-      buffer.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
-      offset += 4
-    }
-
-    mutating func append(_ value: UInt64) {
-      buffer.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
-      offset += 8
-    }
-
-    mutating func append(string: String) {
-      var string = string
-      string.withUTF8 { utf8 in
-        append(UInt32(utf8.count))
-        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + utf8.count]).copyMemory(
-          from: UnsafeRawBufferPointer(utf8))
-        offset += utf8.count
-      }
-    }
-
-    mutating func append(label: ReferencePath) {
-      append(byte: label.kind.transferCode)
-      switch label.numbering {
-      case .none: append(byte: 0)
-      case .element: append(byte: 1)
-      case .repeated: append(byte: 2)
-      }
-      append(byte: (label.property == nil ? 0 : 1) | (label.function == nil ? 0 : 2))
-      if let index = label.kind.captureIndex {
-        append(UInt32(truncatingIfNeeded: index))
-      } else {
-        append(UInt32(0))
-      }
-      append(label.number < 0 ? GraphTransfer.noIndex : UInt32(label.number))
-      append(string: label.path)
-      append(string: label.tail)
-      append(string: label.suffix)
-      if case .repeated(let step) = label.numbering { append(string: step) }
-      if case .methodReference(let method) = label.kind { append(string: method) }
-      if let property = label.property { append(string: property) }
-      if let function = label.function { append(string: function) }
-    }
-
-    mutating func append(strings: [String]) {
-      append(UInt32(strings.count))
-      for string in strings { append(string: string) }
-    }
+    append(label.number < 0 ? GraphTransfer.noIndex : UInt32(label.number))
+    append(string: label.path)
+    append(string: label.tail)
+    append(string: label.suffix)
+    if case .repeated(let step) = label.numbering { append(string: step) }
+    if case .methodReference(let method) = label.kind { append(string: method) }
+    if let property = label.property { append(string: property) }
+    if let function = label.function { append(string: function) }
   }
 }

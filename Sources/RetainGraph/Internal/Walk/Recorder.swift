@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// A reference retained once (+1) on behalf of the walk. Whoever holds it owns that retain: it

@@ -1,3 +1,4 @@
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// One fix of a cycle as a warning at the declaration to change: what ``ObjectGraph/diagnostics()``

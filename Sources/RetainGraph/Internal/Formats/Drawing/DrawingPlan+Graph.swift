@@ -1,4 +1,5 @@
 internal import RetainGraphFormats
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// The plan of a graph's picture: which nodes are drawn and how, decided here once for every format

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import RetainGraphJSONScanner
 internal import RetainGraphSnapshots
+internal import RetainGraphStorage
 internal import RetainGraphSupport
 
 /// Reads a snapshot into the graph's parts: the text is read and checked by RetainGraphSnapshots

@@ -1,5 +1,7 @@
-/// Breadth-first search for a shortest path, over any graph whose references have ids.
-enum ShortestPath {
+/// Breadth-first search for a shortest path, over any graph whose references have ids. `public`
+/// with an `@inlinable` search, as ``CompactEdge`` is: its callers' closures are called per
+/// reference.
+public enum ShortestPath {
   /// A shortest path from one node to another.
   /// - Parameters:
   ///   - start: the node to start from.
@@ -9,7 +11,8 @@ enum ShortestPath {
   ///     in the order to explore them, until `visit` returns true (the goal is found).
   ///   - holder: the node a reference comes from.
   /// - Returns: the path's references, in order; nil when there is none.
-  static func search(
+  @inlinable
+  package static func search(
     from start: Int32, to goal: Int32, reachedBy: inout [Int32],
     references: (Int, (Int32, Int32) -> Bool) -> Void, holder: (Int32) -> Int32
   ) -> [Int32]? {

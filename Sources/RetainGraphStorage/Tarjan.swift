@@ -1,4 +1,4 @@
-internal import RetainGraphSupport
+package import RetainGraphSupport
 
 /// Strongly connected components, by Tarjan's algorithm (R. E. Tarjan, "Depth-first search and
 /// linear graph algorithms", SIAM J. Computing 1(2), 1972), with an explicit stack so deep graphs do
@@ -6,7 +6,7 @@ internal import RetainGraphSupport
 ///
 /// - Complexity: O(*n* + *e*) time; 32-bit arrays of *n* entries (a deep search's path costs 4
 ///   bytes a node: each open node's next position).
-enum Tarjan {
+package enum Tarjan {
   /// The components that contain a cycle: more than one node, or one node with an edge to itself.
   /// - Parameters:
   ///   - nodeCount: the number of nodes.
@@ -20,7 +20,7 @@ enum Tarjan {
   ///     two nodes of one component, and weakening them all leaves no cycle but self-references (the
   ///     tree, forward and cross edges of a depth-first search form none).
   /// - Returns: each cyclic component's nodes, in the order Tarjan's algorithm closes them.
-  static func cyclicComponents(
+  package static func cyclicComponents(
     nodeCount: Int, offsets: [Int32], edgeIndices: [Int32]?, edges: ChunkedArray<CompactEdge>,
     backEdgeSpans: inout [UInt8]
   ) -> [[Int32]] {

@@ -1,39 +1,39 @@
 /// A component's strong references between different members, numbered 0..<count, with the
 /// members numbered 0..<nodeCount.
-struct LocalGraph {
-  let nodeCount: Int
-  private(set) var from: [Int32] = []
-  private(set) var to: [Int32] = []
-  private(set) var global: [Int32] = []
+package struct LocalGraph {
+  package let nodeCount: Int
+  package private(set) var from: [Int32] = []
+  package private(set) var to: [Int32] = []
+  package private(set) var global: [Int32] = []
   /// Outgoing references of each node (made by ``seal()``): one array in compressed rows, not an
   /// array per node, which would cost an allocation per member of a million-object component.
-  private(set) var outgoing = Adjacency()
+  package private(set) var outgoing = Adjacency()
 
   /// References by holder, in compressed rows: `outgoing[node]` are the references of `node`.
-  struct Adjacency {
-    var offsets: [Int32] = [0]
-    var edges: [Int] = []
+  package struct Adjacency {
+    package var offsets: [Int32] = [0]
+    package var edges: [Int] = []
 
-    subscript(node: Int) -> ArraySlice<Int> { edges[Int(offsets[node])..<Int(offsets[node + 1])] }
+    package subscript(node: Int) -> ArraySlice<Int> { edges[Int(offsets[node])..<Int(offsets[node + 1])] }
 
     /// The `position`th reference of `node`.
-    func edge(_ node: Int, _ position: Int) -> Int { edges[Int(offsets[node]) + position] }
+    package func edge(_ node: Int, _ position: Int) -> Int { edges[Int(offsets[node]) + position] }
   }
 
-  init(nodeCount: Int) {
+  package init(nodeCount: Int) {
     self.nodeCount = nodeCount
   }
 
-  var count: Int { from.count }
+  package var count: Int { from.count }
 
-  mutating func add(from: Int32, to: Int32, global: Int32) {
+  package mutating func add(from: Int32, to: Int32, global: Int32) {
     self.from.append(from)
     self.to.append(to)
     self.global.append(global)
   }
 
   /// Groups the references by holder, once all are added.
-  mutating func seal() {
+  package mutating func seal() {
     var offsets = [Int32](repeating: 0, count: nodeCount + 1)
     for holder in from { offsets[Int(holder) + 1] += 1 }
     for node in 0..<nodeCount { offsets[node + 1] += offsets[node] }
@@ -46,10 +46,10 @@ struct LocalGraph {
     outgoing = Adjacency(offsets: offsets, edges: edges)
   }
 
-  func pairKey(_ edge: Int) -> Int64 { Int64(from[edge]) << 32 | Int64(to[edge]) }
-  func reversePairKey(_ edge: Int) -> Int64 { Int64(to[edge]) << 32 | Int64(from[edge]) }
+  package func pairKey(_ edge: Int) -> Int64 { Int64(from[edge]) << 32 | Int64(to[edge]) }
+  package func reversePairKey(_ edge: Int) -> Int64 { Int64(to[edge]) << 32 | Int64(from[edge]) }
 
-  mutating func sortOutgoing(by position: [Int]) {
+  package mutating func sortOutgoing(by position: [Int]) {
     for node in 0..<nodeCount {
       outgoing.edges[Int(outgoing.offsets[node])..<Int(outgoing.offsets[node + 1])].sort {
         position[$0] < position[$1]
@@ -58,7 +58,7 @@ struct LocalGraph {
   }
 
   /// Whether the references not in `removed` form no cycle (Kahn's algorithm).
-  func isAcyclic(removed: [Bool], indegree: inout [Int32], queue: inout [Int32]) -> Bool {
+  package func isAcyclic(removed: [Bool], indegree: inout [Int32], queue: inout [Int32]) -> Bool {
     for node in 0..<nodeCount { indegree[node] = 0 }
     for edge in 0..<count where !removed[edge] { indegree[Int(to[edge])] += 1 }
     queue.removeAll(keepingCapacity: true)
@@ -82,7 +82,7 @@ struct LocalGraph {
   /// lowest total rank, then the one whose edits come first in `position`. With `appNodes`, "no
   /// cycle" means none through an app node. Returns the chosen edits' references; nil when even
   /// every edit together leaves a cycle.
-  func minimumEditSet(_ edits: [[Int]], rank: [Int], position: [Int], appNodes: [Bool]?) -> [Int]? {
+  package func minimumEditSet(_ edits: [[Int]], rank: [Int], position: [Int], appNodes: [Bool]?) -> [Int]? {
     precondition(edits.count <= 30)
     var removed = [Bool](repeating: false, count: count)
     var indegree = [Int32](repeating: 0, count: nodeCount)
@@ -135,7 +135,7 @@ struct LocalGraph {
   /// strong again, least preferred first, every weakened reference that closes no loop. The result
   /// is inclusion-minimal, and at most `count` − `nodeCount` + 1 references (each weakened reference
   /// is on a cycle, so weakening it keeps the component connected).
-  func greedyFeedbackSet(order: [Int]) -> [Int] {
+  package func greedyFeedbackSet(order: [Int]) -> [Int] {
     var removed = [Bool](repeating: false, count: count)
     var chosen: [Int] = []
     var search = Search(nodeCount: nodeCount)
@@ -153,7 +153,7 @@ struct LocalGraph {
   /// The shortest path of references not `avoiding` from one node to another, exploring each node's
   /// references in their sorted order; nil when there is none. `reachedBy` is scratch space of
   /// `nodeCount` entries, all -1, and is left so.
-  func shortestPath(
+  package func shortestPath(
     from start: Int32, to goal: Int32, avoiding removed: [Bool], reachedBy: inout [Int32]
   ) -> [Int]? {
     ShortestPath.search(from: start, to: goal, reachedBy: &reachedBy) { node, visit in
@@ -166,14 +166,16 @@ struct LocalGraph {
   }
 
   /// Reachability with a reused visited stamp.
-  struct Search {
+  package struct Search {
     private var stamp: [Int32]
     private var current: Int32 = 0
     private var stack: [Int32] = []
 
-    init(nodeCount: Int) { stamp = [Int32](repeating: 0, count: nodeCount) }
+    package init(nodeCount: Int) { stamp = [Int32](repeating: 0, count: nodeCount) }
 
-    mutating func reaches(_ graph: LocalGraph, from start: Int32, to goal: Int32, avoiding removed: [Bool])
+    package mutating func reaches(
+      _ graph: LocalGraph, from start: Int32, to goal: Int32, avoiding removed: [Bool]
+    )
       -> Bool
     {
       current += 1

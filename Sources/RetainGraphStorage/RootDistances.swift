@@ -1,36 +1,39 @@
-internal import RetainGraphSupport
+package import RetainGraphSupport
 
 /// The breadth-first search from a graph's root over all references, done once per graph and
 /// shared by everything that needs it: the cycles' paths from the root, ``ObjectGraph/path(to:)``,
-/// and the DOT writer's drawing order and back edges.
-struct RootDistances: Sendable {
+/// and the drawing's order and back edges. It reads the edges' ends only: the core keeps one per
+/// graph (`GraphStorage.distances(from:)`).
+package struct RootDistances: Sendable {
   /// Each node's distance from the root (`Int32.max` when it cannot be reached); nil when every
   /// node is reached and numbered in the search's order (a walked graph's): then it is not kept
-  /// (see ``distances(in:)``), and a node's distance is never less than a smaller id's.
+  /// (see ``distances(edges:)``), and a node's distance is never less than a smaller id's.
   private let distance: [Int32]?
   /// The index of the edge that first reached each node (-1 for the root and unreachable nodes).
-  let parentEdge: [Int32]
+  package let parentEdge: [Int32]
   /// The reachable nodes in the order the search reached them, the root first.
-  var order: [Int32] { reached ?? Array(0..<Int32(parentEdge.count)) }
+  package var order: [Int32] { reached ?? Array(0..<Int32(parentEdge.count)) }
   /// ``order``; nil when it is every node in id order (a walked graph's), which is not stored.
   private let reached: [Int32]?
 
-  /// Searches `storage` from `root`.
+  /// Searches the graph of `edges` from `root`.
+  /// - Parameters:
+  ///   - edges: the graph's edges; every edge's ends are below `nodeCount`.
+  ///   - nodeCount: the number of nodes.
+  ///   - root: the node to search from.
   /// - Complexity: O(*n* + *e*); one pass over the edges when they are in walk order.
-  init(storage: GraphStorage, root: Int) {
-    if let inWalkOrder = Self.inWalkOrder(storage: storage, root: root) {
+  package init(edges: ChunkedArray<CompactEdge>, nodeCount: Int, root: Int) {
+    if let inWalkOrder = Self.inWalkOrder(edges: edges, nodeCount: nodeCount, root: root) {
       self = inWalkOrder
       return
     }
-    let nodeCount = storage.nodeCount
     var distance = [Int32](repeating: .max, count: nodeCount)
     var parentEdge = [Int32](repeating: -1, count: nodeCount)
     guard root < nodeCount else {
       self.init(distance: distance, parentEdge: parentEdge, order: [])
       return
     }
-    let all = storage.adjacency(strongOnly: false)
-    let edges = storage.edges
+    let all = edges.adjacency(nodeCount: nodeCount, strongOnly: false)
     distance[root] = 0
     var queue: [Int32] = [Int32(root)]
     var head = 0
@@ -62,12 +65,12 @@ struct RootDistances: Sendable {
   /// is first reached by the edge that found it, and nodes are numbered in the order they were
   /// reached. The result is checked (every edge's holder already reached, no edge leading to a
   /// shorter path); nil when the edges are in another order.
-  private static func inWalkOrder(storage: GraphStorage, root: Int) -> RootDistances? {
-    let nodeCount = storage.nodeCount
+  private static func inWalkOrder(edges: ChunkedArray<CompactEdge>, nodeCount: Int, root: Int)
+    -> RootDistances?
+  {
     guard root == 0, nodeCount > 0 else { return nil }
     var distance = [Int32](repeating: .max, count: nodeCount)
     var parentEdge = [Int32](repeating: -1, count: nodeCount)
-    let edges = storage.edges
     // Through the arrays' buffers (edge ends are below `nodeCount`): no bounds or uniqueness check
     // per edge.
     let inOrder = distance.withUnsafeMutableBufferPointer { distance in
@@ -104,31 +107,37 @@ struct RootDistances: Sendable {
     return RootDistances(distance: distance, parentEdge: parentEdge, order: order)
   }
 
-  /// Each node's distance from the root (`Int32.max` when it cannot be reached).
-  func distances(in storage: GraphStorage) -> [Int32] {
+  /// Each node's distance from the root.
+  /// - Parameter edges: the edges searched.
+  /// - Returns: one distance per node, `Int32.max` when it cannot be reached.
+  package func distances(edges: ChunkedArray<CompactEdge>) -> [Int32] {
     if let distance { return distance }
     // Every node reached, in id order: a node's parent has a smaller id.
     var made = [Int32](repeating: 0, count: parentEdge.count)
     for node in made.indices where parentEdge[node] >= 0 {
-      made[node] = made[Int(storage.edges[Int(parentEdge[node])].from)] + 1
+      made[node] = made[Int(edges[Int(parentEdge[node])].from)] + 1
     }
     return made
   }
 
   /// The member of `nodes` (not empty) nearest the root, the smallest id among equals.
-  func nearest(of nodes: [Int32]) -> Int32 {
+  package func nearest(of nodes: [Int32]) -> Int32 {
     guard let distance else { return nodes.min() ?? nodes[0] }
     return nodes.min { (distance[Int($0)], $0) < (distance[Int($1)], $1) } ?? nodes[0]
   }
 
-  /// The edge indices of the shortest path from the root to `node`, nil when it cannot be reached.
-  func pathEdges(to node: Int, in storage: GraphStorage) -> [Int32]? {
+  /// The shortest path from the root to `node`.
+  /// - Parameters:
+  ///   - node: the node to reach.
+  ///   - edges: the edges searched.
+  /// - Returns: the path's edge indices, in order; nil when `node` cannot be reached.
+  package func pathEdges(to node: Int, edges: ChunkedArray<CompactEdge>) -> [Int32]? {
     if let distance, distance[node] == .max { return nil }
     var path: [Int32] = []
     var current = node
     while parentEdge[current] >= 0 {
       path.append(parentEdge[current])
-      current = Int(storage.edges[Int(parentEdge[current])].from)
+      current = Int(edges[Int(parentEdge[current])].from)
     }
     return path.reversed()
   }
