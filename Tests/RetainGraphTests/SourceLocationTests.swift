@@ -149,15 +149,21 @@ struct SourceLocationTests {
       let entry = LocatedEntry()
       registry.entries = [entry]
       entry.registries = [registry]
-      registry.handlers = [{ _ = registry }]
+      registry.handlers = [{ registry.entries.removeAll() }]
       defer {
         entry.registries = []
         registry.handlers = []
       }
       let graph = ObjectGraph(reflecting: registry)
       let fixes = graph.cycles.flatMap(\.fixPlan)
-      #expect(fixes.count >= 2)
-      #expect(fixes.allSatisfy { $0.location != nil }, "\(graph.report())")
+      #expect(fixes.count == 2)
+      // The element's fix edits the property's declaration; the closure's, the closure (whose
+      // debug information an optimised build may merge with an identical body's: debug only).
+      let element = fixes.first { if case .weakElement = $0.advice { true } else { false } }
+      #expect(element?.location != nil, "\(graph.report())")
+      #if DEBUG
+        #expect(fixes.allSatisfy { $0.location != nil }, "\(graph.report())")
+      #endif
       for version in [graph, try ObjectGraph(jsonData: graph.jsonData())] {
         #expect(version.report() == graph.report())
         #expect(version.cycles.flatMap(\.fixPlan).map(\.location) == fixes.map(\.location))
