@@ -144,9 +144,12 @@ struct ReferencePath: Hashable, Sendable {
 
   /// The reference of an edge given as `label` with its `kind` and `property` (a version 2
   /// snapshot, or an edge made by hand): the text is kept as it is, what the kind adds split off
-  /// when the label ends with it, and an element of the property (`items[3]`, `items[3].owner`)
-  /// kept as the walk records it: the property, the element's number and what follows, so that
-  /// a fix of the element edits the property's declaration in a read graph as in a walked one.
+  /// when the label ends with it. An ``Edge/Kind/element`` reference (the kind, given as data, says
+  /// that its path goes through a collection's element) whose label is the property's element
+  /// (`items[3]`, `items[3].owner`) is kept as the walk records it: the property, the element's
+  /// number and what follows, the exact inverse of ``storagePath(number:)``, so that a fix of the
+  /// element edits the property's declaration in a read graph as in a walked one. No other kind's
+  /// label is read: a bracket in a property path or a custom child's label is only text.
   init(label: String, kind: Edge.Kind, property: String?) {
     self.kind = kind
     self.property = property
@@ -163,7 +166,7 @@ struct ReferencePath: Hashable, Sendable {
       path = String(label.dropLast(marker.count))
       suffix = marker
     }
-    if let property, let element = Self.element(of: property, in: path) {
+    if kind == .element, let property, let element = Self.element(of: property, in: path) {
       (path, numbering, number, tail) = (property, .element, element.number, element.tail)
     }
   }
