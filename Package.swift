@@ -120,7 +120,7 @@ let package = Package(
       name: "RetainGraphCensus",
       dependencies: [
         "RetainGraph", "RetainGraphRuntime", "RetainGraphSupport", "RetainGraphProcess", "CRetainGraphCensus",
-        "RetainGraphKnownCycles", "RetainGraphFormats",
+        "RetainGraphKnownCycles", "RetainGraphFormats", "RetainGraphStorage",
       ]),
     .target(name: "Samples", dependencies: ["RetainGraph"], path: "Samples"),
     .executableTarget(
@@ -209,6 +209,7 @@ let package = Package(
       dependencies: [
         "RetainGraphCensus", "RetainGraphTesting", "RetainGraph", "RetainGraphRuntime",
         "RetainGraphTestSupport", "RetainGraphKnownCycles", "RetainGraphFormats", "RetainGraphProcess",
+        "RetainGraphStorage",
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

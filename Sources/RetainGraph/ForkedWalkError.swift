@@ -18,8 +18,10 @@ public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable
   /// The child did not send the whole graph within the timeout, and was killed with `SIGKILL`. A
   /// child can block forever on a lock that another thread held at the moment of the fork; on
   /// Linux such a child (asleep, no progress) is replaced by a fresh fork before the timeout:
-  /// `tries` is how many children the call made in all.
-  case timedOut(after: Duration, tries: Int = 1)
+  /// `tries` is how many children the call made in all. `progress` is what the last child said it
+  /// was doing when it was killed (it was working, not blocked: "counting: 400,000 of 1,000,000
+  /// objects read"); nil when it said nothing.
+  case timedOut(after: Duration, tries: Int = 1, progress: String? = nil)
   /// The child exited with a non-zero status before sending the whole graph.
   case childExited(status: Int32)
   /// The child sent bytes that are not a graph: what is wrong, and where in the stream.
@@ -33,12 +35,13 @@ public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable
       "forked walk failed: the forked child walking the graph was killed by signal \(signal)"
         + (Self.signalName(signal).map { " (\($0))" } ?? "")
         + (tries > 1 ? ", and so was each of the \(tries - 1) fresh forks after it (\(tries) tries)" : "")
-    case .timedOut(let timeout, let tries):
+    case .timedOut(let timeout, let tries, let progress):
       "forked walk failed: the forked child did not finish within \(timeout) and was killed"
         + (tries > 1
           ? " (\(tries) tries: each child before it crashed or blocked, and was replaced by a fresh fork)"
           : "")
-        + "; it may have blocked on a lock that another thread held when the process forked"
+        + (progress.map { "; it was still working: \($0)" }
+          ?? "; it may have blocked on a lock that another thread held when the process forked")
     case .childExited(let status):
       "forked walk failed: the forked child exited with status \(status) before sending the whole graph"
         + (status == ForkedProcess.writeFailedStatus ? " (it could not write to the pipe)" : "")

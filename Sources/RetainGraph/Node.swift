@@ -1,4 +1,5 @@
 internal import RetainGraphRuntime
+
 /// A heap object, closure context or value-type root in an ``ObjectGraph``.
 public struct Node: Sendable, Hashable {
   /// A node's index in ``ObjectGraph/nodes``. The root is 0; ids are assigned in walk order.

@@ -1,4 +1,5 @@
 internal import RetainGraphRuntime
+
 // Which of the walk's notes a verdict depends on, and the sentences that say what was not seen.
 
 extension ObjectGraph {

@@ -3,6 +3,7 @@ internal import Foundation
 package import RetainGraph
 internal import RetainGraphProcess
 internal import RetainGraphRuntime
+internal import RetainGraphStorage
 
 extension HeapCensus {
   /// Every leaked cycle among the objects the census recorded, with no root given: the groups of
@@ -17,12 +18,15 @@ extension HeapCensus {
   /// ```
   /// The count reads every live object's fields, which other threads may be changing: it runs in
   /// a forked copy of the process (a frozen copy-on-write image with one thread), as
-  /// ``retainers(isolating:timeout:)`` does, and the report comes back encoded.
+  /// ``retainers(isolating:timeout:)`` does, and the report comes back as compact bytes. Leaked
+  /// cycles of one signature are grouped first, from the count's columns, and only the oldest of
+  /// each shape is walked and explained: the cost follows the number of shapes, not of leaks.
   /// - Parameters:
   ///   - mark: report only cycles that hold an object allocated after this mark (every live object
   ///     is still counted).
   ///   - timeout: how long the child may take (it may block on a lock another thread held at the
-  ///     fork; it is killed and forked again then).
+  ///     fork; it is killed and forked again then). A child still working at the timeout says what
+  ///     it was doing in the error.
   /// - Returns: the report.
   /// - Throws: ``LeakCountError`` when nothing could be looked for (the census cannot record here,
   ///   or never started), or the child crashed, timed out or sent something unreadable.
@@ -35,7 +39,19 @@ extension HeapCensus {
 
   /// ``leaks(since:timeout:)`` narrowed to the cycles holding an object of one of these leak scopes
   /// (nil: any).
-  static func leaks(since mark: Mark?, scopes: Set<UInt32>?, attributing: Bool = false, timeout: Duration)
+  /// - Parameters:
+  ///   - mark: report only cycles that hold an object allocated after this mark.
+  ///   - scopes: the leak scopes (nil: any).
+  ///   - attributing: name the function that made each cycle (`RETAIN_GRAPH_LEAKS=1`).
+  ///   - timeout: how long the child may take.
+  ///   - placedHolderSize: the largest holder whose references key a shape by their place
+  ///     (``LeakSearch/ShapeKey``); tests lower it to make shapes share a key.
+  /// - Returns: the report.
+  /// - Throws: ``LeakCountError``, as ``leaks(since:timeout:)``.
+  static func leaks(
+    since mark: Mark?, scopes: Set<UInt32>?, attributing: Bool = false, timeout: Duration,
+    placedHolderSize: Int = LeakSearch.ShapeKey.placedHolderSize
+  )
     throws(LeakCountError)
     -> LeakReport
   {
@@ -50,18 +66,20 @@ extension HeapCensus {
     do {
       bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
         let report = CensusTable.unrecorded {
-          LeakSearch.report(since: mark?.sequence ?? 0, scopes: scopes, attributing: attributing)
+          LeakSearch.report(
+            since: mark?.sequence ?? 0, scopes: scopes, attributing: attributing,
+            placedHolderSize: placedHolderSize)
         }
-        return (try? JSONEncoder().encode(report)).map { Array($0) } ?? []
+        return LeakReportTransfer.encode(report)
       }
     } catch {
       throw .countFailed(error)
     }
-    do {
-      return try JSONDecoder().decode(LeakReport.self, from: Data(bytes))
+    do throws(ColumnReadError) {
+      return try LeakReportTransfer.decode(bytes)
     } catch {
       throw .countFailed(
-        .malformedData("the leak report (\(bytes.count) bytes) could not be decoded: \(error)"))
+        .malformedData("the leak report (\(bytes.count) bytes) could not be read: \(error.message)"))
     }
   }
 

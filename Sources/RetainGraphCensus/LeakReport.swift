@@ -12,7 +12,11 @@ public import RetainGraph
 /// count cannot attribute exactly is never subtracted, so that what it cannot explain counts as
 /// alive; ``unexplained`` says what that was and how many objects it kept out.
 ///
-/// Its `description` is the text, one leak trace and fix per cycle, as ``ObjectGraph/report()``
+/// Leaked cycles of one signature are one shape (``LeakedCycle``, with its ``LeakedCycle/count``),
+/// shown by its oldest instance, so that a leak repeated 100,000 times is one section; shapes come
+/// most numerous first.
+///
+/// Its `description` is the text, one leak trace and fix per shape, as ``ObjectGraph/report()``
 /// writes them:
 /// ```
 /// 1 leaked cycle (2 objects) among 5,120 live objects the census recorded
@@ -26,14 +30,16 @@ public import RetainGraph
 /// fix: make Child.parent weak
 /// ```
 public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
-  /// One leaked cycle: a group of objects that only each other (and nothing outside) hold.
+  /// One shape of leaked cycle: a group of objects that only each other (and nothing outside)
+  /// hold, with how many such groups of the same signature were found (``count``). The trace, the
+  /// fixes and the names are those of the oldest instance.
   public struct LeakedCycle: Sendable, Hashable, Codable {
     /// What identifies the cycle from run to run: its types and references, not addresses.
     public var signature: LeakSignature
     /// The short type names of the objects on the cycle (closures by their function), sorted.
     public var cycleTypes: [String]
-    /// How many heap objects the cycle holds, itself included: its members and what only it keeps
-    /// alive, an array's buffer or a dictionary's storage counted as an object of its own.
+    /// How many heap objects the oldest instance holds, itself included: its members and what only
+    /// it keeps alive, an array's buffer or a dictionary's storage counted as an object of its own.
     public var objectCount: Int
     /// The leak trace and fix lines, as ``ObjectGraph/report()`` writes them for the graph of the
     /// group, walked from ``cycleTypes``' oldest object.
@@ -43,8 +49,8 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     /// Where the oldest object of the cycle was allocated (function names, innermost first), when
     /// the census recorded call stacks.
     public var allocationSite: [String]?
-    /// The census's allocation numbers of the group's oldest and newest objects (see
-    /// ``HeapCensus/Mark``).
+    /// The census's allocation numbers of the oldest object of the oldest instance and of the newest
+    /// object of the newest instance (see ``HeapCensus/Mark``).
     public var sequences: ClosedRange<UInt64>
     /// The function that allocated the cycle's oldest class instance, as `RETAIN_GRAPH_LEAKS=1`
     /// names it from the allocation's call stack (the test, in a test run: the outermost frame of
@@ -53,6 +59,54 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     /// Whether every class on the cycle is defined outside the program, in a library loaded beside
     /// it (XCTest's own suites, say), as `RETAIN_GRAPH_LEAKS=1` tells; nil otherwise.
     public var isOfLibraryTypesOnly: Bool? = nil
+    /// How many leaked cycles of this signature were found (1 or more).
+    public var count: Int = 1
+    /// How many heap objects all of them hold (``objectCount`` when ``count`` is 1).
+    public var totalObjectCount: Int
+    /// The bytes all of them hold, as the census recorded their allocations.
+    public var bytes: Int = 0
+
+    /// Creates a shape of leaked cycle; ``totalObjectCount`` is `objectCount` unless given.
+    public init(
+      signature: LeakSignature, cycleTypes: [String], objectCount: Int, trace: String, fixes: [String],
+      allocationSite: [String]?, sequences: ClosedRange<UInt64>, madeBy: String? = nil,
+      isOfLibraryTypesOnly: Bool? = nil, count: Int = 1, totalObjectCount: Int? = nil, bytes: Int = 0
+    ) {
+      self.signature = signature
+      self.cycleTypes = cycleTypes
+      self.objectCount = objectCount
+      self.trace = trace
+      self.fixes = fixes
+      self.allocationSite = allocationSite
+      self.sequences = sequences
+      self.madeBy = madeBy
+      self.isOfLibraryTypesOnly = isOfLibraryTypesOnly
+      self.count = count
+      self.totalObjectCount = totalObjectCount ?? objectCount
+      self.bytes = bytes
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case signature, cycleTypes, objectCount, trace, fixes, allocationSite, sequences, madeBy
+      case isOfLibraryTypesOnly, count, totalObjectCount, bytes
+    }
+
+    /// Reads a shape; a dump written before shapes were counted has one instance per entry.
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      signature = try container.decode(LeakSignature.self, forKey: .signature)
+      cycleTypes = try container.decode([String].self, forKey: .cycleTypes)
+      objectCount = try container.decode(Int.self, forKey: .objectCount)
+      trace = try container.decode(String.self, forKey: .trace)
+      fixes = try container.decode([String].self, forKey: .fixes)
+      allocationSite = try container.decodeIfPresent([String].self, forKey: .allocationSite)
+      sequences = try container.decode(ClosedRange<UInt64>.self, forKey: .sequences)
+      madeBy = try container.decodeIfPresent(String.self, forKey: .madeBy)
+      isOfLibraryTypesOnly = try container.decodeIfPresent(Bool.self, forKey: .isOfLibraryTypesOnly)
+      count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
+      totalObjectCount = try container.decodeIfPresent(Int.self, forKey: .totalObjectCount) ?? objectCount
+      bytes = try container.decodeIfPresent(Int.self, forKey: .bytes) ?? 0
+    }
   }
 
   /// What the count could not attribute: each counts as held from outside.
@@ -76,12 +130,12 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     }
   }
 
-  /// The leaked cycles, oldest first.
+  /// The shapes of leaked cycle, most instances first, then oldest first.
   public var leaks: [LeakedCycle]
   /// How many live objects the census recorded and the count read.
   public var liveObjects: Int
-  /// How many objects are garbage (every cycle's ``LeakedCycle/objectCount``, and objects several
-  /// cycles keep alive).
+  /// How many objects are garbage, each counted once (every shape's
+  /// ``LeakedCycle/totalObjectCount``, and objects several cycles keep alive).
   public var leakedObjects: Int
   /// What the count could not attribute.
   public var unexplained: Unexplained
@@ -97,20 +151,29 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
   /// Whether no leaked cycle was found.
   public var isEmpty: Bool { leaks.isEmpty }
 
-  /// The leaked cycles one of whose objects' types is `typeName` (short, `Parent`).
+  /// How many leaked cycles were found: every shape's ``LeakedCycle/count``.
+  public var cycleCount: Int { leaks.reduce(0) { $0 + $1.count } }
+
+  /// The shapes one of whose objects' types is `typeName` (short, `Parent`).
   /// - Parameter typeName: a short type name, or a closure's function.
-  /// - Returns: the cycles.
+  /// - Returns: the shapes.
   public func leaks(involving typeName: String) -> [LeakedCycle] {
     leaks.filter { $0.cycleTypes.contains(typeName) }
   }
 
+  /// Whether a shape was found more than once: then the sections are shapes with their counts.
+  var isGrouped: Bool { leaks.contains { $0.count > 1 } }
+
   public var description: String {
     var lines: [String] = []
-    let cycles = leaks.count == 1 ? "1 leaked cycle" : "\(leaks.count) leaked cycles"
     if leaks.isEmpty {
       lines.append("no leaked cycles among \(Self.number(liveObjects)) live objects the census recorded")
     } else {
-      let objects = leakedObjects == 1 ? "1 object" : "\(Self.number(leakedObjects)) objects"
+      let cycleCount = cycleCount
+      var cycles = cycleCount == 1 ? "1 leaked cycle" : "\(Self.number(cycleCount)) leaked cycles"
+      if isGrouped { cycles += leaks.count == 1 ? " of 1 shape" : " of \(Self.number(leaks.count)) shapes" }
+      var objects = leakedObjects == 1 ? "1 object" : "\(Self.number(leakedObjects)) objects"
+      if isGrouped { objects += ", \(Self.bytes(leaks.reduce(0) { $0 + $1.bytes }))" }
       lines.append(
         "\(cycles) (\(objects)) among \(Self.number(liveObjects)) live objects the census recorded")
     }
@@ -138,16 +201,32 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     return lines.joined(separator: "\n")
   }
 
-  /// Each cycle's section of ``description`` (its headline, trace and allocation site), a blank line
-  /// between two; nothing of the census as a whole (live objects, what was not explained).
+  /// Each shape's section of ``description`` (its headline, the trace of its oldest instance and its
+  /// allocation site), a blank line between two; nothing of the census as a whole (live objects,
+  /// what was not explained). When no shape was found more than once, each section is a leaked
+  /// cycle's; otherwise each is a shape's, with its count, objects, bytes and allocation numbers.
   package var cycleSections: String {
     var lines: [String] = []
+    let grouped = isGrouped
     for (index, leak) in leaks.enumerated() {
       if index > 0 { lines.append("") }
       let objects = leak.objectCount == 1 ? "1 object" : "\(Self.number(leak.objectCount)) objects"
-      lines.append(
-        "leaked cycle \(index + 1) of \(leaks.count): \(objects) (\(leak.cycleTypes.joined(separator: ", "))), "
-          + "signature \(leak.signature)")
+      let types = leak.cycleTypes.joined(separator: ", ")
+      if grouped {
+        let cycles = leak.count == 1 ? "1 leaked cycle" : "\(Self.number(leak.count)) leaked cycles"
+        let all = leak.totalObjectCount == 1 ? "1 object" : "\(Self.number(leak.totalObjectCount)) objects"
+        let numbers =
+          leak.sequences.lowerBound == leak.sequences.upperBound
+          ? "allocation number \(Self.number(Int(clamping: leak.sequences.lowerBound)))"
+          : "allocation numbers \(Self.number(Int(clamping: leak.sequences.lowerBound))) to "
+            + Self.number(Int(clamping: leak.sequences.upperBound))
+        lines.append(
+          "shape \(index + 1) of \(leaks.count): \(cycles) (\(all), \(Self.bytes(leak.bytes)), \(numbers)), "
+            + "the oldest of \(objects) (\(types)), signature \(leak.signature)")
+      } else {
+        lines.append(
+          "leaked cycle \(index + 1) of \(leaks.count): \(objects) (\(types)), signature \(leak.signature)")
+      }
       if let madeBy = leak.madeBy { lines.append("made by \(madeBy)") }
       lines.append(leak.trace)
       if let site = leak.allocationSite, !site.isEmpty {
@@ -155,6 +234,20 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
       }
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// `96` → `96 bytes`, `6_400_000` → `6.4 MB` (decimal units, one decimal).
+  static func bytes(_ value: Int) -> String {
+    if value < 1000 { return value == 1 ? "1 byte" : "\(value) bytes" }
+    let units = ["kB", "MB", "GB", "TB"]
+    var scaled = Double(value) / 1000
+    var unit = 0
+    while scaled >= 999.95, unit < units.count - 1 {
+      scaled /= 1000
+      unit += 1
+    }
+    let tenths = Int((scaled * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) \(units[unit])"
   }
 
   /// `1234567` → `1,234,567`.

@@ -116,8 +116,11 @@ enum LeakedCyclesCheck {
     } catch {
       return "No leaked cycles were looked for: \(error)."
     }
-    let one = report.leaks.count == 1
-    let cycles = one ? "1 leaked cycle" : "\(report.leaks.count) leaked cycles"
+    let one = report.cycleCount == 1
+    var cycles = one ? "1 leaked cycle" : "\(LeakReport.number(report.cycleCount)) leaked cycles"
+    if report.isGrouped {
+      cycles += report.leaks.count == 1 ? " of 1 shape" : " of \(report.leaks.count) shapes"
+    }
     let text =
       "\(subject) left \(cycles) behind: nothing outside holds \(one ? "it" : "them"), and "
       + "\(one ? "it holds" : "each holds") an object allocated in \(place).\n\n\(report.cycleSections)"

@@ -31,7 +31,7 @@ enum LeaksAtExit {
     }
     var own = report
     own.leaks = report.leaks.filter { $0.isOfLibraryTypesOnly != true }
-    own.leakedObjects = own.leaks.reduce(0) { $0 + $1.objectCount }
+    own.leakedObjects = own.leaks.reduce(0) { $0 + $1.totalObjectCount }
     var text =
       own.isEmpty
       ? "\(variable): no leaked cycles at exit among \(LeakReport.number(report.liveObjects)) live objects "
@@ -39,18 +39,20 @@ enum LeaksAtExit {
       : "\(variable): \(own.description)"
     let libraries = report.leaks.filter { $0.isOfLibraryTypesOnly == true }
     if !libraries.isEmpty {
+      let count = libraries.reduce(0) { $0 + $1.count }
       text +=
-        "\n\n\(variable): not counted, \(libraries.count) leaked cycle\(libraries.count == 1 ? "" : "s") made "
+        "\n\n\(variable): not counted, \(LeakReport.number(count)) leaked cycle\(count == 1 ? "" : "s") made "
         + "only of types that libraries loaded beside the program define:"
       for leak in libraries {
         text += "\n  \(leak.cycleTypes.joined(separator: ", ")) (\(leak.objectCount) objects)"
+        if leak.count > 1 { text += " × \(LeakReport.number(leak.count))" }
         if let madeBy = leak.madeBy { text += ", made by \(madeBy)" }
       }
     }
-    guard let knownFile else { return (text, own.leaks.count) }
+    guard let knownFile else { return (text, own.cycleCount) }
     switch KnownCycles.verdict(on: own.signatures, file: knownFile) {
     case .failure(let error):
-      return ("\(variable): \(error.checkFailureLine)\n\n" + text, own.leaks.count)
+      return ("\(variable): \(error.checkFailureLine)\n\n" + text, own.cycleCount)
     case .success(let verdict):
       guard !own.isEmpty else { return (text, 0) }
       let lines = verdict.lines(noun: "leaked cycle").joined(separator: "\n")

@@ -18,6 +18,8 @@ extension ForkedProcess {
       let watchesForStalls: Bool
       /// Set when the waiting task is cancelled: the child is killed.
       let cancellation: CancellationFlag?
+      /// The page the child says what it is doing on (``ForkedProgress``).
+      let progress: UnsafeMutableRawPointer?
       /// Since when the child has slept with no progress, and its CPU time then.
       var stall: (since: ContinuousClock.Instant, cpuTicks: UInt64)?
       /// Set when the child was found stalled.
@@ -40,6 +42,12 @@ extension ForkedProcess {
           try readUntilCompleteOrExited()
         } catch {
           killAndReap()
+          // A child that said what it was doing was working, not blocked: the error says so.
+          if case .timedOut(let timeout, let tries, nil) = error, let progress,
+            let text = ForkedProgress.text(on: progress)
+          {
+            throw .timedOut(after: timeout, tries: tries, progress: text)
+          }
           throw error
         }
         if isStalled {

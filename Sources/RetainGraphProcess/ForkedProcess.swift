@@ -176,6 +176,9 @@ package enum ForkedProcess {
     ) throws(ForkedProcessError) -> Outcome {
       let (readEnd, writeEnd) = try makePipe()
       let parent = getpid()
+      // Where the child says what it is doing, for a timeout's message.
+      let progress = ForkedProgress.makePage()
+      defer { progress.map(ForkedProgress.release) }
       // The walk's process-wide caches are `ForkSafeMutex`es: held across the fork, made anew in
       // the child. Other locks a thread held at the fork (the runtime's, a user's) can still block
       // the child: it is then replaced, or killed at the timeout.
@@ -183,6 +186,7 @@ package enum ForkedProcess {
       let forkError = errno
       if pid == 0 {
         close(readEnd)
+        ForkedProgress.page = progress
         runChild(parent: parent, writingTo: writeEnd, standardError: standardError) { body(attempt) }
       }
       close(writeEnd)
@@ -192,7 +196,7 @@ package enum ForkedProcess {
       trace?(traced)
       var reader = Reader(
         pid: pid, fd: readEnd, deadline: deadline, timeout: timeout, attempt: attempt,
-        watchesForStalls: replaceIfStalled, cancellation: cancellation)
+        watchesForStalls: replaceIfStalled, cancellation: cancellation, progress: progress)
       let outcome: Outcome
       do throws(ForkedProcessError) {
         outcome = try reader.receive()

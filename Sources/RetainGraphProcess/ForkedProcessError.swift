@@ -9,7 +9,9 @@ package enum ForkedProcessError: Error, Sendable, Equatable {
   /// crashed or was replaced.
   case childCrashed(signal: Int32, tries: Int)
   /// The last child did not finish within the timeout and was killed; `tries` children were made.
-  case timedOut(after: Duration, tries: Int)
+  /// `progress` is what the child last said it was doing (``ForkedProgress``), nil when it said
+  /// nothing.
+  case timedOut(after: Duration, tries: Int, progress: String? = nil)
   /// The child exited with a non-zero status before sending its whole answer
   /// (``ForkedProcess/writeFailedStatus`` when it could not write to the pipe).
   case childExited(status: Int32)

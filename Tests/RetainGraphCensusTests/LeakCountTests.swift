@@ -51,9 +51,10 @@ extension CensusTests {
         first?.child = nil
         second?.child = nil
       }
+      // One shape of two: the signature does not hold the name's value.
       let found = Self.cycles(try HeapCensus.leaks(since: mark), of: ["LeakParent"])
-      try #require(found.count == 2)
-      #expect(found[0].signature == found[1].signature)
+      try #require(found.count == 1)
+      #expect(found[0].count == 2)
       #expect(
         found[0].signature.text == """
           object LeakChild

@@ -119,6 +119,48 @@ import Testing
     #expect(endings.last == .failed(.timedOut(after: timeout, tries: traces.all.count)), "\(endings)")
     expectNoLeftovers(traces.all)
   }
+
+  /// A child still working at the timeout is killed, and the error carries what it last said it was
+  /// doing (``ForkedProgress``) rather than blaming a lock: the text whole, or cut at a character.
+  @Test(arguments: ["counting: 400,000 of 1,000,000 objects", String(repeating: "é", count: 3000)])
+  func aWorkingChildSaysWhatItWasDoing(said: String) {
+    let timeout = Duration.seconds(1)
+    let error = #expect(throws: ForkedProcessError.self) {
+      try ForkedProcess.run(timeout: timeout) { () -> [UInt8] in
+        ForkedProgress.report("starting")
+        ForkedProgress.report(said)
+        var spins: UInt64 = 0
+        while true { spins = spins &+ 1 }
+      }
+    }
+    guard case .timedOut(let after, _, let progress)? = error else {
+      Issue.record("not a timeout: \(String(describing: error))")
+      return
+    }
+    #expect(after == timeout)
+    let kept =
+      said.utf8.count <= ForkedProgress.capacity
+      ? said : String(repeating: "é", count: ForkedProgress.capacity / 2)
+    #expect(progress == kept)
+  }
+
+  /// Outside a forked child, a report does nothing, and a child that says nothing leaves the
+  /// timeout's progress nil.
+  @Test func progressOutsideAChildIsNothing() {
+    ForkedProgress.report("in the parent")
+    #expect(ForkedProgress.page == nil)
+    let error = #expect(throws: ForkedProcessError.self) {
+      try ForkedProcess.run(timeout: .milliseconds(500)) { () -> [UInt8] in
+        var spins: UInt64 = 0
+        while true { spins = spins &+ 1 }
+      }
+    }
+    guard case .timedOut(_, _, let progress)? = error else {
+      Issue.record("not a timeout: \(String(describing: error))")
+      return
+    }
+    #expect(progress == nil)
+  }
 }
 
 /// The traces a call reports, gathered from the parent's thread.

@@ -19,6 +19,10 @@ import Testing
       (.childCrashed(signal: SIGBUS, tries: 5), .childCrashed(signal: SIGBUS, tries: 5)),
       (.timedOut(after: .milliseconds(1500), tries: 1), .timedOut(after: .milliseconds(1500), tries: 1)),
       (.timedOut(after: .seconds(3), tries: 4), .timedOut(after: .seconds(3), tries: 4)),
+      (
+        .timedOut(after: .seconds(60), tries: 1, progress: "walking 1,000,000 objects"),
+        .timedOut(after: .seconds(60), tries: 1, progress: "walking 1,000,000 objects")
+      ),
       (.childExited(status: 3), .childExited(status: 3)),
       (.childExited(status: ForkedProcess.writeFailedStatus), .childExited(status: 70)),
       (
@@ -31,6 +35,15 @@ import Testing
       #expect(ForkedWalkError(failure) == expected)
       #expect(ForkedWalkError(failure).description == expected.description)
     }
+    // A child that said what it was doing was working: the message says so, and blames no lock.
+    #expect(
+      ForkedWalkError.timedOut(after: .seconds(60), progress: "walking 1,000,000 objects").description
+        == "forked walk failed: the forked child did not finish within 60.0 seconds and was killed; it was "
+        + "still working: walking 1,000,000 objects")
+    #expect(
+      ForkedWalkError.timedOut(after: .seconds(60)).description
+        == "forked walk failed: the forked child did not finish within 60.0 seconds and was killed; it may "
+        + "have blocked on a lock that another thread held when the process forked")
     #expect(ForkedChild.cancelled == .systemCallFailed("cancelled", errno: ECANCELED))
     #expect(ForkedChild.tries == ForkedProcess.tries)
   }

@@ -248,7 +248,7 @@ struct ForkedWalkTests {
     let run = await runWithFault(.hang(.seconds(60)), timeout: .milliseconds(300))
     // The child would sleep a minute: returning well before proves it was killed.
     #expect(run.elapsed < .seconds(30), "the child was not killed at the timeout")
-    guard case .timedOut(let timeout, let tries)? = run.error else {
+    guard case .timedOut(let timeout, let tries, _)? = run.error else {
       Issue.record("expected a timeout, got \(String(describing: run.error))")
       return
     }
@@ -293,7 +293,7 @@ struct ForkedWalkTests {
       }
     }
     await holder.release()
-    guard case .timedOut(let timeout, let tries)? = run.error else {
+    guard case .timedOut(let timeout, let tries, _)? = run.error else {
       Issue.record("expected a timeout, got \(String(describing: run.error))")
       return
     }

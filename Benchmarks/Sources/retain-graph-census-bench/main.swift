@@ -38,6 +38,12 @@ let allocations =
 // `perf record` (its counts cover 5 runs of `allocations`).
 // `--busy [--local] [--backtraces] [--threads=N --searches=N --isolated=N --batch=N]`: holder searches beside allocating
 // threads (BusySearch.swift).
+// `--leaks-at-scale [--objects=N] [--pairs=N]`: leaks() among 1M objects with 100,000 leaked pairs, beside
+// CPython's gc.collect() on the same shape (LeaksAtScale.swift).
+if options.contains("--leaks-at-scale") {
+  runLeaksAtScale(options: options)
+  exit(0)
+}
 if options.contains("--busy") {
   runBusySearches(options: options)
   exit(0)

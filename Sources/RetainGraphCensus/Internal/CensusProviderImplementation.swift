@@ -120,7 +120,10 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
       let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
       return "the holder search crashed (its forked child was killed by signal \(signal), \(name)); "
         + "the test run goes on"
-    case .timedOut(let timeout, _):
+    case .timedOut(let timeout, _, let progress?):
+      return "the holder search did not finish within \(timeout) and was stopped (its forked child was "
+        + "still working: \(progress))"
+    case .timedOut(let timeout, _, nil):
       return "the holder search did not finish within \(timeout) (its forked child may have blocked on a "
         + "lock another thread held at the fork) and was stopped"
     case .childExited(let status):

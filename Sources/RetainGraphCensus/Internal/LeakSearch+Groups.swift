@@ -11,20 +11,28 @@ extension LeakSearch {
   ///   - scopes: report only cycles that hold an object allocated in one of these leak scopes (nil:
   ///     any).
   ///   - attributing: name the function that made each cycle (``LeaksAtExit/maker(frames:)``).
+  ///   - placedHolderSize: the largest holder whose references key a shape by their place.
   /// - Returns: the report.
-  static func report(since mark: UInt64, scopes: Set<UInt32>? = nil, attributing: Bool = false) -> LeakReport
-  {
+  static func report(
+    since mark: UInt64, scopes: Set<UInt32>? = nil, attributing: Bool = false,
+    placedHolderSize: Int = ShapeKey.placedHolderSize
+  ) -> LeakReport {
     HeapWideRetains.during {
       let (accounting, recorded) = count()
-      return groups(accounting, liveObjects: recorded, since: mark, scopes: scopes, attributing: attributing)
+      return groups(
+        accounting, liveObjects: recorded, since: mark, scopes: scopes, attributing: attributing,
+        placedHolderSize: placedHolderSize)
     }
   }
 
   /// Collects, walks and counts every recorded object; how many were recorded.
   static func count() -> (Accounting, recorded: Int) {
     let before = CensusTable.nextSequence
+    ForkedProgress.report("collecting the census's records")
     CensusTable.settle()
     let (objects, population) = collect(before: before)
+    ForkedProgress.report(
+      "reading the references of \(LeakReport.number(population.recordedCount)) recorded objects")
     // The roots' array is itself a storage the walk reads through, and the count reads its strong
     // count and words: it must outlive the count. An optimised build would free it after the walk,
     // and its memory, reused, is no object (a release build's children crashed on it).
@@ -32,6 +40,8 @@ extension LeakSearch {
       let reading = ObjectGraph.readHeap(
         CensusRoots(graphChildren: [.strong(CensusRoots.censusLabel, objects)]),
         options: GraphOptions(maxNodes: Int(Int32.max)))
+      ForkedProgress.report(
+        "counting the references of \(LeakReport.number(population.recordedCount)) recorded objects")
       return (account(reading, population: population), population.recordedCount)
     }
   }
@@ -40,7 +50,7 @@ extension LeakSearch {
   /// alive), each reported as a walked cycle is.
   static func groups(
     _ accounting: Accounting, liveObjects: Int, since mark: UInt64, scopes: Set<UInt32>? = nil,
-    attributing: Bool = false
+    attributing: Bool = false, placedHolderSize: Int = ShapeKey.placedHolderSize
   )
     -> LeakReport
   {
@@ -48,6 +58,7 @@ extension LeakSearch {
     let count = population.addresses.count
     let successors = Successors(count: count, holders: accounting.holders, targets: accounting.targets)
     let garbage = (0..<count).filter { accounting.isGarbage[$0] }
+    ForkedProgress.report("grouping \(LeakReport.number(garbage.count)) garbage objects into leaked cycles")
     let components = StrongComponents.find(in: successors, among: accounting.isGarbage)
     // Cycles: components of more than one object, or of one that holds itself.
     var cycles: [[Int]] = []
@@ -80,34 +91,184 @@ extension LeakSearch {
     }
     var groups = [[Int]](repeating: [], count: cycles.count)
     for object in garbage where owner[object] >= 0 { groups[owner[object]].append(object) }
-    var leaks: [LeakReport.LeakedCycle] = []
+    // Each cycle reported, by a cheap key of its shape (below): one walk per key, of the oldest.
+    var keyed: [ShapeKey: Int] = [:]
+    var instances: [[Int]] = []  // per key, the cycles' numbers
     for (number, cycle) in cycles.enumerated() {
       let group = groups[number]
-      let sequences = group.map { population.sequences[$0] }.filter { $0 != .max }
-      guard let oldest = sequences.min(), let newest = sequences.max(), newest >= mark else { continue }
+      let sequences = group.lazy.map { population.sequences[$0] }.filter { $0 != .max }
+      guard let newest = sequences.max(), newest >= mark else { continue }
       if let scopes, !group.contains(where: { scopes.contains(population.scopes[$0]) }) { continue }
-      if let leak = leakedCycle(cycle: cycle, group: group, population: population, attributing: attributing)
-      {
-        leaks.append(
-          LeakReport.LeakedCycle(
-            signature: leak.signature, cycleTypes: leak.types, objectCount: group.count, trace: leak.trace,
-            fixes: leak.fixes, allocationSite: leak.site, sequences: oldest...newest, madeBy: leak.maker,
-            isOfLibraryTypesOnly: attributing ? !leak.hasProgramType : nil))
+      let key = ShapeKey(
+        cycle: cycle, successors: successors, population: population, placedHolderSize: placedHolderSize)
+      if let slot = keyed[key] {
+        instances[slot].append(number)
+      } else {
+        keyed[key] = instances.count
+        instances.append([number])
       }
     }
-    leaks.sort { $0.sequences.lowerBound < $1.sequences.lowerBound }
+    var shapes = ShapeTally()
+    for (shape, cycleNumbers) in instances.enumerated() {
+      ForkedProgress.report(
+        "walking leaked cycle shape \(shape + 1) of \(instances.count) "
+          + "(\(LeakReport.number(cycles.count)) leaked cycles)")
+      // The oldest instance first: the representative, walked; then the others, tallied.
+      let ordered = cycleNumbers.map { number in
+        (number, groups[number].lazy.map { population.sequences[$0] }.filter { $0 != .max }.min() ?? .max)
+      }.sorted { $0.1 < $1.1 }
+      var representative: Analysed?
+      var unreadable: [Int] = []
+      for (number, _) in ordered where representative == nil {
+        representative = leakedCycle(
+          cycle: cycles[number], group: groups[number], population: population, attributing: attributing)
+        if representative == nil { unreadable.append(number) }
+      }
+      guard let representative else { continue }
+      // The newest instance is walked too: a key that cannot tell two shapes apart (references
+      // inside a large holder are keyed by type, not by place) shows here, and then every
+      // instance is walked.
+      var walked: [(Int, Analysed)] = []
+      if let newest = ordered.last?.0, ordered.count > 1,
+        let last = leakedCycle(
+          cycle: cycles[newest], group: groups[newest], population: population, attributing: attributing),
+        last.signature != representative.signature
+      {
+        for (number, _) in ordered where !unreadable.contains(number) {
+          if let analysed = leakedCycle(
+            cycle: cycles[number], group: groups[number], population: population, attributing: attributing)
+          {
+            walked.append((number, analysed))
+          }
+        }
+      } else {
+        walked = ordered.lazy.filter { !unreadable.contains($0.0) }.map { ($0.0, representative) }
+      }
+      for (number, analysed) in walked {
+        shapes.add(analysed, group: groups[number], population: population)
+      }
+    }
     return LeakReport(
-      leaks: leaks, liveObjects: liveObjects, leakedObjects: garbage.count,
+      leaks: shapes.reported(attributing: attributing), liveObjects: liveObjects,
+      leakedObjects: garbage.count,
       unexplained: accounting.unexplained)
+  }
+
+  /// What the walk of one leaked cycle gives.
+  struct Analysed {
+    var signature: LeakSignature
+    var types: [String]
+    var trace: String
+    var fixes: [String]
+    var site: [String]?
+    var maker: String?
+    var hasProgramType: Bool
+  }
+
+  /// The leaked cycles' shapes as they are tallied: one per signature, from its oldest instance.
+  struct ShapeTally {
+    private var order: [LeakSignature] = []
+    private var shapes: [LeakSignature: (analysed: Analysed, shape: LeakReport.LeakedCycle)] = [:]
+
+    mutating func add(_ analysed: Analysed, group: [Int], population: Population) {
+      let sequences = group.lazy.map { population.sequences[$0] }.filter { $0 != .max }
+      guard let oldest = sequences.min(), let newest = sequences.max() else { return }
+      let bytes = group.reduce(0) { $0 + population.sizes[$1] }
+      if var known = shapes[analysed.signature] {
+        known.shape.count += 1
+        known.shape.totalObjectCount += group.count
+        known.shape.bytes += bytes
+        let range = known.shape.sequences
+        known.shape.sequences = min(range.lowerBound, oldest)...max(range.upperBound, newest)
+        if oldest < range.lowerBound {
+          // An older instance (a shape reached under two keys): it is the one shown.
+          known.analysed = analysed
+          known.shape.objectCount = group.count
+        }
+        shapes[analysed.signature] = known
+        return
+      }
+      order.append(analysed.signature)
+      shapes[analysed.signature] = (
+        analysed,
+        LeakReport.LeakedCycle(
+          signature: analysed.signature, cycleTypes: analysed.types, objectCount: group.count,
+          trace: analysed.trace, fixes: analysed.fixes, allocationSite: analysed.site,
+          sequences: oldest...newest, madeBy: analysed.maker, count: 1, totalObjectCount: group.count,
+          bytes: bytes)
+      )
+    }
+
+    /// The shapes, most instances first (then oldest first), each shown by its oldest instance.
+    func reported(attributing: Bool) -> [LeakReport.LeakedCycle] {
+      order.compactMap { signature -> LeakReport.LeakedCycle? in
+        guard let (analysed, shape) = shapes[signature] else { return nil }
+        var reported = shape
+        reported.cycleTypes = analysed.types
+        reported.trace = analysed.trace
+        reported.fixes = analysed.fixes
+        reported.allocationSite = analysed.site
+        reported.madeBy = analysed.maker
+        reported.isOfLibraryTypesOnly = attributing ? !analysed.hasProgramType : nil
+        return reported
+      }
+      .sorted { ($0.count, $1.sequences.lowerBound) > ($1.count, $0.sequences.lowerBound) }
+    }
+  }
+
+  /// A cheap key of a leaked cycle's shape, from the count's columns alone (no walk): its members'
+  /// types, and each reference between them as the holder's type, the target's type and where in
+  /// the holder the reference is (its byte offset; a holder of more than ``placedHolderSize`` bytes,
+  /// a large buffer, by type only). Two cycles of one signature may have two keys (an array's
+  /// element at another index): their walks give the same signature and are merged. Two of one key
+  /// are of one signature unless a large holder tells them apart, which the walk of the newest
+  /// instance checks.
+  struct ShapeKey: Hashable {
+    /// The largest holder whose references are keyed by their offset.
+    static let placedHolderSize = 512
+    private var words: [UInt]
+
+    init(cycle: [Int], successors: Successors, population: Population, placedHolderSize: Int) {
+      let isMember = Set(cycle)
+      var types: [UInt] = []
+      var references: [(UInt, UInt, UInt)] = []
+      for member in cycle {
+        let address = population.addresses[member]
+        let metadata = UnsafeRawPointer(bitPattern: address).flatMap {
+          CensusRuntime.metadata(ofObjectAt: $0)
+        }
+        let holderType = UInt(bitPattern: metadata)
+        types.append(holderType)
+        let size = population.sizes[member]
+        for target in successors.neighbours(of: member) where isMember.contains(Int(target)) {
+          let targetAddress = population.addresses[Int(target)]
+          let targetType = UInt(
+            bitPattern: UnsafeRawPointer(bitPattern: targetAddress).flatMap {
+              CensusRuntime.metadata(ofObjectAt: $0)
+            })
+          var place = UInt.max
+          if size <= placedHolderSize, let holder = UnsafeRawPointer(bitPattern: address) {
+            var offset = 16
+            CensusRuntime.forEachWord(ofObjectAt: holder, size: size) { word in
+              if place == .max, word == targetAddress { place = UInt(offset) }
+              offset += 8
+            }
+          }
+          references.append((holderType, targetType, place))
+        }
+      }
+      types.sort()
+      references.sort { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+      words = [UInt(cycle.count)] + types
+      for reference in references { words += [reference.0, reference.1, reference.2] }
+    }
   }
 
   /// The report of one cycle: the group walked from the cycle's oldest class instance, its graph
   /// kept to the group's objects.
-  private static func leakedCycle(cycle: [Int], group: [Int], population: Population, attributing: Bool) -> (
-    signature: LeakSignature, types: [String], trace: String, fixes: [String], site: [String]?,
-    maker: String?,
-    hasProgramType: Bool
-  )? {
+  private static func leakedCycle(cycle: [Int], group: [Int], population: Population, attributing: Bool)
+    -> Analysed?
+  {
     let members = Set(group.map { population.addresses[$0] })
     let onCycle = Set(cycle.map { population.addresses[$0] })
     var root: AnyObject?
@@ -161,15 +322,14 @@ extension LeakSearch {
         hasProgramType = rgc_in_census_image(descriptor) != 0
       }
     }
-    return (
-      graph.signature(ofMembers: cycleMembers), types.sorted(), lines.joined(separator: "\n"),
-      graph.cycles.flatMap { $0.fixPlan.map(\.fix) },
-      rgc_backtraces_ever_recorded() != 0 ? HeapCensus.allocationBacktrace(of: root) : nil,
-      attributing
+    return Analysed(
+      signature: graph.signature(ofMembers: cycleMembers), types: types.sorted(),
+      trace: lines.joined(separator: "\n"), fixes: graph.cycles.flatMap { $0.fixPlan.map(\.fix) },
+      site: rgc_backtraces_ever_recorded() != 0 ? HeapCensus.allocationBacktrace(of: root) : nil,
+      maker: attributing
         ? CensusTable.allocationFrames(of: UnsafeRawPointer(Unmanaged.passUnretained(root).toOpaque()))
           .flatMap(LeaksAtExit.maker(frames:)) : nil,
-      hasProgramType
-    )
+      hasProgramType: hasProgramType)
   }
 }
 

@@ -1,4 +1,5 @@
 internal import RetainGraphRuntime
+
 /// The former name of ``LibraryRule`` inside the package.
 typealias KnownLibrary = LibraryRule
 

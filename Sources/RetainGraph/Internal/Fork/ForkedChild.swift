@@ -64,7 +64,8 @@ extension ForkedWalkError {
   package init(_ failure: ForkedProcessError) {
     switch failure {
     case .childCrashed(let signal, let tries): self = .childCrashed(signal: signal, tries: tries)
-    case .timedOut(let timeout, let tries): self = .timedOut(after: timeout, tries: tries)
+    case .timedOut(let timeout, let tries, let progress):
+      self = .timedOut(after: timeout, tries: tries, progress: progress)
     case .childExited(let status): self = .childExited(status: status)
     case .malformedData(let what): self = .malformedData(what)
     case .systemCallFailed(let call, let code): self = .systemCallFailed(call, errno: code)

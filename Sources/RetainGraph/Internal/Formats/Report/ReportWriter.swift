@@ -1,4 +1,5 @@
 internal import RetainGraphRuntime
+
 /// Writes ``ObjectGraph/report()``: the leak trace of every cycle's fix plan, dangling `unowned`
 /// references, notes, shortened to ``ReportLimits``.
 struct ReportWriter {
