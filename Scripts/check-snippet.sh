@@ -105,6 +105,24 @@ final class Checkout {
 }
 SWIFT
 
+# An XCTest case that leaks nothing: XCTest's own cycle around it (the case's testRun and the run's
+# test, both XCTest's properties) is listed apart at exit and not counted.
+cat > "$app/Tests/MyAppTests/PresenterTests.swift" <<'SWIFT'
+import MyApp
+import XCTest
+
+final class PresenterTests: XCTestCase {
+  func testAPresenterWithoutAViewIsFreed() {
+    weak var probe: Presenter?
+    do {
+      let presenter = Presenter()
+      probe = presenter
+    }
+    XCTAssertNil(probe)
+  }
+}
+SWIFT
+
 start=$(date +%s)
 cd "$app"
 if ! "$SWIFT" build --build-tests --scratch-path "$work/build" > "$work/build.log" 2>&1; then
@@ -162,7 +180,7 @@ echo "snippet package: the printed command drew aFailingCheckWritesItsGraph-Pres
 # RETAIN_GRAPH_LEAKS=1: the whole run again, tests in parallel, with the census from the start: at
 # exit it prints the one cycle a test left (leavesACartCycle's), with the test that made it and its
 # fix, and the run exits non-zero for it (every test passes: the status is the report's). XCTest's
-# pass leaves cycles of XCTest's own types, listed apart and not counted. theCensusCountsPresenters
+# pass leaves XCTest's own cycles, listed apart and not counted. theCensusCountsPresenters
 # is skipped: with the census recording from the start, its process-wide count sees the Presenters
 # of the tests running beside it.
 status=0
@@ -187,4 +205,20 @@ if [ "$status" -eq 0 ]; then
   exit 1
 fi
 echo "snippet package: RETAIN_GRAPH_LEAKS=1 reported leavesACartCycle's cycle at exit (exit status $status)"
+# Without the test that leaves a cycle, the whole run passes: both passes (XCTest's, whose own
+# cycles are not the package's, and Swift Testing's) exit 0.
+if ! RETAIN_GRAPH_LEAKS=1 "$SWIFT" test --skip-build --scratch-path "$work/build" \
+  --skip theCensusCountsPresenters --skip leavesACartCycle > "$work/no-leaks.log" 2>&1; then
+  cat "$work/no-leaks.log" >&2
+  echo "error: RETAIN_GRAPH_LEAKS=1: a run whose tests leave no cycle failed" >&2
+  exit 1
+fi
+for line in "RETAIN_GRAPH_LEAKS: no leaked cycles at exit" "references of the test libraries (XCTest)"; do
+  if ! grep -qF "$line" "$work/no-leaks.log"; then
+    cat "$work/no-leaks.log" >&2
+    echo "error: RETAIN_GRAPH_LEAKS=1: the report of a run without leaks does not say: $line" >&2
+    exit 1
+  fi
+done
+echo "snippet package: RETAIN_GRAPH_LEAKS=1 passed a run whose tests leave no cycle (XCTest's own cycle not counted)"
 echo "snippet package built and tested in $(( $(date +%s) - start )) s"

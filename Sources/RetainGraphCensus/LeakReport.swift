@@ -59,6 +59,13 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     /// Whether every class on the cycle is defined outside the program, in a library loaded beside
     /// it (XCTest's own suites, say), as `RETAIN_GRAPH_LEAKS=1` tells; nil otherwise.
     public var isOfLibraryTypesOnly: Bool? = nil
+    /// When no reference on the cycle is declared in the program's own code, the modules whose code
+    /// declares them: `["XCTest"]` for XCTest's `<TestClass> ↓ testRun XCTestCaseRun ↓ test
+    /// <TestClass>` (both properties are XCTest's, although the test class is yours), a
+    /// dependency's modules for its own loops. Such a cycle is not the program's to fix and
+    /// `RETAIN_GRAPH_LEAKS=1` does not count it. Nil when a reference is the program's, or when the
+    /// report was not asked to attribute its cycles.
+    public var libraryModules: [String]? = nil
     /// How many leaked cycles of this signature were found (1 or more).
     public var count: Int = 1
     /// How many heap objects all of them hold (``objectCount`` when ``count`` is 1).
@@ -70,7 +77,8 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     public init(
       signature: LeakSignature, cycleTypes: [String], objectCount: Int, trace: String, fixes: [String],
       allocationSite: [String]?, sequences: ClosedRange<UInt64>, madeBy: String? = nil,
-      isOfLibraryTypesOnly: Bool? = nil, count: Int = 1, totalObjectCount: Int? = nil, bytes: Int = 0
+      isOfLibraryTypesOnly: Bool? = nil, libraryModules: [String]? = nil, count: Int = 1,
+      totalObjectCount: Int? = nil, bytes: Int = 0
     ) {
       self.signature = signature
       self.cycleTypes = cycleTypes
@@ -81,6 +89,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
       self.sequences = sequences
       self.madeBy = madeBy
       self.isOfLibraryTypesOnly = isOfLibraryTypesOnly
+      self.libraryModules = libraryModules
       self.count = count
       self.totalObjectCount = totalObjectCount ?? objectCount
       self.bytes = bytes
@@ -88,7 +97,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
       case signature, cycleTypes, objectCount, trace, fixes, allocationSite, sequences, madeBy
-      case isOfLibraryTypesOnly, count, totalObjectCount, bytes
+      case isOfLibraryTypesOnly, libraryModules, count, totalObjectCount, bytes
     }
 
     /// Reads a shape; a dump written before shapes were counted has one instance per entry.
@@ -103,6 +112,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
       sequences = try container.decode(ClosedRange<UInt64>.self, forKey: .sequences)
       madeBy = try container.decodeIfPresent(String.self, forKey: .madeBy)
       isOfLibraryTypesOnly = try container.decodeIfPresent(Bool.self, forKey: .isOfLibraryTypesOnly)
+      libraryModules = try container.decodeIfPresent([String].self, forKey: .libraryModules)
       count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
       totalObjectCount = try container.decodeIfPresent(Int.self, forKey: .totalObjectCount) ?? objectCount
       bytes = try container.decodeIfPresent(Int.self, forKey: .bytes) ?? 0

@@ -29,24 +29,36 @@ enum LeaksAtExit {
         "\(variable): no leaked cycles were looked for at exit: \(error)", nil
       )
     }
+    return self.report(of: report, knownFile: knownFile)
+  }
+
+  /// The report's text for `report` (a count that attributed its cycles) and how many cycles fail
+  /// the run.
+  static func report(of report: LeakReport, knownFile: String?) -> (text: String, cycles: Int?) {
     var own = report
-    own.leaks = report.leaks.filter { $0.isOfLibraryTypesOnly != true }
+    own.leaks = report.leaks.filter { !isLibraries($0) }
     own.leakedObjects = own.leaks.reduce(0) { $0 + $1.totalObjectCount }
     var text =
       own.isEmpty
       ? "\(variable): no leaked cycles at exit among \(LeakReport.number(report.liveObjects)) live objects "
         + "the census recorded"
       : "\(variable): \(own.description)"
-    let libraries = report.leaks.filter { $0.isOfLibraryTypesOnly == true }
+    let libraries = report.leaks.filter(isLibraries)
     if !libraries.isEmpty {
       let count = libraries.reduce(0) { $0 + $1.count }
       text +=
-        "\n\n\(variable): not counted, \(LeakReport.number(count)) leaked cycle\(count == 1 ? "" : "s") made "
-        + "only of types that libraries loaded beside the program define:"
+        "\n\n\(variable): not counted, \(LeakReport.number(count)) leaked cycle\(count == 1 ? "" : "s") "
+        + "whose every reference a library declares, none this package's code (libraries' own loops, as "
+        + "XCTest's test runs and their test cases):"
       for leak in libraries {
         text += "\n  \(leak.cycleTypes.joined(separator: ", ")) (\(leak.objectCount) objects)"
         if leak.count > 1 { text += " × \(LeakReport.number(leak.count))" }
-        if let madeBy = leak.madeBy { text += ", made by \(madeBy)" }
+        if let modules = leak.libraryModules, !modules.isEmpty {
+          // Who made it is the library's business: its references are the ones to see.
+          text += ": references of \(DeclaringCode.libraryNames(of: modules))"
+        } else if let madeBy = leak.madeBy {
+          text += ", made by \(madeBy)"
+        }
       }
     }
     guard let knownFile else { return (text, own.cycleCount) }
@@ -58,6 +70,12 @@ enum LeaksAtExit {
       let lines = verdict.lines(noun: "leaked cycle").joined(separator: "\n")
       return (text + "\n\n\(variable): " + lines, verdict.new.count + verdict.expired.count)
     }
+  }
+
+  /// Whether a leaked cycle is libraries' alone: its classes are all defined outside the program,
+  /// or no reference on it is declared in the program's own code (``LeakReport/LeakedCycle/libraryModules``).
+  static func isLibraries(_ leak: LeakReport.LeakedCycle) -> Bool {
+    leak.isOfLibraryTypesOnly == true || leak.libraryModules != nil
   }
 
   /// The function a cycle was made by: from the allocation call stack of its oldest object, the

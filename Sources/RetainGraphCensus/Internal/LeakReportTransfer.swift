@@ -56,6 +56,7 @@ enum LeakReportTransfer {
       let flags = try reader.u8("\(what)'s flags")
       let site = flags & 1 != 0 ? try reader.strings("\(what)'s allocation site") : nil
       let madeBy = flags & 2 != 0 ? try reader.string("\(what)'s maker") : nil
+      let libraryModules = flags & 16 != 0 ? try reader.strings("\(what)'s library modules") : nil
       let first = try reader.u64("\(what)'s first allocation number")
       let last = try reader.u64("\(what)'s last allocation number")
       guard first <= last else { throw reader.malformed("\(what)'s allocation numbers \(first) > \(last)") }
@@ -63,7 +64,8 @@ enum LeakReportTransfer {
         LeakReport.LeakedCycle(
           signature: signature, cycleTypes: types, objectCount: objects, trace: trace, fixes: fixes,
           allocationSite: site, sequences: first...last, madeBy: madeBy,
-          isOfLibraryTypesOnly: flags & 4 != 0 ? flags & 8 != 0 : nil, count: try int("\(what)'s count"),
+          isOfLibraryTypesOnly: flags & 4 != 0 ? flags & 8 != 0 : nil, libraryModules: libraryModules,
+          count: try int("\(what)'s count"),
           totalObjectCount: try int("\(what)'s total object count"), bytes: try int("\(what)'s bytes")))
     }
     guard reader.left == 0 else { throw reader.malformed("bytes after the last shape") }
@@ -88,9 +90,11 @@ enum LeakReportTransfer {
       var flags: UInt8 = shape.allocationSite == nil ? 0 : 1
       if shape.madeBy != nil { flags |= 2 }
       if let library = shape.isOfLibraryTypesOnly { flags |= library ? 12 : 4 }
+      if shape.libraryModules != nil { flags |= 16 }
       sink.append(byte: flags)
       if let site = shape.allocationSite { sink.append(strings: site) }
       if let madeBy = shape.madeBy { sink.append(string: madeBy) }
+      if let modules = shape.libraryModules { sink.append(strings: modules) }
       sink.append(shape.sequences.lowerBound)
       sink.append(shape.sequences.upperBound)
       for value in [shape.count, shape.totalObjectCount, shape.bytes] { sink.append(UInt64(value)) }

@@ -163,6 +163,8 @@ extension LeakSearch {
     var site: [String]?
     var maker: String?
     var hasProgramType: Bool
+    /// The modules whose code declares the cycle's references, when none is the program's.
+    var libraryModules: [String]?
   }
 
   /// The leaked cycles' shapes as they are tallied: one per signature, from its oldest instance.
@@ -210,6 +212,7 @@ extension LeakSearch {
         reported.allocationSite = analysed.site
         reported.madeBy = analysed.maker
         reported.isOfLibraryTypesOnly = attributing ? !analysed.hasProgramType : nil
+        reported.libraryModules = analysed.libraryModules
         return reported
       }
       .sorted { ($0.count, $1.sequences.lowerBound) > ($1.count, $0.sequences.lowerBound) }
@@ -229,7 +232,9 @@ extension LeakSearch {
     private var words: [UInt]
 
     init(cycle: [Int], successors: Successors, population: Population, placedHolderSize: Int) {
-      let isMember = Set(cycle)
+      // Most leaked cycles are a few objects: a search of the cycle costs less than a set.
+      let memberSet = cycle.count > 16 ? Set(cycle) : nil
+      let isMember = { (node: Int) in memberSet?.contains(node) ?? cycle.contains(node) }
       var types: [UInt] = []
       var references: [(UInt, UInt, UInt)] = []
       for member in cycle {
@@ -240,7 +245,7 @@ extension LeakSearch {
         let holderType = UInt(bitPattern: metadata)
         types.append(holderType)
         let size = population.sizes[member]
-        for target in successors.neighbours(of: member) where isMember.contains(Int(target)) {
+        for target in successors.neighbours(of: member) where isMember(Int(target)) {
           let targetAddress = population.addresses[Int(target)]
           let targetType = UInt(
             bitPattern: UnsafeRawPointer(bitPattern: targetAddress).flatMap {
@@ -322,6 +327,27 @@ extension LeakSearch {
         hasProgramType = rgc_in_census_image(descriptor) != 0
       }
     }
+    // Whose code declares the cycle's references: when none is the program's, the libraries'.
+    var libraryModules: [String]?
+    if attributing {
+      let onCycleNodes = Set(cycleMembers)
+      var modules: Set<String> = []
+      var isProgram = false
+      for edge in graph.edges
+      where edge.ownership == .strong && onCycleNodes.contains(edge.from)
+        && onCycleNodes.contains(edge.to)
+      {
+        guard let holder = objects[keep[edge.from]] else { continue }
+        let declaration = DeclaringCode.declaration(
+          of: edge, holder: holder, holderName: walked.node(keep[edge.from]).typeName)
+        if declaration.isProgram {
+          isProgram = true
+          break
+        }
+        if let module = declaration.module { modules.insert(module) }
+      }
+      libraryModules = isProgram ? nil : modules.sorted()
+    }
     return Analysed(
       signature: graph.signature(ofMembers: cycleMembers), types: types.sorted(),
       trace: lines.joined(separator: "\n"), fixes: graph.cycles.flatMap { $0.fixPlan.map(\.fix) },
@@ -329,7 +355,7 @@ extension LeakSearch {
       maker: attributing
         ? CensusTable.allocationFrames(of: UnsafeRawPointer(Unmanaged.passUnretained(root).toOpaque()))
           .flatMap(LeaksAtExit.maker(frames:)) : nil,
-      hasProgramType: hasProgramType)
+      hasProgramType: hasProgramType, libraryModules: libraryModules)
   }
 }
 

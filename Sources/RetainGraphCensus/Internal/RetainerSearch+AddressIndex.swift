@@ -1,6 +1,7 @@
 /// Object addresses → their index in a search's population (a million entries for a million live
-/// objects): open addressing with linear probing on a multiplicative hash of the address, twice as
-/// many slots as entries at most. A `[UInt: Int]` hashed each address with SipHash, at every insert
+/// objects): open addressing with linear probing on a multiplicative hash of the address, at most
+/// three quarters full (a million entries take 32 MB of slots, not 64: at this size the table's
+/// first touch, page by page, costs more than a longer probe). A `[UInt: Int]` hashed each address with SipHash, at every insert
 /// and at every word of global storage the search looks up.
 struct AddressIndex {
   /// An address (0: an empty slot; no object is at address 0) and its index, side by side (one
@@ -17,7 +18,7 @@ struct AddressIndex {
   /// An index for `capacity` entries without growing.
   init(capacity: Int) {
     var bits: UInt64 = 4
-    while (1 << bits) < 2 * max(capacity, 1) { bits += 1 }
+    while 3 * (1 << bits) < 4 * max(capacity, 1) { bits += 1 }
     slots = [Slot](repeating: Slot(key: 0, value: 0), count: 1 << bits)
     shift = 64 - bits
   }
@@ -40,7 +41,7 @@ struct AddressIndex {
 
   /// Records `address` (not 0) at `index`, replacing an earlier index of the same address.
   mutating func insert(_ address: UInt, index: Int) {
-    if 2 * (count + 1) > slots.count { grow() }
+    if 4 * (count + 1) > 3 * slots.count { grow() }
     let mask = slots.count - 1
     var position = slot(of: address)
     while slots[position].key != 0 && slots[position].key != address { position = (position + 1) & mask }

@@ -1,11 +1,11 @@
 internal import RetainGraphRuntime
 
 /// The former name of ``LibraryRule`` inside the package.
-typealias KnownLibrary = LibraryRule
+package typealias KnownLibrary = LibraryRule
 
 /// The libraries known by name: the toolchain's, and the packages Swift users depend on.
-enum KnownLibraries {
-  static let all: [KnownLibrary] = [
+package enum KnownLibraries {
+  package static let all: [KnownLibrary] = [
     KnownLibrary(
       name: "the standard library",
       modules: [
@@ -99,7 +99,7 @@ enum KnownLibraries {
       + "cancel the AnyCancellable when done")
 
   /// Every known library's modules.
-  static let modules: Set<String> = Set(all.flatMap(\.modules))
+  package static let modules: Set<String> = Set(all.flatMap(\.modules))
 
   /// The known library of each module.
   private static let byModule: [String: Int] = {
@@ -111,7 +111,7 @@ enum KnownLibraries {
   }()
 
   /// The known library a module belongs to.
-  static func library(ofModule module: some StringProtocol) -> KnownLibrary? {
+  package static func library(ofModule module: some StringProtocol) -> KnownLibrary? {
     byModule[String(module)].map { all[$0] }
   }
 
