@@ -32,6 +32,19 @@ enum LeaksAtExit {
     return self.report(of: report, knownFile: knownFile)
   }
 
+  /// ``report(timeout:knownFile:)`` with the count's report (nil when the count failed).
+  static func reportAtExit(timeout: Duration, knownFile: String? = KnownCycles.workingDirectoryFile) -> (
+    text: String, report: LeakReport?, cycles: Int?
+  ) {
+    do {
+      let report = try HeapCensus.leaks(since: nil, scopes: nil, attributing: true, timeout: timeout)
+      let (text, cycles) = self.report(of: report, knownFile: knownFile)
+      return (text, report, cycles)
+    } catch {
+      return ("\(variable): no leaked cycles were looked for at exit: \(error)", nil, nil)
+    }
+  }
+
   /// The report's text for `report` (a count that attributed its cycles) and how many cycles fail
   /// the run.
   static func report(of report: LeakReport, knownFile: String?) -> (text: String, cycles: Int?) {
@@ -70,6 +83,117 @@ enum LeaksAtExit {
       let lines = verdict.lines(noun: "leaked cycle").joined(separator: "\n")
       return (text + "\n\n\(variable): " + lines, verdict.new.count + verdict.expired.count)
     }
+  }
+
+  /// The most lines printed at exit: a longer report is written to a file (``reportFile``) and a
+  /// summary of it printed.
+  static let screenLines = 40
+
+  /// The most shapes the summary lists, and the longest line it prints.
+  static let summaryShapes = 20
+  static let summaryWidth = 160
+
+  /// What is printed at exit for the report `text` of `report`: the text itself when it fits
+  /// ``screenLines``; otherwise a summary that does, naming `file`, where the whole text goes.
+  static func printed(
+    _ text: String, of report: LeakReport?, cycles: Int?, file: String, pass: String = passName
+  ) -> (printed: String, toFile: Bool) {
+    guard let report, text.split(separator: "\n", omittingEmptySubsequences: false).count > screenLines else {
+      return (text, false)
+    }
+    return (summary(of: report, cycles: cycles, file: file, pass: pass), true)
+  }
+
+  /// A summary of `report` that fits a screen: its header, one line per shape of the program's (how
+  /// many, its types, who made it, its first fix; the largest ``summaryShapes``), the libraries'
+  /// cycles in one line, what fails the run, and where the whole report is.
+  static func summary(of report: LeakReport, cycles: Int?, file: String, pass: String) -> String {
+    var own = report
+    own.leaks = report.leaks.filter { !isLibraries($0) }
+    own.leakedObjects = own.leaks.reduce(0) { $0 + $1.totalObjectCount }
+    var lines: [String] = []
+    let header = own.description.prefix { $0 != "\n" }
+    lines.append("\(variable) (\(pass)): \(own.isEmpty ? "no leaked cycles at exit" : String(header))")
+    for leak in own.leaks.prefix(summaryShapes) {
+      var line = "  \(LeakReport.number(leak.count)) × \(leak.cycleTypes.joined(separator: ", "))"
+      if let madeBy = leak.madeBy { line += ", made by \(madeBy)" }
+      if let fix = leak.fixes.first { line += ": \(fix)" }
+      lines.append(shortened(line))
+    }
+    if own.leaks.count > summaryShapes {
+      let rest = own.leaks.dropFirst(summaryShapes)
+      lines.append(
+        "  and \(LeakReport.number(rest.count)) more shapes (\(LeakReport.number(rest.reduce(0) { $0 + $1.count })) "
+          + "leaked cycles)")
+    }
+    let libraries = report.leaks.filter(isLibraries)
+    if !libraries.isEmpty {
+      var counts: [(name: String, count: Int)] = []
+      for leak in libraries {
+        let name = leak.libraryModules.map { DeclaringCode.libraryNames(of: $0) } ?? "library types"
+        if let index = counts.firstIndex(where: { $0.name == name }) {
+          counts[index].count += leak.count
+        } else {
+          counts.append((name, leak.count))
+        }
+      }
+      let total = libraries.reduce(0) { $0 + $1.count }
+      let named = counts.sorted { $0.count > $1.count }.map { "\($0.name) × \(LeakReport.number($0.count))" }
+      lines.append(
+        shortened(
+          "not counted: \(LeakReport.number(total)) leaked cycle\(total == 1 ? "" : "s") whose every reference a "
+            + "library declares (\(named.joined(separator: ", ")))"))
+    }
+    if let cycles, cycles != own.cycleCount {
+      lines.append("\(LeakReport.number(cycles)) of them fail the run (the others are known cycles)")
+    }
+    lines.append("the whole report, every trace, fix and allocation site: \(file)")
+    return lines.joined(separator: "\n")
+  }
+
+  /// `line`, cut to ``summaryWidth`` characters.
+  private static func shortened(_ line: String) -> String {
+    line.count <= summaryWidth ? line : line.prefix(summaryWidth - 1) + "…"
+  }
+
+  /// Which pass of `swift test` this process is: it runs the test binary once for XCTest and once
+  /// for Swift Testing (`--testing-library swift-testing`), and each prints its own report.
+  static var passName: String {
+    let arguments = CommandLine.arguments
+    if let index = arguments.firstIndex(of: "--testing-library"), index + 1 < arguments.count {
+      return arguments[index + 1] == "swift-testing" ? "the Swift Testing pass" : "the XCTest pass"
+    }
+    let program = arguments.first.map { ($0 as NSString).lastPathComponent } ?? "this process"
+    return program.hasSuffix(".xctest") ? "the XCTest pass" : program
+  }
+
+  /// Where the whole report goes when it is summarised: one file per `swift test` run, which every
+  /// pass appends to (they share the parent process), in the current directory's `.build` (the
+  /// package's), or the temporary folder.
+  static var reportFile: String {
+    let files = FileManager.default
+    let build = files.currentDirectoryPath + "/.build"
+    var isFolder: ObjCBool = false
+    let folder =
+      files.fileExists(atPath: build, isDirectory: &isFolder) && isFolder.boolValue
+      ? build : NSTemporaryDirectory()
+    return (folder as NSString).appendingPathComponent("retain-graph-leaks-\(getppid()).txt")
+  }
+
+  /// Appends `text` to `file` under a heading naming this pass; false when it could not be written.
+  static func append(_ text: String, to file: String) -> Bool {
+    let heading = "== \(variable) at the exit of \(passName) (process \(getpid()))\n"
+    let descriptor = open(file, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    let bytes = Array((heading + text + "\n\n").utf8)
+    var written = 0
+    while written < bytes.count {
+      let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      guard count > 0 else { return false }
+      written += count
+    }
+    return true
   }
 
   /// Whether a leaked cycle is libraries' alone: its classes are all defined outside the program,
@@ -122,8 +246,14 @@ enum LeaksAtExit {
 /// - Returns: the number of leaked cycles, or -1.
 @_cdecl("rgc_swift_report_leaks_at_exit")
 public func _retainGraphReportLeaksAtExit() -> Int32 {
-  let (text, cycles) = LeaksAtExit.report(timeout: .seconds(120))
-  FileHandle.standardError.write(Data((text + "\n").utf8))
+  let (text, report, cycles) = LeaksAtExit.reportAtExit(timeout: .seconds(120))
+  let file = LeaksAtExit.reportFile
+  var (printed, toFile) = LeaksAtExit.printed(text, of: report, cycles: cycles, file: file)
+  if toFile, !LeaksAtExit.append(text, to: file) {
+    // The file could not be written: nothing is lost, the whole report is printed.
+    printed = text + "\n\(LeaksAtExit.variable): could not write \(file): \(String(cString: strerror(errno)))"
+  }
+  FileHandle.standardError.write(Data((printed + "\n").utf8))
   // After the report, so that the cycles it matched count (the listing's own exit handler ran
   // before this one and left it here).
   KnownCycles.Usage.printUnusedIfAsked()

@@ -145,7 +145,7 @@ extension CensusTests {
           LeakReport.LeakedCycle(
             signature: CycleSignature(text: "object C"), cycleTypes: ["C"], objectCount: 1, trace: "C",
             fixes: [],
-            allocationSite: nil, sequences: 7...7, isOfLibraryTypesOnly: true),
+            allocationSite: nil, sequences: 7...7, isOfLibraryTypesOnly: true, libraryModules: ["NIOCore"]),
           LeakReport.LeakedCycle(
             signature: CycleSignature(text: "é"), cycleTypes: [], objectCount: 3, trace: "", fixes: [],
             allocationSite: [], sequences: 0...UInt64.max),
@@ -168,6 +168,73 @@ extension CensusTests {
       #expect(failure([]) == "the leak report's header is missing (at byte 0 of 0)")
       #expect(
         failure(bytes + [0]) == "bytes after the last shape (at byte \(bytes.count) of \(bytes.count + 1))")
+    }
+  }
+}
+
+extension CensusTests {
+  /// A report at exit longer than a screen is summarised, the whole of it written to a file.
+  @Suite struct LeakSummary {
+    /// 25 shapes of the program's and two of libraries': the summary lists the 20 largest, counts
+    /// the rest and the libraries' in a line each, and names the file.
+    private func report() -> LeakReport {
+      var leaks: [LeakReport.LeakedCycle] = []
+      for number in 0..<25 {
+        let name = "Subscription\(number)"
+        leaks.append(
+          LeakReport.LeakedCycle(
+            signature: CycleSignature(text: "object \(name)"), cycleTypes: [name, "Sink"], objectCount: 2,
+            trace: "\(name)\n  ↓ sink\nSink\n  ↓ owner\n\(name)\n\nfix: make Sink.owner weak",
+            fixes: ["make Sink.owner weak"], allocationSite: ["App.make()"],
+            sequences: UInt64(number)...UInt64(number + 100),
+            madeBy: "AppTests.test\(number)()", isOfLibraryTypesOnly: false, count: 100 - number,
+            totalObjectCount: 2 * (100 - number), bytes: 64 * (100 - number)))
+      }
+      leaks.append(
+        LeakReport.LeakedCycle(
+          signature: CycleSignature(text: "object XCTestCaseRun"), cycleTypes: ["AppTests", "XCTestCaseRun"],
+          objectCount: 4, trace: "", fixes: [], allocationSite: nil, sequences: 1...900,
+          isOfLibraryTypesOnly: false, libraryModules: ["XCTest"], count: 156))
+      leaks.append(
+        LeakReport.LeakedCycle(
+          signature: CycleSignature(text: "object EmbeddedChannel"), cycleTypes: ["EmbeddedChannel"],
+          objectCount: 9, trace: "", fixes: [], allocationSite: nil, sequences: 2...800,
+          isOfLibraryTypesOnly: false, libraryModules: ["NIOCore", "NIOEmbedded"], count: 1_300))
+      return LeakReport(leaks: leaks, liveObjects: 22_650, leakedObjects: 17_000, unexplained: .init())
+    }
+
+    @Test func aLongReportIsSummarisedOnOneScreen() throws {
+      let report = report()
+      let (text, cycles) = RetainGraphCensus.LeaksAtExit.report(of: report, knownFile: nil)
+      #expect(cycles == 2_200)
+      let (printed, toFile) = RetainGraphCensus.LeaksAtExit.printed(
+        text, of: report, cycles: cycles, file: "/work/App/.build/retain-graph-leaks-42.txt",
+        pass: "the XCTest pass")
+      #expect(toFile)
+      let lines = printed.split(separator: "\n")
+      #expect(lines.count <= RetainGraphCensus.LeaksAtExit.screenLines)
+      #expect(lines.allSatisfy { $0.count <= RetainGraphCensus.LeaksAtExit.summaryWidth })
+      assertGolden(printed, named: "summary-at-exit")
+      // A report that fits is printed whole, and no file is written.
+      var short = report
+      short.leaks = Array(report.leaks.prefix(2))
+      let (shortText, _) = RetainGraphCensus.LeaksAtExit.report(of: short, knownFile: nil)
+      let shown = RetainGraphCensus.LeaksAtExit.printed(
+        shortText, of: short, cycles: nil, file: "unused", pass: "the XCTest pass")
+      #expect(shown.printed == shortText && !shown.toFile)
+    }
+
+    /// Every pass appends its whole report to the run's one file, under a heading of its own.
+    @Test func passesAppendTheirWholeReportsToOneFile() throws {
+      let file = FileManager.default.temporaryDirectory.appendingPathComponent("leaks-\(UUID()).txt").path
+      defer { try? FileManager.default.removeItem(atPath: file) }
+      #expect(RetainGraphCensus.LeaksAtExit.append("first report", to: file))
+      #expect(RetainGraphCensus.LeaksAtExit.append("second report", to: file))
+      let written = try String(contentsOfFile: file, encoding: .utf8)
+      let pass = RetainGraphCensus.LeaksAtExit.passName
+      let heading = "== RETAIN_GRAPH_LEAKS at the exit of \(pass) (process \(getpid()))"
+      #expect(written == "\(heading)\nfirst report\n\n\(heading)\nsecond report\n\n")
+      #expect(!RetainGraphCensus.LeaksAtExit.append("lost", to: "/nonexistent-folder/leaks.txt"))
     }
   }
 }
