@@ -115,7 +115,8 @@ extension CensusTests {
       }
       #expect(Self.planted(dump).filter { $0.skipped == .timeBudget }.count >= 7)
       #expect(
-        dump.notes.contains { $0.hasPrefix("the time budget ran out after 1 holder search: ") }, "\(dump.notes)")
+        dump.notes.contains { $0.hasPrefix("the time budget ran out after 1 holder search: ") },
+        "\(dump.notes)")
       // The field as the file spells it.
       let text = try String(contentsOf: second, encoding: .utf8)
       #expect(text.contains(#""skipped" : "time budget""#))

@@ -56,15 +56,15 @@ enum CensusTable {
   /// memory, metadata included, is kept while it is recorded.
   static func recordedMetadataWithoutSweeping(since: UInt64) -> [UnsafeRawPointer] {
     unrecorded {
-      let placeholder = rgc_record(
-        object: UnsafeRawPointer(bitPattern: 1)!, sequence: 0, size: 0, frames: nil, frameCount: 0, scope: 0)
       var capacity = 1_024
       while true {
-        var records = [rgc_record](repeating: placeholder, count: capacity)
+        // Filled by the table (C): each record written before it is read.
+        let records = UnsafeMutableBufferPointer<rgc_record>.allocate(capacity: capacity)
+        defer { records.deallocate() }
         var metadata: [UnsafeRawPointer] = []
         metadata.reserveCapacity(capacity)
         rgc_lock()
-        let found = records.withUnsafeMutableBufferPointer { rgc_collect(since, .max, $0.baseAddress, $0.count, 0) }
+        let found = rgc_collect(since, .max, records.baseAddress, capacity, 0)
         if found <= capacity {
           for record in records.prefix(found) {
             if let type = CensusRuntime.metadata(ofObjectAt: record.object) { metadata.append(type) }
