@@ -47,7 +47,7 @@ final class ServiceLeakedDelegate {
 }
 
 /// One maker per kind of service object.
-let serviceKinds: [() -> AnyObject] = [
+let serviceKinds: [@Sendable () -> AnyObject] = [
   { ServiceObject<ServiceSession>() }, { ServiceObject<ServiceRequest>() },
   { ServiceObject<ServiceResponse>() }, { ServiceObject<ServiceConnection>() },
   { ServiceObject<ServiceCacheEntry>() }, { ServiceObject<ServiceHandler>() },
@@ -115,6 +115,10 @@ func runDumpAtScale(options: some Sequence<String>) {
       + (skipped.isEmpty
         ? "none" : skipped.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", ")))
   print("  the service's grown types: \(service.count), with a holder: \(serviceHeld) (goal: every one)")
+  for growth in dump.growth where growth.holderPath == nil && growth.skipped == nil {
+    let first = growth.retainers?.split(separator: "\n").first.map(String.init) ?? "no report"
+    print("  searched, no holder path: \(growth.typeName) (\(first))")
+  }
   for note in dump.notes { print("  note: \(note)") }
   withExtendedLifetime(registry) {}
 }

@@ -89,7 +89,9 @@ func runLeaksAtScale(options: some Sequence<String>) {
     var report: LeakReport?
     var failure: LeakCountError?
     let forkedTime = seconds {
-      do { report = try HeapCensus.leaks(timeout: .seconds(600)) } catch { failure = error }
+      do throws(LeakCountError) { report = try HeapCensus.leaks(timeout: .seconds(600)) } catch {
+        failure = error
+      }
     }
     if let failure {
       print("  leaks() failed: \(failure)")
