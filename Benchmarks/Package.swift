@@ -8,6 +8,8 @@ import PackageDescription
 //   swift run -c release --package-path Benchmarks retain-graph-bench --tasks
 //   swift run -c release --package-path Benchmarks retain-graph-census-bench
 //   swift run -c release --package-path Benchmarks retain-graph-census-bench --busy --local --searches=30
+//   swift run -c release --package-path Benchmarks retain-graph-census-bench --dump-at-scale
+//   swift run -c release --package-path Benchmarks retain-graph-census-bench --sweeps
 //   swift run -c release --package-path Benchmarks retain-graph-bench --snapshots
 //   swift run -c release --package-path Benchmarks retain-graph-bench --check .build/release/retain-graph
 let package = Package(

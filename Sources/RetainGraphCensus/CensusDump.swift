@@ -1,6 +1,6 @@
 public import RetainGraph
 
-/// A census dump, as ``HeapCensus/writeDump(to:retainerSearches:)`` writes it (JSON): what was alive in the process,
+/// A census dump, as ``HeapCensus/writeDump(to:timeBudget:)`` writes it (JSON): what was alive in the process,
 /// its leaked cycles, and what grew since the previous dump the process took.
 ///
 /// The file is this type encoded as JSON (see <doc:CensusDumps> for every field). `retain-graph leaks
@@ -20,12 +20,44 @@ public struct CensusDump: Sendable, Hashable, Codable {
     /// Its live count at this dump.
     public var after: Int
     /// One instance allocated since the previous dump, explained: its holder as one line
-    /// (``RetainerReport/holderPath``); nil when none was searched or nothing holds it.
+    /// (``RetainerReport/holderPath``); nil when none was searched (``skipped`` says why) or nothing
+    /// holds it.
     public var holderPath: String?
-    /// The same instance's retainer report (its `description`); nil when none was searched (a
-    /// closure context or box, a type past the largest ``HeapCensus/writeDump(to:retainerSearches:)`` growths,
-    /// or a search that failed: ``CensusDump/notes`` says which).
+    /// The same instance's retainer report (its `description`); nil when none was searched.
     public var retainers: String?
+    /// Why no instance was searched; nil when one was.
+    public var skipped: Skip?
+
+    /// Why a growth has no holder in the dump (its JSON value is the raw value).
+    public enum Skip: String, Sendable, Hashable, Codable {
+      /// The dump's time budget (``HeapCensus/dumpTimeBudget``) ran out before its search started.
+      case timeBudget = "time budget"
+      /// No instance allocated since the previous dump is a class instance alive now (closure
+      /// contexts and boxes are reached through their holders, not searched for).
+      case noClassInstance = "no class instance"
+      /// The forked child that searched failed (``CensusDump/notes`` says how).
+      case searchFailed = "search failed"
+    }
+
+    /// A growth, its holder not searched yet.
+    /// - Parameters:
+    ///   - typeName: the type's qualified name.
+    ///   - before: its live count at the previous dump.
+    ///   - after: its live count at this dump.
+    ///   - holderPath: its newest instance's holder, as one line.
+    ///   - retainers: the same instance's retainer report.
+    ///   - skipped: why no instance was searched.
+    public init(
+      typeName: String, before: Int, after: Int, holderPath: String? = nil, retainers: String? = nil,
+      skipped: Skip? = nil
+    ) {
+      self.typeName = typeName
+      self.before = before
+      self.after = after
+      self.holderPath = holderPath
+      self.retainers = retainers
+      self.skipped = skipped
+    }
   }
 
   /// Always ``formatName``.
@@ -48,11 +80,11 @@ public struct CensusDump: Sendable, Hashable, Codable {
   public var leaksText: String
   /// The types that grew since the previous dump (most growth first); empty in the first dump.
   public var growth: [Growth]
-  /// What the dump left out and why (retainer searches skipped or failed).
+  /// What the dump left out and why (holder searches the time budget left out, or that failed).
   public var notes: [String]
 }
 
-/// Why ``HeapCensus/writeDump(to:retainerSearches:)`` wrote no dump.
+/// Why ``HeapCensus/writeDump(to:timeBudget:)`` wrote no dump.
 public enum CensusDumpError: Error, CustomStringConvertible, Sendable, Equatable {
   /// The census is not running (``HeapCensus/start(recordingBacktraces:)``), or this program does not
   /// link its interposer: there is nothing to dump.
@@ -61,7 +93,7 @@ public enum CensusDumpError: Error, CustomStringConvertible, Sendable, Equatable
   case leakSearchFailed(ForkedWalkError)
   /// The file could not be written (nothing was written there).
   case cannotWrite(path: String, reason: String)
-  /// The signal handler of ``HeapCensus/installDumpHandler(signal:directory:retainerSearches:onDump:)``
+  /// The signal handler of ``HeapCensus/installDumpHandler(signal:directory:timeBudget:onDump:)``
   /// could not be set up: the system call and its reason.
   case cannotInstallHandler(String)
 

@@ -6,9 +6,20 @@ internal import RetainGraphSupport
 internal import Synchronization
 
 extension HeapCensus {
-  /// How many of the largest growths a dump explains with a retainer search unless told otherwise
-  /// (``writeDump(to:retainerSearches:)``).
-  public static let dumpRetainerSearches = 5
+  /// The default of ``dumpTimeBudget``.
+  private static let dumpTimeBudgetStorage = Mutex<Duration>(.seconds(2))
+
+  /// How long a dump may spend finding the holders of what grew, unless its call says otherwise
+  /// (``writeDump(to:timeBudget:)``, ``installDumpHandler(signal:directory:timeBudget:onDump:)``):
+  /// 2 seconds. Safe to set from any thread; a dump reads it when it starts.
+  ///
+  /// Every type that grew is searched, most growth first, in one forked copy of the process, until
+  /// the dump has taken this long since it began (the leak count included); a search started within
+  /// the budget finishes. The types left are marked ``CensusDump/Growth/Skip/timeBudget``.
+  public static var dumpTimeBudget: Duration {
+    get { dumpTimeBudgetStorage.withLock { $0 } }
+    set { dumpTimeBudgetStorage.withLock { $0 = newValue } }
+  }
 
   /// What the previous dump taken in this process left for the next one.
   private struct DumpState {
@@ -19,37 +30,58 @@ extension HeapCensus {
 
   private static let dumpState = Mutex(DumpState())
 
+  /// How long a search started within the budget may still take before its child is killed (and
+  /// the searches it had not finished are marked failed).
+  private static let searchGrace: Duration = .seconds(30)
+
   /// Writes a census dump (``CensusDump``, JSON) to `path`, atomically (a temporary file renamed over
-  /// it): the live counts by type, the leaked cycles (``leaks(since:timeout:)``), and, for the types
-  /// that grew since the previous dump this process took, their counts before and after and the
-  /// retainer path of one instance allocated since (``retainers(isolating:timeout:)``, for the
-  /// `retainerSearches` largest growths).
+  /// it): the live counts by type, the leaked cycles (``leaks(since:timeout:)``), and, for every type
+  /// that grew since the previous dump this process took, its counts before and after and the
+  /// retainer path of its newest instance allocated since, within a time budget.
   ///
   /// ```swift
   /// try HeapCensus.writeDump(to: "/tmp/before.json")
   /// runTheScenario()
   /// try HeapCensus.writeDump(to: "/tmp/after.json")
+  /// // census dump written: /tmp/after.json (10412 objects, 0.41 s)
   /// // $ retain-graph diff /tmp/before.json /tmp/after.json
   /// ```
+  /// The holders are searched in one forked copy of the process (as ``retainers(isolating:timeout:)``
+  /// searches), most growth first, while the dump has taken less than `timeBudget`; a type not
+  /// searched in time has no holder and says so (``CensusDump/Growth/skipped``). When the file is
+  /// written, one line goes to standard error: the path, the live objects and the seconds taken.
   /// Dumps taken at once from several threads are taken one after the other.
   /// The dump's own allocations (its encoder, its texts) are not recorded.
   /// - Parameters:
   ///   - path: the file to write (replaced when it exists).
-  ///   - retainerSearches: how many of the largest growths are explained with a retainer search
-  ///     (each searches a forked copy of the process once).
+  ///   - timeBudget: how long the dump may spend before it starts no more holder searches; nil for
+  ///     ``dumpTimeBudget``.
   /// - Throws: ``CensusDumpError``: the census is not running, the leak count failed, or the file
   ///   could not be written.
-  public static func writeDump(to path: String, retainerSearches: Int = dumpRetainerSearches)
-    throws(CensusDumpError)
-  {
+  public static func writeDump(to path: String, timeBudget: Duration? = nil) throws(CensusDumpError) {
     guard isRunning else { throw .censusNotRunning }
-    try CensusTable.unrecorded { () throws(CensusDumpError) -> Void in
-      try writeDumpUnrecorded(to: path, retainerSearches: retainerSearches)
+    let clock = ContinuousClock()
+    let started = clock.now
+    let deadline = started + (timeBudget ?? dumpTimeBudget)
+    let liveObjects = try CensusTable.unrecorded { () throws(CensusDumpError) -> Int in
+      try writeDumpUnrecorded(to: path, deadline: deadline)
+    }
+    let elapsed = clock.now - started
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    // The program asked for the dump: say where it went (one line, as a server's log would show it).
+    CensusTable.unrecorded {
+      let line =
+        "census dump written: \(path) (\(liveObjects) objects, "
+        + "\(String(format: "%.2f", seconds)) s)\n"
+      FileHandle.standardError.write(Data(line.utf8))
     }
   }
 
-  private static func writeDumpUnrecorded(to path: String, retainerSearches: Int) throws(CensusDumpError) {
-    try dumpState.withLock { (state: inout DumpState) throws(CensusDumpError) -> Void in
+  /// Writes the dump; returns its count of live objects.
+  private static func writeDumpUnrecorded(
+    to path: String, deadline: ContinuousClock.Instant
+  ) throws(CensusDumpError) -> Int {
+    try dumpState.withLock { (state: inout DumpState) throws(CensusDumpError) -> Int in
       let mark = self.mark()
       let counts = liveCounts()
       let leaks: LeakReport
@@ -70,12 +102,13 @@ extension HeapCensus {
           return CensusDump.Growth(typeName: count.typeName, before: old, after: count.count)
         }
         .sorted { ($0.after - $0.before, $1.typeName) > ($1.after - $1.before, $0.typeName) }
-        explain(&growth, since: state.mark, searches: retainerSearches, notes: &notes)
+        explain(&growth, since: state.mark, deadline: deadline, notes: &notes)
       }
       state.number += 1
+      let liveObjects = counts.reduce(0) { $0 + $1.count }
       let dump = CensusDump(
         format: CensusDump.formatName, version: CensusDump.currentVersion, time: timestamp(),
-        pid: getpid(), number: state.number, liveObjects: counts.reduce(0) { $0 + $1.count },
+        pid: getpid(), number: state.number, liveObjects: liveObjects,
         counts: counts, leaks: leaks, leaksText: leaks.description, growth: growth, notes: notes)
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -92,35 +125,72 @@ extension HeapCensus {
       }
       state.counts = Dictionary(counts.map { ($0.typeName, $0.count) }, uniquingKeysWith: +)
       state.mark = mark
+      return liveObjects
     }
   }
 
-  /// Fills in the holders of the largest growths: the retainers of each type's newest instance
-  /// allocated since `mark`.
+  /// Fills in the holders of what grew, most growth first, until `deadline`: the retainers of each
+  /// type's newest instance allocated since `mark`, all searched in one forked child.
   private static func explain(
-    _ growth: inout [CensusDump.Growth], since mark: Mark?, searches: Int, notes: inout [String]
+    _ growth: inout [CensusDump.Growth], since mark: Mark?, deadline: ContinuousClock.Instant,
+    notes: inout [String]
   ) {
-    let searched = growth.prefix(max(0, searches)).map(\.typeName)
-    if growth.count > searched.count {
-      notes.append(
-        "retainer paths are searched for the \(searches) largest growths only: "
-          + "\(growth.count - searched.count) other type\(growth.count - searched.count == 1 ? "" : "s") grew"
-      )
+    let instances = newestInstances(of: Set(growth.map(\.typeName)), since: mark)
+    var searched: [(index: Int, object: AnyObject)] = []
+    for index in growth.indices {
+      if let object = instances[growth[index].typeName] {
+        searched.append((index, object))
+      } else {
+        growth[index].skipped = .noClassInstance
+      }
     }
-    let instances = newestInstances(of: Set(searched), since: mark)
-    for index in growth.indices.prefix(searched.count) {
-      let name = growth[index].typeName
-      guard let object = instances[name] else {
-        notes.append("\(name): no instance allocated since the previous dump is a class instance alive now")
+    guard !searched.isEmpty else { return }
+    let reports: [RetainerReport]
+    do throws(ForkedWalkError) {
+      reports = try retainers(isolating: searched.map(\.object), until: deadline)
+    } catch {
+      for (index, _) in searched { growth[index].skipped = .searchFailed }
+      notes.append("the holder searches failed: \(error)")
+      return
+    }
+    for (position, (index, _)) in searched.enumerated() {
+      guard position < reports.count else {
+        growth[index].skipped = .timeBudget
         continue
       }
-      do {
-        let report = try retainers(isolating: object)
-        growth[index].holderPath = report.holderPath
-        growth[index].retainers = report.description
-      } catch {
-        notes.append("\(name): the retainer search failed: \(error)")
+      growth[index].holderPath = reports[position].holderPath
+      growth[index].retainers = reports[position].description
+    }
+    if reports.count < searched.count {
+      let left = searched.count - reports.count
+      notes.append(
+        "the time budget ran out after \(reports.count) holder search\(reports.count == 1 ? "" : "es"): "
+          + "\(left) type\(left == 1 ? "" : "s") that grew \(left == 1 ? "has" : "have") no holder "
+          + "(\"skipped\": \"time budget\"); a larger HeapCensus.dumpTimeBudget searches more")
+    }
+  }
+
+  /// The retainer reports of `objects`, in order, searched one after the other in one forked copy of
+  /// the process while the clock is before `deadline` (the first is always searched): a prefix of
+  /// them, one report each.
+  private static func retainers(
+    isolating objects: [AnyObject], until deadline: ContinuousClock.Instant
+  ) throws(ForkedWalkError) -> [RetainerReport] {
+    CensusRuntime.prepareForFork()
+    let clock = ContinuousClock()
+    let timeout = max(deadline - clock.now, .zero) + searchGrace
+    let bytes = try ForkedChild.run(timeout: timeout) { () -> [UInt8] in
+      var reports: [RetainerReport] = []
+      for object in objects {
+        if !reports.isEmpty, clock.now >= deadline { break }
+        reports.append(retainers(of: object))
       }
+      return (try? JSONEncoder().encode(reports)).map { Array($0) } ?? []
+    }
+    do {
+      return try JSONDecoder().decode([RetainerReport].self, from: Data(bytes))
+    } catch {
+      throw .malformedData("the retainer reports (\(bytes.count) bytes) could not be decoded: \(error)")
     }
   }
 

@@ -6,11 +6,11 @@ internal import Foundation
 #endif
 
 extension HeapCensus {
-  /// The signal ``installDumpHandler(signal:directory:retainerSearches:onDump:)`` listens to unless
+  /// The signal ``installDumpHandler(signal:directory:timeBudget:onDump:)`` listens to unless
   /// told otherwise: `SIGUSR2`.
   public static let defaultDumpSignal: Int32 = SIGUSR2
 
-  /// Writes a census dump (``writeDump(to:retainerSearches:)``) to `directory` whenever the process
+  /// Writes a census dump (``writeDump(to:timeBudget:)``) to `directory` whenever the process
   /// gets `signal`, without stopping it: `kill -USR2 <pid>` on a running service.
   ///
   /// ```swift
@@ -28,13 +28,13 @@ extension HeapCensus {
   ///   - signal: the signal (`SIGUSR2` by default); its earlier handler is replaced, and it is
   ///     unblocked in the calling thread and the dump thread (a process may inherit it blocked).
   ///   - directory: an existing directory the dumps are written to.
-  ///   - retainerSearches: as in ``writeDump(to:retainerSearches:)``.
+  ///   - timeBudget: as in ``writeDump(to:timeBudget:)``: nil for ``dumpTimeBudget`` at each dump.
   ///   - onDump: called on the background thread after each dump: the file written, or why none was.
   /// - Throws: ``CensusDumpError/cannotWrite(path:reason:)`` when `directory` is not a directory,
   ///   ``CensusDumpError/cannotInstallHandler(_:)`` when the pipe, the thread or the handler could not
   ///   be set up.
   public static func installDumpHandler(
-    signal: Int32 = defaultDumpSignal, directory: String, retainerSearches: Int = dumpRetainerSearches,
+    signal: Int32 = defaultDumpSignal, directory: String, timeBudget: Duration? = nil,
     onDump: (@Sendable (Result<String, CensusDumpError>) -> Void)? = nil
   ) throws(CensusDumpError) {
     var isDirectory: ObjCBool = false
@@ -48,7 +48,7 @@ extension HeapCensus {
     let (readEnd, writeEnd) = (fds[0], fds[1])
     let thread = Thread {
       DumpHandlerLoop(
-        descriptor: readEnd, directory: directory, retainerSearches: retainerSearches, onDump: onDump
+        descriptor: readEnd, directory: directory, timeBudget: timeBudget, onDump: onDump
       ).run()
     }
     thread.name = "RetainGraph census dumps (signal \(signal))"
@@ -65,12 +65,12 @@ extension HeapCensus {
   }
 }
 
-/// The background thread of ``HeapCensus/installDumpHandler(signal:directory:retainerSearches:onDump:)``:
+/// The background thread of ``HeapCensus/installDumpHandler(signal:directory:timeBudget:onDump:)``:
 /// one dump per read of the pipe.
 private struct DumpHandlerLoop: Sendable {
   var descriptor: Int32
   var directory: String
-  var retainerSearches: Int
+  var timeBudget: Duration?
   var onDump: (@Sendable (Result<String, CensusDumpError>) -> Void)?
 
   func run() {
@@ -86,7 +86,7 @@ private struct DumpHandlerLoop: Sendable {
       )
       .path
       do throws(CensusDumpError) {
-        try HeapCensus.writeDump(to: path, retainerSearches: retainerSearches)
+        try HeapCensus.writeDump(to: path, timeBudget: timeBudget)
         onDump?(.success(path))
       } catch {
         onDump?(.failure(error))

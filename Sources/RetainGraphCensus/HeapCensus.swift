@@ -59,8 +59,10 @@ public enum HeapCensus {
   }
 
   /// Stops recording once every ``start(recordingBacktraces:)`` has its `stop()`, forgetting the
-  /// records of dead objects. Objects alive then stay recorded (a later start sees them); their
-  /// memory (not their contents) is kept after they die until the census next sweeps, or
+  /// records of the objects allocated while it ran that died, and of the dead in the next slice of
+  /// older records (so that its cost follows what the run allocated, not the size of the census).
+  /// Objects alive then stay recorded (a later start sees them); their memory (not their contents)
+  /// is kept after they die until the census next sweeps them (a query, a later stop's slice), or
   /// ``reset()``. A stopped census costs one flag check per allocation.
   ///
   /// A stop ends the latest start not yet stopped: call stacks stay recorded while a start that

@@ -22,6 +22,8 @@
       var after: Int
       var holderPath: String?
       var retainers: String?
+      /// Why no holder was searched for (`time budget`, `no class instance`, `search failed`).
+      var skipped: String?
     }
 
     var time: String

@@ -37,6 +37,8 @@
       var after: Int
       var delta: Int
       var holderPath: String?
+      /// Why the newer dump has no holder for it: `time budget` when its time budget ran out first.
+      var skipped: String?
     }
 
     struct Dump: Encodable {
@@ -74,14 +76,17 @@
       var after: [String: Int] = [:]
       for count in new.counts { after[count.typeName, default: 0] += count.count }
       var holders: [String: String] = [:]
+      var skipped: [String: String] = [:]
       for growth in new.growth {
         if let holder = growth.holderPath { holders[growth.typeName] = holder }
+        if let reason = growth.skipped { skipped[growth.typeName] = reason }
       }
       let growth = after.compactMap { name, count -> Growth? in
         let earlier = before[name] ?? 0
         guard count > earlier else { return nil }
         return Growth(
-          typeName: name, before: earlier, after: count, delta: count - earlier, holderPath: holders[name])
+          typeName: name, before: earlier, after: count, delta: count - earlier, holderPath: holders[name],
+          skipped: skipped[name])
       }
       .sorted { ($0.delta, $1.typeName) > ($1.delta, $0.typeName) }
       func summary(_ dump: CensusDumpFile) -> Dump {
@@ -111,7 +116,11 @@
         lines.append("")
         lines.append(
           "\(growth.typeName): \(number(growth.before)) → \(number(growth.after)) (\(signed(growth.delta)))")
-        if let holder = growth.holderPath { lines.append("  held by \(holder)") }
+        if let holder = growth.holderPath {
+          lines.append("  held by \(holder)")
+        } else if growth.skipped == "time budget" {
+          lines.append("  holder not searched: the dump's time budget ran out (HeapCensus.dumpTimeBudget)")
+        }
       }
       return lines.joined(separator: "\n")
     }

@@ -68,6 +68,27 @@ import Testing
     #expect(none.text == "no leaked cycles among 1 live objects\n")
   }
 
+  /// A grown type whose holder the dump's time budget left out says so (issue 39.3).
+  @Test func diffSaysWhichHoldersTheTimeBudgetLeftOut() throws {
+    let directory = try CLITests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let old = try Self.write(Self.dump(number: 1, counts: [("App.Session", 3)]), "old.json", in: directory)
+    let new = try Self.write(
+      Self.dump(number: 2, counts: [("App.Session", 5)], growth: [("App.Session", 3, 5, nil)])
+        .replacingOccurrences(
+          of: #""typeName": "App.Session"}"#, with: #""typeName": "App.Session", "skipped": "time budget"}"#),
+      "new.json", in: directory)
+    let run = try CLITests.run("diff", old, new)
+    #expect(run.status == 0)
+    #expect(
+      run.text.hasSuffix(
+        "App.Session: 3 → 5 (+2)\n  holder not searched: the dump's time budget ran out (HeapCensus.dumpTimeBudget)\n"
+      ),
+      "\(run.text)")
+    let json = try CLITests.run("diff", old, new, "--format", "json")
+    #expect(json.text.contains(#""skipped" : "time budget""#), "\(json.text)")
+  }
+
   @Test func diffPrintsWhatGrewByTypeWithTheHolders() throws {
     let directory = try CLITests.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }

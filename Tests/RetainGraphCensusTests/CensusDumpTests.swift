@@ -68,7 +68,7 @@ extension CensusTests {
       }
       defer { leaked?.child = nil }
       let secondFile = directory.appendingPathComponent("second.json")
-      try HeapCensus.writeDump(to: secondFile.path, retainerSearches: 100)
+      try HeapCensus.writeDump(to: secondFile.path, timeBudget: .seconds(60))
       #expect(leaked != nil, "the runtime keeps the leaked pair alive")
       #expect(fixed == nil, "the fixed twin was freed")
 

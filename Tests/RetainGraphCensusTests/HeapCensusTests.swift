@@ -94,9 +94,10 @@ import Testing
   /// Scopes started and stopped on two threads at once: each finds the census running for its
   /// whole scope (a start racing with the other thread's last stop used to see it turned off).
   @Test func scopesOnTwoThreadsEachRunTheCensus() {
-    // Every last stop sweeps the whole table, whose cost grows with the chunks long-lived records
-    // pin: in a whole-suite run 2 × 20,000 rounds took 343 s (8.6 ms a sweep), 2 × 2,000 still race
-    // a start against the other thread's last stop thousands of times.
+    // Every last stop swept the whole table, whose cost grows with the chunks long-lived records
+    // pin: in a whole-suite run 2 × 20,000 rounds took 343 s (8.6 ms a sweep); a stop now sweeps what
+    // its run wrote and a slice (issue 39.4). 2 × 2,000 still race a start against the other
+    // thread's last stop thousands of times.
     let rounds = 2_000
     let stopped = Atomic<Int>(0)
     let finished = DispatchGroup()

@@ -40,6 +40,17 @@ let allocations =
 // threads (BusySearch.swift).
 // `--leaks-at-scale [--objects=N] [--pairs=N]`: leaks() among 1M objects with 100,000 leaked pairs, beside
 // CPython's gc.collect() on the same shape (LeaksAtScale.swift).
+// `--dump-at-scale [--objects=N] [--grown=N] [--pairs=N]`: a census dump of a 10,000-object service with
+// leaks present, within its time budget; `--sweeps [--table=N] [--scope=N] [--rounds=N]`: a census
+// stop's cost beside a table of 1M records, against a whole-table sweep (DumpsAndSweeps.swift).
+if options.contains("--dump-at-scale") {
+  runDumpAtScale(options: options)
+  exit(0)
+}
+if options.contains("--sweeps") {
+  runSweeps(options: options)
+  exit(0)
+}
 if options.contains("--leaks-at-scale") {
   runLeaksAtScale(options: options)
   exit(0)

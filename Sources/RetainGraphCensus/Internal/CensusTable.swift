@@ -1,6 +1,7 @@
 internal import CRetainGraphCensus
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphRuntime
 
 /// The Swift side of the C table: collecting live records under its lock.
 enum CensusTable {
@@ -48,6 +49,32 @@ enum CensusTable {
     var minimum: UInt64 = 0
     rgc_chunk_counts(&live, &afterSweep, &factor, &minimum)
     return (Int(live), Int(max(minimum, factor * afterSweep)))
+  }
+
+  /// The metadata of each object the table still records from `since` on, dead or alive, read
+  /// under the lock without sweeping first (tests: what the last sweep left). A dead object's
+  /// memory, metadata included, is kept while it is recorded.
+  static func recordedMetadataWithoutSweeping(since: UInt64) -> [UnsafeRawPointer] {
+    unrecorded {
+      var capacity = 1_024
+      while true {
+        // Filled by the table (C): each record written before it is read.
+        let records = UnsafeMutableBufferPointer<rgc_record>.allocate(capacity: capacity)
+        defer { records.deallocate() }
+        var metadata: [UnsafeRawPointer] = []
+        metadata.reserveCapacity(capacity)
+        rgc_lock()
+        let found = rgc_collect(since, .max, records.baseAddress, capacity, 0)
+        if found <= capacity {
+          for record in records.prefix(found) {
+            if let type = CensusRuntime.metadata(ofObjectAt: record.object) { metadata.append(type) }
+          }
+        }
+        rgc_unlock()
+        if found <= capacity { return metadata }
+        capacity = found * 2
+      }
+    }
   }
 
   /// Runs `body` with the table locked, as a long query would (tests).
