@@ -44,10 +44,12 @@ for name in "${names[@]}"; do
     overall=1
     continue
   fi
-  # The mirror's copies keep no symbolic links: AsyncSequenceValidation's Locking.swift is a link to
-  # AsyncAlgorithms' upstream.
-  if [ "$name" = async-algorithms ] && [ ! -e "$dir/Sources/AsyncSequenceValidation/Locking.swift" ]; then
-    cp "$dir/Sources/AsyncAlgorithms/Locking.swift" "$dir/Sources/AsyncSequenceValidation/Locking.swift"
+  # The mirror's copies keep no symbolic links: AsyncSequenceValidation's and the tests' Locking.swift
+  # are links to AsyncAlgorithms' upstream.
+  if [ "$name" = async-algorithms ]; then
+    for folder in Sources/AsyncSequenceValidation Tests/AsyncAlgorithmsTests/Support; do
+      [ -e "$dir/$folder/Locking.swift" ] || cp "$dir/Sources/AsyncAlgorithms/Locking.swift" "$dir/$folder/"
+    done
   fi
   # The census for every test target, as a user adds it.
   cat >> "$dir/Package.swift" <<SWIFT
