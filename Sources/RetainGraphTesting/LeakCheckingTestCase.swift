@@ -3,7 +3,8 @@ internal import RetainGraphKnownCycles
 public import XCTest
 
 /// An `XCTestCase` that checks, after every test, that the objects its stored properties held are
-/// gone once `tearDown()` has run.
+/// gone once `tearDown()` has run (``checksProperties``), and, when asked, that the test left no
+/// leaked cycle behind (``checksLeakedCycles``). Each check is its own choice.
 ///
 /// ```swift
 /// final class ProfilePresenterTests: LeakCheckingTestCase {
@@ -30,6 +31,11 @@ open class LeakCheckingTestCase: XCTestCase {
 
   /// Names of properties to leave out of the sweep (default: none).
   open var propertiesExemptFromLeakCheck: Set<String> { [] }
+
+  /// Whether each test fails for an object one of its stored properties held that is still alive
+  /// after `tearDown()` (the property sweep). Default true; override it to return false for a suite
+  /// that only wants ``checksLeakedCycles``, or whose properties outlive their tests on purpose.
+  open var checksProperties: Bool { true }
 
   /// Whether each test also fails when it leaves a leaked cycle behind: a group of objects that
   /// nothing outside holds, one of which the test allocated (what `assertNoLeakedCycles` checks of a
@@ -63,6 +69,7 @@ open class LeakCheckingTestCase: XCTestCase {
   }
 
   private func invokeSweptTest() {
+    guard checksProperties else { return super.invokeTest() }
     let constants = Set(heldObjects().map(\.property))
     let sweep = PropertySweep()
     addTeardownBlock { [weak self, sweep] in
