@@ -132,11 +132,32 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     /// Objects that are reported alive only because of these: with every such reference counted,
     /// they would be garbage.
     public var objectsKeptOut: Int
+    /// The types of the objects kept out, most objects first, as `LeakBoxingOwner × 12` (at most
+    /// ``keptOutTypesShown``): the objects to look at, with a walk, for a cycle the count could not
+    /// attribute.
+    public var keptOut: [String] = []
 
-    public init(references: Int = 0, overcounted: Int = 0, objectsKeptOut: Int = 0) {
+    /// The most types ``keptOut`` names.
+    public static let keptOutTypesShown = 5
+
+    public init(references: Int = 0, overcounted: Int = 0, objectsKeptOut: Int = 0, keptOut: [String] = []) {
       self.references = references
       self.overcounted = overcounted
       self.objectsKeptOut = objectsKeptOut
+      self.keptOut = keptOut
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case references, overcounted, objectsKeptOut, keptOut
+    }
+
+    /// Reads what was not explained; a dump written before the types were named has none.
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      references = try container.decode(Int.self, forKey: .references)
+      overcounted = try container.decode(Int.self, forKey: .overcounted)
+      objectsKeptOut = try container.decode(Int.self, forKey: .objectsKeptOut)
+      keptOut = try container.decodeIfPresent([String].self, forKey: .keptOut) ?? []
     }
   }
 
@@ -188,7 +209,8 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
         "\(cycles) (\(objects)) among \(Self.number(liveObjects)) live objects the census recorded")
     }
     if !leaks.isEmpty { lines.append("\n" + cycleSections) }
-    if unexplained.references > 0 || unexplained.overcounted > 0 {
+    // What was not explained, when it kept an object out: otherwise it changed no answer.
+    if (unexplained.references > 0 || unexplained.overcounted > 0) && unexplained.objectsKeptOut > 0 {
       lines.append("")
       var parts: [String] = []
       if unexplained.references > 0 {
@@ -203,10 +225,17 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
           "\(Self.number(unexplained.overcounted)) object\(unexplained.overcounted == 1 ? "" : "s") had fewer strong "
             + "references than were counted to \(unexplained.overcounted == 1 ? "it" : "them")")
       }
-      lines.append(
+      let kept = unexplained.objectsKeptOut
+      var line =
         "not explained: \(parts.joined(separator: "; ")); counted as held from outside, which kept "
-          + "\(Self.number(unexplained.objectsKeptOut)) object\(unexplained.objectsKeptOut == 1 ? "" : "s") out of the leaks"
-      )
+        + "\(Self.number(kept)) object\(kept == 1 ? "" : "s") out of the leaks"
+      if !unexplained.keptOut.isEmpty {
+        let more = kept > 0 && unexplained.keptOut.count == Unexplained.keptOutTypesShown ? ", …" : ""
+        line +=
+          ": \(unexplained.keptOut.joined(separator: ", "))\(more). If one of them is leaked, the count cannot "
+          + "tell: walk it (ObjectGraph(reflecting:)) to see whether a cycle keeps it"
+      }
+      lines.append(line)
     }
     return lines.joined(separator: "\n")
   }

@@ -248,7 +248,11 @@ extension CensusTests.LeakCount {
     #expect(Self.cycles(report, of: ["LeakBoxingOwner"]).isEmpty, "\(report)")
     #expect(report.unexplained.references >= 1)
     #expect(report.unexplained.objectsKeptOut >= 1)
+    // The objects kept out are named by type, most first (the whole process's: other types may
+    // come first).
+    #expect(!report.unexplained.keptOut.isEmpty)
     #expect(report.description.contains("not explained: "))
+    #expect(report.description.contains("out of the leaks: \(report.unexplained.keptOut[0])"))
   }
 
   @Test func theReportTextIsEachCycleWithItsTraceAndFix() throws {
@@ -280,7 +284,9 @@ extension CensusTests.LeakCount {
     // The whole text, with the counts of this process replaced by fixed ones.
     let shown = LeakReport(
       leaks: found, liveObjects: 12_345, leakedObjects: found.reduce(0) { $0 + $1.objectCount },
-      unexplained: .init(references: 2, overcounted: 0, objectsKeptOut: 3))
+      unexplained: .init(
+        references: 2, overcounted: 0, objectsKeptOut: 3,
+        keptOut: ["LeakBoxingOwner × 2", "a closure context or box × 1"]))
     assertGolden(shown.description, named: "three-leaked-cycles")
     assertGolden(
       LeakReport(leaks: [], liveObjects: 7, leakedObjects: 0, unexplained: .init()).description,

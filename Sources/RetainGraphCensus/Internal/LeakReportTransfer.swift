@@ -43,7 +43,7 @@ enum LeakReportTransfer {
     let leaked = try int("the leaked objects")
     let unexplained = LeakReport.Unexplained(
       references: try int("the unexplained references"), overcounted: try int("the overcounted objects"),
-      objectsKeptOut: try int("the objects kept out"))
+      objectsKeptOut: try int("the objects kept out"), keptOut: try reader.strings("the types kept out"))
     let shapeCount = try reader.count("shapes", minimumSize: 8)
     var shapes: [LeakReport.LeakedCycle] = []
     for number in 0..<shapeCount {
@@ -80,6 +80,7 @@ enum LeakReportTransfer {
     ] {
       sink.append(UInt64(value))
     }
+    sink.append(strings: report.unexplained.keptOut)
     sink.append(UInt32(report.leaks.count))
     for shape in report.leaks {
       sink.append(string: shape.signature.text)

@@ -188,11 +188,29 @@ enum LeakSearch {
     let alive = successors.reached(from: external)
     let aliveIfExplained = successors.reached(from: optimistic)
     accounting.isGarbage = alive.map { !$0 }
-    accounting.unexplained.objectsKeptOut = zip(alive, aliveIfExplained).reduce(0) {
-      $0 + ($1.0 && !$1.1 ? 1 : 0)
+    var keptOut: [UInt: Int] = [:]  // metadata → objects
+    for index in 0..<count where alive[index] && !aliveIfExplained[index] {
+      accounting.unexplained.objectsKeptOut += 1
+      let metadata = UnsafeRawPointer(bitPattern: population.addresses[index]).flatMap {
+        CensusRuntime.metadata(ofObjectAt: $0)
+      }
+      keptOut[UInt(bitPattern: metadata), default: 0] += 1
     }
+    accounting.unexplained.keptOut = keptOut.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+      .prefix(LeakReport.Unexplained.keptOutTypesShown).map { metadata, objects in
+        "\(typeName(ofMetadata: metadata)) × \(LeakReport.number(objects))"
+      }
     return accounting
   }
+}
+
+/// A kept-out object's type, as a person names it: a class's short name; other heap objects (a
+/// closure context, a box, a collection's storage) by what they are.
+private func typeName(ofMetadata metadata: UInt) -> String {
+  guard let pointer = UnsafeRawPointer(bitPattern: metadata), CensusRuntime.isClass(metadata: pointer) else {
+    return "a closure context or box"
+  }
+  return TypeNames.short(TypeNames.qualified(Metadata.type(at: pointer)))
 }
 
 /// The words of a holder's memory, to check that a reference read by type is in the holder's own
