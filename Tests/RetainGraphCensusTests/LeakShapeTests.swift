@@ -224,6 +224,21 @@ extension CensusTests {
       #expect(shown.printed == shortText && !shown.toFile)
     }
 
+    /// The libraries' cycles are listed up to five shapes; the rest are counted in a line.
+    @Test func librariesCyclesAreListedUpToFiveShapes() {
+      let leaks = (0..<7).map { number in
+        LeakReport.LeakedCycle(
+          signature: CycleSignature(text: "object Case\(number)"),
+          cycleTypes: ["Case\(number)", "XCTestCaseRun"],
+          objectCount: 4, trace: "", fixes: [], allocationSite: nil, sequences: 1...2,
+          isOfLibraryTypesOnly: false, libraryModules: ["XCTest"], count: 10 + number)
+      }
+      let report = LeakReport(leaks: leaks, liveObjects: 100, leakedObjects: 28, unexplained: .init())
+      let (text, cycles) = RetainGraphCensus.LeaksAtExit.report(of: report, knownFile: nil)
+      #expect(cycles == 0)
+      assertGolden(text, named: "libraries-at-exit")
+    }
+
     /// Every pass appends its whole report to the run's one file, under a heading of its own.
     @Test func passesAppendTheirWholeReportsToOneFile() throws {
       let file = FileManager.default.temporaryDirectory.appendingPathComponent("leaks-\(UUID()).txt").path
