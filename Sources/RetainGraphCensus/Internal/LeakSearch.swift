@@ -41,6 +41,13 @@ enum LeakSearch {
       population.index = AddressIndex(capacity: records.count + 1)
       var objects: [AnyObject] = []
       objects.reserveCapacity(records.count)
+      // Room for every record at once (a million objects: no copy while growing, and each page is
+      // touched once).
+      population.addresses.reserveCapacity(records.count)
+      population.sizes.reserveCapacity(records.count)
+      population.strongCounts.reserveCapacity(records.count)
+      population.sequences.reserveCapacity(records.count)
+      population.scopes.reserveCapacity(records.count)
       for record in records {
         guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
         let strong = CensusRuntime.strongCount(ofObjectAt: record.object)
