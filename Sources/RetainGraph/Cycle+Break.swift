@@ -21,9 +21,10 @@ extension Cycle {
       /// No idiom applies: the reference was chosen for the structure of the loops alone.
       case structure
       /// A library's object holds yours (an `Assign` subscriber its target, a session its
-      /// delegate): the reference is the library's and cannot be made weak; give the library a
-      /// closure that captures `[weak self]` instead of the object, or end what holds it (cancel,
-      /// invalidate, remove) when done.
+      /// delegate): the reference is the library's and cannot be made weak. Held in a property, the
+      /// fix is the edit that ends it (cancel a subscription, finish a stream, close a channel,
+      /// invalidate a timer, remove an observer) or the library's way out; held by a library's
+      /// closure, give the library a closure that captures `[weak self]` instead of the object.
       case libraryReference
     }
 

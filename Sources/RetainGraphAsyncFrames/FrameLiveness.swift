@@ -77,7 +77,8 @@
       else { return [] }
       let extent = context..<(context + UInt(analysis.contextSize))
       for offset in analysis.loaded where offset >= 0 && offset + 8 <= analysis.contextSize {
-        if extent.contains(frame.load(fromByteOffset: offset, as: UInt.self)) { return [] }
+        // An offset the machine code loads from need not be a word's: read it unaligned.
+        if extent.contains(frame.loadUnaligned(fromByteOffset: offset, as: UInt.self)) { return [] }
       }
       return analysis.dead
     }
@@ -138,7 +139,7 @@
           let extent = FunctionExtent(startingAt: resume)
         else { return nil }
         // AsyncFunctionPointer { relative function, context size u32 }.
-        let contextSize = Int(pointer.load(fromByteOffset: 4, as: UInt32.self))
+        let contextSize = Int(pointer.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         guard contextSize >= 16, contextSize <= 1 << 20 else { return nil }
         var reader = Reader(
           contextSize: contextSize, variables: frameOffsets(ofFunctionResumingAt: resume))

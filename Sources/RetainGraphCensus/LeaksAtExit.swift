@@ -125,7 +125,9 @@ enum LeaksAtExit {
     let header = own.description.prefix { $0 != "\n" }
     lines.append("\(variable) (\(pass)): \(own.isEmpty ? "no leaked cycles at exit" : String(header))")
     for leak in own.leaks.prefix(summaryShapes) {
-      var line = "  \(LeakReport.number(leak.count)) × \(leak.cycleTypes.joined(separator: ", "))"
+      // Short names: without generic arguments (the whole report has them).
+      let types = leak.cycleTypes.map { TypeNames.withoutGenericArguments($0) }
+      var line = "  \(LeakReport.number(leak.count)) × \(types.joined(separator: ", "))"
       if let madeBy = leak.madeBy { line += ", made by \(madeBy)" }
       if let fix = leak.fixes.first { line += ": \(fix)" }
       lines.append(shortened(line))

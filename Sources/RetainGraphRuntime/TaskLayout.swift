@@ -109,14 +109,17 @@ package enum TaskLayout {
 
   /// Whether the heap object at `object` is a task: its isa is the runtime's task metadata.
   package static func isTask(_ object: UnsafeRawPointer) -> Bool {
-    guard let runtime else { return false }
+    guard let runtime, UInt(bitPattern: object) % 8 == 0 else { return false }
     return object.load(as: UInt.self) == runtime.taskMetadata
   }
 
   /// The state of the task at `task`, or nil when its layout is not recognised (the caller notes
   /// it). The task must be kept alive by the caller.
   package static func state(of task: UnsafeRawPointer) -> TaskState? {
-    guard let runtime, task.load(as: UInt.self) == runtime.taskMetadata else { return nil }
+    guard let runtime, UInt(bitPattern: task) % 8 == 0, task.load(as: UInt.self) == runtime.taskMetadata
+    else {
+      return nil
+    }
     let flags = task.load(fromByteOffset: jobFlagsOffset, as: UInt32.self)
     let status = task.load(fromByteOffset: statusFlagsOffset, as: UInt32.self)
     // Only futures (every `Task`, `async let` and task group task) carry a prefix this reader
@@ -173,7 +176,9 @@ package enum TaskLayout {
     guard let runtime, let state = state(of: task), !state.isComplete, !state.isRunning else { return [] }
     var ranges: [Range<UInt>] = []
     var slab = task.load(fromByteOffset: firstSlabOffset, as: UnsafeRawPointer?.self)
-    while let current = slab, ranges.count < maximumSlabs {
+    // A slab's link is read from a task another thread may have been changing when the process
+    // forked: a word that is not a slab's address (misaligned) ends the list, not the process.
+    while let current = slab, UInt(bitPattern: current) % 8 == 0, ranges.count < maximumSlabs {
       guard current.load(as: UInt.self) == runtime.slabMetadata else { return ranges }
       let capacity = Int(current.load(fromByteOffset: 16, as: UInt32.self))
       let used = Int(current.load(fromByteOffset: 20, as: UInt32.self))

@@ -6,6 +6,33 @@ internal import RetainGraphSupport
 /// every closure named by its function (or where it is stored), every method reference by its
 /// method, a library's reference with the library's way out.
 enum Advice {
+  /// The edit that ends a library's stored reference to your object, where no closure is involved
+  /// (the reference is the library's and cannot be made weak): by what the holder is, as its type's
+  /// name tells (a stream is finished, a channel closed, a subscription cancelled, a timer
+  /// invalidated, an observer removed), else every such edit.
+  static func ending(holderType: String, target: String, module: String) -> String {
+    let name = TypeNames.withoutGenericArguments(holderType)
+    let words: [(keys: [String], edit: String)] = [
+      (
+        ["AsyncStream", "AsyncThrowingStream", "Continuation"],
+        "finish the stream when done (its continuation's `finish()`), or read what it buffers"
+      ),
+      (["Channel"], "close the channel when done"),
+      (
+        ["Subscription", "Subscriber", "Sink", "Cancellable", "Conduit", "Subject", ".Inner", ".Outer"],
+        "cancel the subscription when done (the `AnyCancellable` it gave, or `cancel()`)"
+      ),
+      (["Timer"], "invalidate the timer when done"),
+      (
+        ["Observer", "Observation", "Notification", "Token", "Registration", "Listener"],
+        "remove the observer when done"
+      ),
+    ]
+    if let found = words.first(where: { $0.keys.contains { name.contains($0) } }) { return found.edit }
+    return "end what holds the \(target) when done (cancel, close, finish, invalidate or remove it): the "
+      + "reference is \(module)'s and cannot be made weak"
+  }
+
   /// The fix for weakening one reference of a fix plan.
   /// - Parameters:
   ///   - edgeIndex: the reference.
@@ -44,6 +71,7 @@ enum Advice {
         : KnownLibraries.wayOut(
           module: module, holder: String(holderName.prefix { $0 != "<" }), property: reference.property,
           extra: libraries)
+          ?? ending(holderType: storage.typeName(holder), target: targetName, module: moduleName)
       return .libraryReference(holding: holding, module: moduleName, target: targetName, wayOut: wayOut)
     }
     if let fix = taskFix(breaking: edge, loop: loop, in: storage)
