@@ -63,7 +63,7 @@ enum LeaksAtExit {
         "\n\n\(variable): not counted, \(LeakReport.number(count)) leaked cycle\(count == 1 ? "" : "s") "
         + "whose every reference a library declares, none this package's code (libraries' own loops, as "
         + "XCTest's test runs and their test cases):"
-      for leak in libraries.prefix(librariesShown) {
+      for leak in libraries {
         text += "\n  \(leak.cycleTypes.joined(separator: ", ")) (\(leak.objectCount) objects)"
         if leak.count > 1 { text += " × \(LeakReport.number(leak.count))" }
         if let modules = leak.libraryModules, !modules.isEmpty {
@@ -72,13 +72,6 @@ enum LeaksAtExit {
         } else if let madeBy = leak.madeBy {
           text += ", made by \(madeBy)"
         }
-      }
-      if libraries.count > librariesShown {
-        let rest = libraries.dropFirst(librariesShown)
-        let cycles = rest.reduce(0) { $0 + $1.count }
-        text +=
-          "\n  and \(LeakReport.number(rest.count)) more shapes (\(LeakReport.number(cycles)) leaked "
-          + "cycle\(cycles == 1 ? "" : "s")) of the same kind"
       }
     }
     guard let knownFile else { return (text, own.cycleCount) }
@@ -91,9 +84,6 @@ enum LeaksAtExit {
       return (text + "\n\n\(variable): " + lines, verdict.new.count + verdict.expired.count)
     }
   }
-
-  /// The most shapes of libraries' cycles the report lists (one line each).
-  static let librariesShown = 5
 
   /// The most lines printed at exit: a longer report is written to a file (``reportFile``) and a
   /// summary of it printed.

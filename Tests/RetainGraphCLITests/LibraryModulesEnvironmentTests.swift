@@ -38,9 +38,8 @@ struct LibraryModulesEnvironmentTests {
     #expect(named.status == 1)
     #expect(
       named.text.contains(
-        "fix: Box.owner is Vendor's reference to Screen: give Vendor a closure that captures "
-          + "`[weak self]` instead of the Screen itself, or end what holds it (cancel, invalidate, "
-          + "remove) when done"),
+        "fix: Box.owner is Vendor's reference to Screen: end what holds the Screen when done (cancel, "
+          + "close, finish, invalidate or remove it): the reference is Vendor's and cannot be made weak"),
       "\(named.text)")
   }
 }

@@ -84,13 +84,17 @@ extension CensusTests {
       }
       #expect(
         RetainGraphCensus.DeclaringCode.modules(dependenciesOfPackageAt: root).isEmpty, "no Package.swift")
-      try Data().write(to: URL(fileURLWithPath: root + "/Package.swift"))
+      try Data(
+        #"let package = Package(name: "Sw", targets: [.target(name: "Swinject", path: "Sources"), .testTarget( name: "Sw-Tests")])"#
+          .utf8
+      ).write(to: URL(fileURLWithPath: root + "/Package.swift"))
       let dependencies = RetainGraphCensus.DeclaringCode.modules(dependenciesOfPackageAt: root)
       #expect(dependencies.contains("NIOCore"))
       #expect(dependencies.contains("my_helpers"))
       #expect(dependencies.contains("XCTest"), "a known library's module")
       #expect(!dependencies.contains("MyLib") && !dependencies.contains("MyLibTests"))
       #expect(!dependencies.contains("Vapor"), "the package under test is Vapor itself")
+      #expect(!dependencies.contains("Swinject"), "a target the manifest names, whose sources are in Sources")
     }
 
     @Test func librariesAreNamedWithTheirModules() {

@@ -71,7 +71,8 @@ enum DeclaringCode {
   /// The modules of the package under test's dependencies, as the current directory tells (`swift
   /// test` runs in the package's root): the modules of every checkout in `.build/checkouts` and of
   /// every package the known libraries name, less the package's own (the folders of its `Sources`
-  /// and `Tests`). Empty outside a package: then the image alone tells.
+  /// and `Tests`, and the targets its manifest names). Empty outside a package: then the image
+  /// alone tells.
   static let dependencyModules: Set<String> = modules(
     dependenciesOfPackageAt: FileManager.default.currentDirectoryPath)
 
@@ -79,7 +80,9 @@ enum DeclaringCode {
   static func modules(dependenciesOfPackageAt root: String) -> Set<String> {
     let files = FileManager.default
     guard files.fileExists(atPath: root + "/Package.swift") else { return [] }
+    let manifest = (try? String(contentsOfFile: root + "/Package.swift", encoding: .utf8)) ?? ""
     let own = targetModules(in: root + "/Sources").union(targetModules(in: root + "/Tests"))
+      .union(declaredTargets(in: manifest))
     var dependencies = KnownLibraries.modules
     let checkouts = root + "/.build/checkouts"
     for checkout in (try? files.contentsOfDirectory(atPath: checkouts)) ?? [] {
@@ -88,14 +91,35 @@ enum DeclaringCode {
     return dependencies.subtracting(own)
   }
 
+  /// The module names of the targets a manifest declares (`.target(name: "Swinject", path:
+  /// "Sources")`): a target whose sources are not in a folder of its name.
+  static func declaredTargets(in manifest: String) -> Set<String> {
+    var names: Set<String> = []
+    for kind in ["target", "testTarget", "executableTarget", "macro"] {
+      var rest = manifest[...]
+      while let call = rest.range(of: ".\(kind)(") {
+        rest = rest[call.upperBound...]
+        let arguments = rest.drop { $0.isWhitespace }
+        guard arguments.hasPrefix("name:") else { continue }
+        let value = arguments.dropFirst("name:".count).drop { $0.isWhitespace }
+        guard value.hasPrefix("\""), let end = value.dropFirst().firstIndex(of: "\"") else { continue }
+        names.insert(identifier(String(value[value.index(after: value.startIndex)..<end])))
+      }
+    }
+    return names
+  }
+
+  /// A target's module name: its name with every character that cannot be in an identifier
+  /// replaced by `_`.
+  private static func identifier(_ name: String) -> String {
+    String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+  }
+
   /// The module names of the target folders in `folder` (a target's module name is its name with
   /// every character that cannot be in an identifier replaced by `_`).
   private static func targetModules(in folder: String) -> Set<String> {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-    return Set(
-      names.filter { !$0.hasPrefix(".") }.map { name in
-        String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
-      })
+    return Set(names.filter { !$0.hasPrefix(".") }.map(identifier))
   }
 
   /// The libraries `modules` belong to, as a person names them: `XCTest`, `SwiftNIO (NIOCore,
