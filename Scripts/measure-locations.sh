@@ -166,10 +166,10 @@ SOURCE
 cd "$dir"
 echo "building the probe in $dir (Hummingbird 2.28.1 and $retaingraph)..." >&2
 "$SWIFT" build --build-tests > "$dir/build.log" 2>&1 || { tail -30 "$dir/build.log" >&2; exit 1; }
-binary=$(find "$dir/.build/debug" -maxdepth 1 -name '*PackageTests.xctest' | head -1)
+binary=$(find "$dir/.build/debug/" -maxdepth 1 -name '*PackageTests.xctest' | head -1)
 echo "binary: $binary ($(( $(stat -c %s "$binary") / 1048576 )) MB)"
 # The closure the fix names: closure #1 in ResponseCache.arm().
-symbol=$(nm "$binary" | awk '$3 ~ /13ResponseCacheC3armyyFyycfU_$/ { print $1, $3; exit }')
+symbol=$(nm "$binary" | awk '$3 ~ /13ResponseCacheC3armyyFyycfU_$/ && !found { print $1, $3; found = 1 }')
 address=0x${symbol%% *}
 echo "closure: ${symbol#* } at $address"
 symbolized=$( { TIMEFORMAT='%U %S'; time "$SYMBOLIZER" --obj="$binary" "$address" > "$dir/symbolizer.out"; } 2>&1 )

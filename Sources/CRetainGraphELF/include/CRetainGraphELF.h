@@ -129,6 +129,13 @@ static const uint8_t DW_OP_reg0 = 0x50;
 static const uint8_t DW_OP_entry_value = 0xa3;
 static const uint8_t DW_OP_GNU_entry_value = 0xf3;
 
+// MARK: - Sorting
+
+/// Sorts `count` pairs of 64-bit words (`pairs` holds 2 × `count`) by their first word, then their
+/// second: the readers sort hundreds of thousands of symbols and address ranges by address with it
+/// (C's `qsort` with a C comparison; a Swift comparison is slow in a debug build).
+void rg_sort_pairs(uint64_t *_Nonnull pairs, size_t count);
+
 // MARK: - The dynamic loader
 
 /// What the dynamic loader says of one address (glibc's `Dl_info`, field by field).

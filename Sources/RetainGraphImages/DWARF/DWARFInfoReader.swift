@@ -92,20 +92,32 @@
 
     typealias Unit = DWARFUnitHeader
 
-    /// Reads the unit `unit` (index `index` of the image's unit table), or only its compile unit
-    /// entry when `rootOnly` (its address ranges); what was read before anything not understood is
-    /// kept.
+    /// Reads the unit `unit` (index `index` of the image's unit table); what was read before
+    /// anything not understood is kept.
     /// - Returns: what ended the reading early, nil when the whole unit was read.
-    mutating func read(_ unit: Unit, index: Int, rootOnly: Bool = false) -> DWARFError? {
+    mutating func read(_ unit: Unit, index: Int) -> DWARFError? {
+      var unused: [Int: Abbreviation] = [:]
+      return read(unit, index: index, rootOnly: false, abbreviations: &unused)
+    }
+
+    /// ``read(_:index:)``, or with `rootOnly` the compile unit entry alone (its address ranges),
+    /// its abbreviation looked up in `abbreviations` (by table offset and code) and kept there.
+    /// - Returns: what ended the reading early, nil when what was asked for was read.
+    mutating func read(
+      _ unit: Unit, index: Int, rootOnly: Bool, abbreviations: inout [Int: Abbreviation]
+    ) -> DWARFError? {
       guard unit.isCompileUnit, unit.addressSize == 8 else { return nil }
       if rootOnly {
         // The first entry's abbreviation alone: thousands of units each have a table of their own.
         var cursor = DWARFCursor(sections.info, at: unit.entriesStart)
         let code = cursor.uleb()
-        guard !cursor.overran, let abbreviation = abbreviation(code, inTableAt: unit.abbreviationOffset)
+        let key = unit.abbreviationOffset << 20 | Int(truncatingIfNeeded: code & 0xF_FFFF)
+        guard !cursor.overran,
+          let abbreviation = abbreviations[key] ?? abbreviation(code, inTableAt: unit.abbreviationOffset)
         else {
           return .unknownAbbreviation(code: code, offset: unit.entriesStart)
         }
+        abbreviations[key] = abbreviation
         return readEntries(of: unit, index: index, table: [code: abbreviation], rootOnly: true)
       }
       guard let table = abbreviationTable(at: unit.abbreviationOffset) else {

@@ -88,10 +88,23 @@
     /// `ranges` in any order; empty ones and those at address 0 (a function the linker dropped
     /// keeps its unit's range there) are left out.
     init(_ ranges: [(start: UInt, end: UInt, unit: Int)]) {
-      let sorted = ranges.filter { $0.start != 0 && $0.start < $0.end }.sorted { $0.start < $1.start }
-      starts = sorted.map(\.start)
-      ends = sorted.map(\.end)
-      units = sorted.map(\.unit)
+      var kept: [(start: UInt, end: UInt, unit: Int)] = []
+      var keys: [UInt] = []
+      for range in ranges where range.start != 0 && range.start < range.end {
+        kept.append(range)
+        keys.append(range.start)
+      }
+      var starts: [UInt] = []
+      var ends: [UInt] = []
+      var units: [Int] = []
+      for index in sortedOrder(of: keys) {
+        starts.append(kept[index].start)
+        ends.append(kept[index].end)
+        units.append(kept[index].unit)
+      }
+      self.starts = starts
+      self.ends = ends
+      self.units = units
     }
 
     var count: Int { starts.count }

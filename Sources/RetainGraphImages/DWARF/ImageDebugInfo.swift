@@ -130,10 +130,11 @@
         }
       }
       var unplaced: [Int] = []
+      var abbreviations: [Int: DWARFInfoReader.Abbreviation] = [:]
       for (index, header) in table.headers.enumerated() where header.isCompileUnit && !covered.contains(index)
       {
         var reader = DWARFInfoReader(sections: sections)
-        _ = reader.read(header, index: index, rootOnly: true)
+        _ = reader.read(header, index: index, rootOnly: true, abbreviations: &abbreviations)
         if let offset = reader.unitRanges {
           do {
             for range in try DWARFAddressMap.rangeList(
