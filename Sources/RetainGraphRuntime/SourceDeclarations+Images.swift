@@ -88,7 +88,18 @@ extension SourceDeclarations {
     if text.hasPrefix("(extension in "), let close = text.firstRange(of: "):") {
       text = text[close.upperBound...]
     }
-    return String(text.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+    // The first identifier followed by a dot: words the demangler writes first (`static`,
+    // `variable initialization expression of`, `default argument 0 of`) are not the module.
+    func isIdentifier(_ character: Character) -> Bool {
+      character.isLetter || character.isNumber || character == "_"
+    }
+    while let start = text.firstIndex(where: isIdentifier) {
+      let word = text[start...].prefix(while: isIdentifier)
+      let after = text[word.endIndex...]
+      if after.hasPrefix("."), word.first?.isNumber == false { return String(word) }
+      text = after
+    }
+    return ""
   }
 
   /// How the mangled names of a module's declarations start (`$s3App`); nil for the standard

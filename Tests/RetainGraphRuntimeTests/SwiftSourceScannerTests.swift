@@ -106,6 +106,17 @@ struct SwiftSourceScannerTests {
       SourceDeclarations.moduleName(ofFunctionNamed: "closure #1 in (extension in App):Foundation.Data.f()")
         == "Foundation")
     #expect(SourceDeclarations.moduleName(ofFunctionNamed: "App.(Hidden in _0ABC)") == "App")
+    #expect(
+      SourceDeclarations.moduleName(
+        ofFunctionNamed: "closure #2 in static RetainGraphTests.SinkViewModel.make()")
+        == "RetainGraphTests")
+    #expect(
+      SourceDeclarations.moduleName(
+        ofFunctionNamed: "closure #1 in variable initialization expression of App.X.y")
+        == "App")
+    #expect(
+      SourceDeclarations.moduleName(ofFunctionNamed: "closure #1 in default argument 0 of App.f(x:)") == "App"
+    )
     #expect(SourceDeclarations.mangledPrefix(ofModule: "App") == "$s3App")
     #expect(SourceDeclarations.mangledPrefix(ofModule: "RetainGraphTests") == "$s16RetainGraphTests")
     #expect(SourceDeclarations.mangledPrefix(ofModule: "Swift") == nil)
