@@ -15,7 +15,8 @@
 
     /// Codes: 1 a DWARF 4 unit with `low_pc`/`high_pc` (a size), 2 a unit with `low_pc` and
     /// `DW_AT_ranges`, 3 a function with its declaration, 4 a function without one (a partial apply
-    /// forwarder), 5 a unit with neither (its place is read from its functions).
+    /// forwarder), 5 a unit with neither (its place is read from its functions), 6 a declaration
+    /// without code (a specialisation an optimised build declared the line on).
     static let abbreviations: [UInt8] = {
       var bytes = Bytes()
       func add(_ code: UInt64, _ tag: UInt64, _ children: Bool, _ attributes: [(UInt64, UInt64)]) {
@@ -53,6 +54,12 @@
       add(
         5, DW_TAG_compile_unit, true,
         [(DW_AT_stmt_list, DW_FORM_sec_offset), (DW_AT_comp_dir, DW_FORM_string)])
+      add(
+        6, DW_TAG_subprogram, false,
+        [
+          (DW_AT_linkage_name, DW_FORM_string), (DW_AT_decl_file, DW_FORM_data1),
+          (DW_AT_decl_line, DW_FORM_data2),
+        ])
       bytes.data.append(0)
       return bytes.data
     }()
@@ -76,7 +83,7 @@
       return bytes.data
     }()
 
-    /// A function: start, linkage name, declaration line (nil: none).
+    /// A function: start (0: a declaration without code), linkage name, declaration line (nil: none).
     typealias Function = (start: UInt64, name: String, line: UInt16?)
 
     static let first: [Function] = [
@@ -85,12 +92,16 @@
     static let second: [Function] = [
       (0x2000, "$s3App6ScreenC4saveyyF", 20), (0x3000, "$s3App6ScreenCfd", 30),
     ]
-    static let third: [Function] = [(0x4000, "$s3App3topyyF", 40), (0x4040, "$s3App3topyyFyycfU_", 41)]
+    static let third: [Function] = [
+      (0x4000, "$s3App3topyyF", 40), (0x4040, "$s3App3topyyFyycfU_", 41),
+      (0x4060, "$s3App3topyyFyycfU0_", nil),
+      (0, "$s3App3topyyFyycfU0_Tf4nn_g", 42),
+    ]
     static let fourth: [Function] = [(0x5000, "$s3App5aloneyyF", 50)]
 
     static func function(_ function: Function, into bytes: inout Bytes) {
-      bytes.uleb(function.line == nil ? 4 : 3)
-      bytes.append(function.start)
+      bytes.uleb(function.start == 0 ? 6 : function.line == nil ? 4 : 3)
+      if function.start != 0 { bytes.append(function.start) }
       bytes.cString(function.name)
       if let line = function.line {
         bytes.data.append(1)
@@ -196,9 +207,9 @@
     @Test(arguments: [false, true])
     func lookupsByAddressGiveWhatTheWholeScanGives(withAddressRanges: Bool) throws {
       let whole = Self.debugInfo().functionDeclarations { _ in true }
-      #expect(whole.count == 6)
+      #expect(whole.count == 7)
       let debugInfo = Self.debugInfo(withAddressRanges: withAddressRanges)
-      for function in Self.everyFunction where function.line != nil {
+      for function in Self.everyFunction where function.line != nil && function.start != 0 {
         let found = try debugInfo.functionDeclaration(at: UInt(function.start))
         #expect(found == whole.first { $0.mangledName == function.name })
         #expect(found?.file == "/work/app/Sources/App/Screen.swift")
@@ -218,6 +229,16 @@
         at: 0x1080, linkageNames: ["$s3App6ScreenC4loadyyFyycfU_TA", "$s3App6ScreenC4loadyyFyycfU_"])
       #expect(found?.mangledName == "$s3App6ScreenC4loadyyFyycfU_")
       #expect(found?.line == 10)
+    }
+
+    /// In an optimised build a function's line may be declared only on the specialisation its code
+    /// was made from (`…fU0_Tf4nn_g`): found by that suffix, in the function's unit.
+    @Test func aSpecialisationsDeclarationPlacesItsFunction() throws {
+      let debugInfo = Self.debugInfo()
+      let found = try debugInfo.functionDeclaration(at: 0x4060, linkageNames: ["$s3App3topyyFyycfU0_"])
+      #expect(found?.mangledName == "$s3App3topyyFyycfU0_Tf4nn_g")
+      #expect(found?.line == 42)
+      #expect(try debugInfo.functionDeclaration(at: 0x4060) == nil)
     }
 
     /// Each unit's entries are read at most once, and only the units asked about.
@@ -273,7 +294,7 @@
         for withAddressRanges in [false, true] {
           let debugInfo = Self.debugInfo(
             info: Array(info.prefix(length)), withAddressRanges: withAddressRanges)
-          for function in Self.everyFunction where function.line != nil {
+          for function in Self.everyFunction where function.line != nil && function.start != 0 {
             do {
               if let found = try debugInfo.functionDeclaration(at: UInt(function.start)) {
                 #expect(found.line == Int(function.line ?? 0))

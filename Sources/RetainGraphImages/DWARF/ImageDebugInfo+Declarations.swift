@@ -63,7 +63,9 @@
     /// The declaration of the function whose code starts at the virtual address `start`, read from
     /// that function's unit only: the entry named by the first of `linkageNames` that the unit
     /// declares (a partial apply forwarder's closure, say), or else the entry whose `DW_AT_low_pc`
-    /// is `start` (or the declaration it refers to). Nil when the unit declares neither.
+    /// is `start` (or the declaration it refers to), or else a specialisation of one of
+    /// `linkageNames` (its name with a `T…` suffix: an optimised build may declare the line only
+    /// there). Nil when the unit declares none of them.
     /// - Parameters:
     ///   - start: the function's address, as the symbol table and the DWARF name it.
     ///   - linkageNames: mangled names to look for in the unit, in order.
@@ -94,6 +96,23 @@
           if let name = facts.names[die], let declared = declaration(die, named: name) { return declared }
           guard let next = facts.origins[die] else { break }
           die = next
+        }
+      }
+      // An optimised build may declare the line only on a specialisation the function's code was
+      // made from (`…fU_Tf4nn_g`, a function signature specialisation of `…fU_`): its linkage name
+      // is one of `linkageNames` with a `T…` suffix.
+      for wanted in linkageNames {
+        let length = wanted.utf8.count
+        let found = wanted.withCString { wanted in
+          facts.declarations.keys.filter { offset in
+            guard let name = facts.names[offset] else { return false }
+            return strncmp(name, wanted, length) == 0 && name[length] == CChar(UInt8(ascii: "T"))
+          }
+        }
+        if let offset = found.min(), let name = facts.names[offset],
+          let declared = declaration(offset, named: name)
+        {
+          return declared
         }
       }
       if let error = facts.error { throw error }
