@@ -1,4 +1,5 @@
 package import RetainGraphProcess
+internal import RetainGraphRuntime
 
 #if canImport(Glibc)
   internal import Glibc
@@ -132,6 +133,9 @@ extension ObjectGraph {
     // make them would take the runtime's locks, and one another thread held at the fork never
     // comes free in the child. Only the root's type is read, not what it holds.
     TypePlans.prepare(for: type(of: root))
+    // The symbols of the root's type's image, read here once for the child (which names closures
+    // with them) and for this process (which looks up the fixes' locations with them).
+    SymbolNames.loadSymbols(ofImageContaining: unsafeBitCast(type(of: root), to: UnsafeRawPointer.self))
     let bytes = try ForkedChild.run(
       timeout: timeout, standardError: childStandardError, trace: trace, cancellation: cancellation
     ) { attempt in

@@ -11,8 +11,8 @@
     internal import Darwin
   #endif
 
-  /// One loaded image's file, mapped and parsed once: its symbols at once, its debug information on
-  /// first use.
+  /// One loaded image's file, mapped and parsed once: its symbols at once, its debug information unit
+  /// by unit, on first use.
   package final class LoadedImage: @unchecked Sendable {
     /// The path it was first asked for by.
     package let path: String
@@ -27,10 +27,11 @@
       symbols = file.map(ImageSymbols.init) ?? ImageSymbols()
     }
 
-    /// The image's DWARF facts (read on first use; empty without debug information).
+    /// The image's DWARF facts (empty without debug information): made on first use, and read unit
+    /// by unit as questions need them (`ImageDebugInfo`).
     ///
-    /// Read outside the lock (two threads may both read it; the first kept wins): the lock is held
-    /// across every fork, and reading a large image's DWARF under it made each fork meanwhile wait.
+    /// Made outside the lock (two threads may both make it; the first kept wins): the lock is held
+    /// across every fork.
     package var debugInfo: ImageDebugInfo {
       if let known = lazyDebugInfo.withLock({ $0 }) { return known }
       let made = file.map { ImageDebugInfo($0) } ?? ImageDebugInfo()

@@ -126,16 +126,35 @@
     private let names: [UnsafePointer<CChar>]
 
     init(entries: [Entry]) {
-      let sorted = entries.sorted { $0.start < $1.start }
-      starts = sorted.map(\.start)
-      sizes = sorted.map(\.size)
-      names = sorted.map(\.name)
+      // Plain loops and a C sort: this runs on every symbol of an image at its first use, in debug
+      // builds too (see `sortedOrder(of:)`).
+      var keys: [UInt] = []
+      keys.reserveCapacity(entries.count)
+      for entry in entries { keys.append(entry.start) }
+      var starts: [UInt] = []
+      var sizes: [UInt] = []
+      var names: [UnsafePointer<CChar>] = []
+      starts.reserveCapacity(entries.count)
+      sizes.reserveCapacity(entries.count)
+      names.reserveCapacity(entries.count)
+      for index in sortedOrder(of: keys) {
+        starts.append(entries[index].start)
+        sizes.append(entries[index].size)
+        names.append(entries[index].name)
+      }
+      self.starts = starts
+      self.sizes = sizes
+      self.names = names
     }
 
     /// The symbols whose name `isWanted` accepts (given the C string), with their start offsets, in
     /// address order.
     package func entries(where isWanted: (UnsafePointer<CChar>) -> Bool) -> [(start: UInt, name: String)] {
-      names.indices.compactMap { isWanted(names[$0]) ? (starts[$0], String(cString: names[$0])) : nil }
+      var found: [(start: UInt, name: String)] = []
+      for index in 0..<names.count where isWanted(names[index]) {
+        found.append((starts[index], String(cString: names[index])))
+      }
+      return found
     }
 
     /// The start offsets of the symbols at most `size` bytes long.

@@ -115,6 +115,13 @@ extension SymbolNames {
       ImageCatalogue.debugInfo(at: address)
     }
 
+    /// Reads (once for the process) the symbols of the image that contains `address`: called before
+    /// a fork, so that the forked child, which names closures with them, and the parent, which
+    /// looks up their fixes' locations with them, share one reading (a child's is lost with it).
+    package static func loadSymbols(ofImageContaining address: UnsafeRawPointer) {
+      _ = ImageCatalogue.image(containing: address)
+    }
+
     /// The function symbols of the image that contains `address`, and its base.
     package static func image(containing address: UnsafeRawPointer) -> (SymbolTable, UnsafeRawPointer)? {
       ImageCatalogue.image(containing: address).map { ($0.image.symbols.functions, $0.base) }
@@ -142,6 +149,8 @@ extension SymbolNames {
     { nil }
 
     package static func symbolName(at address: UnsafeRawPointer) -> String? { nil }
+
+    package static func loadSymbols(ofImageContaining address: UnsafeRawPointer) {}
 
     package static func inlinedFunctions(ofFunctionAt address: UnsafeRawPointer) -> [String] { [] }
 

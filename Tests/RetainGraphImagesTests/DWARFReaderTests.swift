@@ -190,11 +190,14 @@
       #expect(ImageDebugInfo(noStrings).frameOffsets(ofFunctionResumingAt: 0x2000) == nil)
     }
 
-    /// Forms and layouts the reader does not read stop it (what was read before stays).
+    /// Forms and layouts the reader does not read stop their unit (what was read before stays);
+    /// the other units are read, each on its own.
     @Test func unreadableUnitsAreLeftOut() {
-      // An unknown form in the inlined subroutine's abbreviation: the first unit stops there.
+      // An unknown form in the inlined subroutine's abbreviation: the first unit stops there (the
+      // second unit's function, whose inlined code is named through `DW_FORM_ref_addr`, is read).
       let unknown = ImageDebugInfo(Self.sections(abbreviations: Self.abbreviations(unknownForm: true)))
-      #expect(unknown.functionsWithInlinedCode.isEmpty)
+      #expect(unknown.functionsWithInlinedCode == [0x4000])
+      #expect(unknown.inlinedFunctions(at: 0x1000).isEmpty)
       // 4-byte addresses: both units are skipped.
       #expect(ImageDebugInfo(Self.sections(info: Self.info(addressSize: 4))).functionsWithInlinedCode.isEmpty)
       // The 64-bit format (a unit length of 0xFFFFFFFF) is not read.

@@ -42,6 +42,27 @@
         descriptor.flatMap { image.symbols.data.name(at: $0) } == "$s22RetainGraphImagesTests10OwnedBytesCMn")
     }
 
+    /// This binary's closures, looked up by address (their unit alone), are declared where the
+    /// whole-image scan says: the same file and line for each.
+    @Test func closuresByAddressAreWhereTheWholeScanSays() throws {
+      let image = ImageCatalogue.image(atPath: "/proc/self/exe")
+      let prefix = "$s22RetainGraphImagesTests"
+      let closures = image.symbols.functions.entries {
+        strncmp($0, prefix, prefix.utf8.count) == 0 && strstr($0, "fU_") != nil && strstr($0, "TA") == nil
+      }
+      try #require(closures.count >= 3)
+      let whole = image.debugInfo.functionDeclarations { strncmp($0, prefix, prefix.utf8.count) == 0 }
+      var compared = 0
+      for closure in closures.prefix(40) {
+        guard let expected = whole.first(where: { $0.mangledName == closure.name }) else { continue }
+        let found = try image.debugInfo.functionDeclaration(
+          at: closure.start &+ image.symbols.loadBase, linkageNames: [closure.name])
+        #expect(found == expected)
+        compared += 1
+      }
+      #expect(compared >= 3)
+    }
+
     /// A file that is not an image, or no file, gives an image without symbols (asked again, the
     /// same one).
     @Test func whatCannotBeReadHasNoSymbols() throws {

@@ -94,4 +94,37 @@ struct SwiftSourceScannerTests {
     #expect(SourceDeclarations.typePath(ofQualifiedName: "App.(unknown context at $1234).Local") == nil)
     #expect(SourceDeclarations.typePath(ofQualifiedName: "Screen") == nil)
   }
+
+  /// What a closure's lookup by address starts from: the module whose closure symbols are named,
+  /// their mangled prefix, and the linkage names a forwarder is declared by.
+  @Test func closureNamesGiveTheirModulesSymbols() {
+    #expect(SourceDeclarations.moduleName(ofFunctionNamed: "closure #1 in App.Screen.init()") == "App")
+    #expect(
+      SourceDeclarations.moduleName(ofFunctionNamed: "implicit closure #2 in closure #1 in Probe.Cache.arm()")
+        == "Probe")
+    #expect(
+      SourceDeclarations.moduleName(ofFunctionNamed: "closure #1 in (extension in App):Foundation.Data.f()")
+        == "Foundation")
+    #expect(SourceDeclarations.moduleName(ofFunctionNamed: "App.(Hidden in _0ABC)") == "App")
+    #expect(
+      SourceDeclarations.moduleName(
+        ofFunctionNamed: "closure #2 in static RetainGraphTests.SinkViewModel.make()")
+        == "RetainGraphTests")
+    #expect(
+      SourceDeclarations.moduleName(
+        ofFunctionNamed: "closure #1 in variable initialization expression of App.X.y")
+        == "App")
+    #expect(
+      SourceDeclarations.moduleName(ofFunctionNamed: "closure #1 in default argument 0 of App.f(x:)") == "App"
+    )
+    #expect(SourceDeclarations.mangledPrefix(ofModule: "App") == "$s3App")
+    #expect(SourceDeclarations.mangledPrefix(ofModule: "RetainGraphTests") == "$s16RetainGraphTests")
+    #expect(SourceDeclarations.mangledPrefix(ofModule: "Swift") == nil)
+    #expect(SourceDeclarations.mangledPrefix(ofModule: "") == nil)
+    #expect(
+      SourceDeclarations.linkageNames(of: "$s3App1fyyFyycfU_TA") == [
+        "$s3App1fyyFyycfU_TA", "$s3App1fyyFyycfU_",
+      ])
+    #expect(SourceDeclarations.linkageNames(of: "$s3App1fyyFyycfU_") == ["$s3App1fyyFyycfU_"])
+  }
 }

@@ -46,6 +46,8 @@ static const uint64_t DW_TAG_variable = 0x34;
 // Attributes (7.5.4).
 static const uint64_t DW_AT_location = 0x02;
 static const uint64_t DW_AT_low_pc = 0x11;
+static const uint64_t DW_AT_high_pc = 0x12;
+static const uint64_t DW_AT_ranges = 0x55;
 static const uint64_t DW_AT_stmt_list = 0x10;
 static const uint64_t DW_AT_comp_dir = 0x1b;
 static const uint64_t DW_AT_decl_file = 0x3a;
@@ -105,6 +107,16 @@ static const uint64_t DW_FORM_GNU_str_index = 0x1f02;
 static const uint64_t DW_FORM_GNU_ref_alt = 0x1f20;
 static const uint64_t DW_FORM_GNU_strp_alt = 0x1f21;
 
+// Range list entries of `.debug_rnglists` (DWARF 5, 7.25).
+static const uint8_t DW_RLE_end_of_list = 0x00;
+static const uint8_t DW_RLE_base_addressx = 0x01;
+static const uint8_t DW_RLE_startx_endx = 0x02;
+static const uint8_t DW_RLE_startx_length = 0x03;
+static const uint8_t DW_RLE_offset_pair = 0x04;
+static const uint8_t DW_RLE_base_address = 0x05;
+static const uint8_t DW_RLE_start_end = 0x06;
+static const uint8_t DW_RLE_start_length = 0x07;
+
 // Location expression operations (7.7.1).
 // Line number program header (DWARF 5, 6.2.4.1): content type codes of directory and file entries.
 static const uint64_t DW_LNCT_path = 0x1;
@@ -116,6 +128,13 @@ static const uint8_t DW_OP_plus_uconst = 0x23;
 static const uint8_t DW_OP_reg0 = 0x50;
 static const uint8_t DW_OP_entry_value = 0xa3;
 static const uint8_t DW_OP_GNU_entry_value = 0xf3;
+
+// MARK: - Sorting
+
+/// Sorts `count` pairs of 64-bit words (`pairs` holds 2 × `count`) by their first word, then their
+/// second: the readers sort hundreds of thousands of symbols and address ranges by address with it
+/// (C's `qsort` with a C comparison; a Swift comparison is slow in a debug build).
+void rg_sort_pairs(uint64_t *_Nonnull pairs, size_t count);
 
 // MARK: - The dynamic loader
 

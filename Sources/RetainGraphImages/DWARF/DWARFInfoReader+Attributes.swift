@@ -20,6 +20,7 @@
       case DW_FORM_addr:
         let value = UInt(cursor.u64())
         if name == DW_AT_low_pc { entry.lowPC = value }
+        if name == DW_AT_high_pc { entry.highPC = (value, isOffset: false) }
       case DW_FORM_strp, DW_FORM_line_strp:
         let offset = Int(cursor.u32())
         if isString, let section = form == DW_FORM_strp ? sections.strings : sections.lineStrings,

@@ -11,10 +11,11 @@
     internal import Darwin
   #endif
 
-  /// One pass over `.debug_info` (DWARF 2 to 5, 32-bit format, compile and partial units, 8-byte
+  /// One unit of `.debug_info` read (DWARF 2 to 5, 32-bit format, compile and partial units, 8-byte
   /// addresses): the facts ``ImageDebugInfo`` keeps (inlined functions, linkage names, async frame
-  /// slots). DIE offsets count from the start of `.debug_info`. Anything not understood (64-bit
-  /// DWARF, an unknown form, bytes that end too soon) ends the reading with what was read before it.
+  /// slots, declarations). DIE offsets count from the start of `.debug_info`. Anything not
+  /// understood (an unknown form, bytes that end too soon) ends the unit's reading with what was
+  /// read before it, and is returned as the error.
   struct DWARFInfoReader {
     let sections: DWARFSections
 
@@ -28,8 +29,15 @@
     var declarations: [Int: DWARFDeclaration] = [:]
     /// Per DIE offset of a named type: its linkage name, and the files its functions are declared in.
     var types: [Int: (name: UnsafePointer<CChar>, files: DWARFFileSet)] = [:]
-    /// The compile units read, in order: where their line programs and compile directories are.
-    var units: [DWARFUnitFiles] = []
+    /// The unit's line program and compile directory (from its compile unit entry).
+    var unitFiles: DWARFUnitFiles?
+    /// Per function start (`DW_AT_low_pc` of a `DW_TAG_subprogram`): its DIE offset.
+    var functionStarts: [UInt: Int] = [:]
+    /// The compile unit entry's address ranges: `DW_AT_low_pc` with `DW_AT_high_pc`, or the
+    /// offset of its `DW_AT_ranges` list.
+    var unitLowPC: UInt?
+    var unitHighPC: (value: UInt, isOffset: Bool)?
+    var unitRanges: Int?
 
     init(sections: DWARFSections) {
       self.sections = sections
@@ -46,6 +54,10 @@
     /// What a DIE says that matters here.
     struct Entry {
       var lowPC: UInt?
+      /// `DW_AT_high_pc`: an address, or (a constant form) the size from `DW_AT_low_pc`.
+      var highPC: (value: UInt, isOffset: Bool)?
+      /// `DW_AT_ranges`: a range list's offset (`DW_FORM_sec_offset`).
+      var ranges: Int?
       var linkageName: UnsafePointer<CChar>?
       var reference: Int?
       /// `DW_AT_location`: an expression's range in `.debug_info`, or a form other than an expression.
@@ -71,63 +83,57 @@
         case DW_AT_decl_file: declarationFile = value
         case DW_AT_decl_line: declarationLine = value
         case DW_AT_stmt_list: lineProgram = Int(truncatingIfNeeded: value)
+        case DW_AT_high_pc: highPC = (UInt(truncatingIfNeeded: value), isOffset: true)
+        case DW_AT_ranges: ranges = Int(truncatingIfNeeded: value)
         default: break
         }
       }
     }
 
-    /// A unit's header fields that its entries are read with.
-    struct Unit {
-      /// The unit's offset in `.debug_info` (unit-relative references count from it).
-      var start: Int
-      /// The offset just past the unit.
-      var end: Int
-      var version: Int
+    typealias Unit = DWARFUnitHeader
+
+    /// Reads the unit `unit` (index `index` of the image's unit table); what was read before
+    /// anything not understood is kept.
+    /// - Returns: what ended the reading early, nil when the whole unit was read.
+    mutating func read(_ unit: Unit, index: Int) -> DWARFError? {
+      var unused: [Int: Abbreviation] = [:]
+      return read(unit, index: index, rootOnly: false, abbreviations: &unused)
     }
 
-    mutating func read() {
-      var tables: [Int: [UInt64: Abbreviation]] = [:]
-      var unitStart = 0
-      let info = sections.info
-      while unitStart + 11 <= info.count {
-        var cursor = DWARFCursor(info, at: unitStart)
-        let unitLength = Int(cursor.u32())
-        // 0xFFFFFFFF announces the 64-bit format, not read here; 0xFFFFFFF0… are reserved.
-        guard unitLength < 0xFFFF_FFF0, unitLength <= info.count - unitStart - 4 else { return }
-        let unit = Unit(start: unitStart, end: unitStart + 4 + unitLength, version: Int(cursor.u16()))
-        defer { unitStart = unit.end }
-        let abbreviationOffset: Int
-        let addressSize: UInt8
-        switch unit.version {
-        case 2...4:
-          abbreviationOffset = Int(cursor.u32())
-          addressSize = cursor.byte()
-        case 5:
-          let unitType = cursor.byte()
-          // Compile and partial units only: type and skeleton units name no inlined code.
-          guard unitType == DW_UT_compile || unitType == DW_UT_partial else { continue }
-          addressSize = cursor.byte()
-          abbreviationOffset = Int(cursor.u32())
-        default:
-          continue
+    /// ``read(_:index:)``, or with `rootOnly` the compile unit entry alone (its address ranges),
+    /// its abbreviation looked up in `abbreviations` (by table offset and code) and kept there.
+    /// - Returns: what ended the reading early, nil when what was asked for was read.
+    mutating func read(
+      _ unit: Unit, index: Int, rootOnly: Bool, abbreviations: inout [Int: Abbreviation]
+    ) -> DWARFError? {
+      guard unit.isCompileUnit, unit.addressSize == 8 else { return nil }
+      if rootOnly {
+        // The first entry's abbreviation alone: thousands of units each have a table of their own.
+        var cursor = DWARFCursor(sections.info, at: unit.entriesStart)
+        let code = cursor.uleb()
+        let key = unit.abbreviationOffset << 20 | Int(truncatingIfNeeded: code & 0xF_FFFF)
+        guard !cursor.overran,
+          let abbreviation = abbreviations[key] ?? abbreviation(code, inTableAt: unit.abbreviationOffset)
+        else {
+          return .unknownAbbreviation(code: code, offset: unit.entriesStart)
         }
-        let table: [UInt64: Abbreviation]
-        if let known = tables[abbreviationOffset] {
-          table = known
-        } else {
-          guard let made = abbreviationTable(at: abbreviationOffset) else { continue }
-          tables[abbreviationOffset] = made
-          table = made
-        }
-        guard addressSize == 8 else { continue }
-        guard readEntries(from: cursor.offset, of: unit, table: table) else { return }
+        abbreviations[key] = abbreviation
+        return readEntries(of: unit, index: index, table: [code: abbreviation], rootOnly: true)
       }
+      guard let table = abbreviationTable(at: unit.abbreviationOffset) else {
+        return .truncated(section: ".debug_abbrev", offset: unit.abbreviationOffset)
+      }
+      return readEntries(of: unit, index: index, table: table, rootOnly: rootOnly)
     }
 
-    /// Reads one unit's DIEs; false when a form is not understood or the bytes end too soon (the rest
-    /// cannot be parsed).
-    private mutating func readEntries(from start: Int, of unit: Unit, table: [UInt64: Abbreviation]) -> Bool {
-      var cursor = DWARFCursor(sections.info, at: start)
+    /// Reads one unit's DIEs; the error when a form is not understood or the bytes end too soon (the
+    /// rest cannot be parsed).
+    private mutating func readEntries(
+      of unit: Unit, index: Int, table: [UInt64: Abbreviation], rootOnly: Bool
+    ) -> DWARFError? {
+      // The unit's own bytes only: an entry cut at the unit's end is an error, not the next unit.
+      let unitBytes = UnsafeRawBufferPointer(rebasing: sections.info[0..<unit.end])
+      var cursor = DWARFCursor(unitBytes, at: unit.entriesStart)
       // The functions being read, innermost last: (depth, start address, an async partial
       // function's), and the current depth.
       var owners: [(depth: Int, start: UInt, isPartial: Bool)] = []
@@ -140,15 +146,15 @@
       while cursor.offset < unit.end {
         let offset = cursor.offset
         let code = cursor.uleb()
-        guard !cursor.overran else { return false }
+        guard !cursor.overran else { return .truncated(section: ".debug_info", offset: offset) }
         if code == 0 {
           depth -= 1
           while let last = owners.last, last.depth > depth { owners.removeLast() }
           while let last = typeOwners.last, last.depth >= depth { typeOwners.removeLast() }
-          if depth < 0 { return true }
+          if depth < 0 { return nil }
           continue
         }
-        guard let abbreviation = table[code] else { return false }
+        guard let abbreviation = table[code] else { return .unknownAbbreviation(code: code, offset: offset) }
         var entry = Entry()
         for attribute in abbreviation.attributes {
           guard
@@ -156,16 +162,20 @@
               attribute.form, name: attribute.name, implicitValue: attribute.value, at: &cursor, unit: unit,
               into: &entry)
           else {
-            return false
+            return .unreadableAttribute(form: attribute.form, offset: offset)
           }
         }
         switch abbreviation.tag {
         case DW_TAG_compile_unit:
           isOptimized = entry.isOptimized
-          units.append(DWARFUnitFiles(lineProgram: entry.lineProgram, directory: entry.compileDirectory))
+          unitFiles = DWARFUnitFiles(lineProgram: entry.lineProgram, directory: entry.compileDirectory)
+          unitLowPC = entry.lowPC
+          unitHighPC = entry.highPC
+          unitRanges = entry.ranges
+          if rootOnly { return nil }
         case DW_TAG_structure_type, DW_TAG_class_type, DW_TAG_union_type, DW_TAG_enumeration_type:
-          if abbreviation.hasChildren, let name = entry.linkageName, !units.isEmpty {
-            types[offset] = (name, DWARFFileSet(unit: units.count - 1))
+          if abbreviation.hasChildren, let name = entry.linkageName, unitFiles != nil {
+            types[offset] = (name, DWARFFileSet(unit: index))
             typeOwners.append((depth, offset))
           }
         case DW_TAG_subprogram:  // named, or referring to its declaration or abstract origin
@@ -174,17 +184,18 @@
           } else if let reference = entry.reference {
             origins[offset] = reference
           }
-          if entry.declarationLine > 0, entry.declarationFile >= 0, !units.isEmpty,
+          if entry.declarationLine > 0, entry.declarationFile >= 0, unitFiles != nil,
             entry.declarationLine <= UInt32.max, entry.declarationFile <= UInt32.max
           {
             let file = UInt32(entry.declarationFile)
             declarations[offset] = DWARFDeclaration(
-              unit: UInt32(units.count - 1), file: file, line: UInt32(entry.declarationLine))
+              unit: UInt32(index), file: file, line: UInt32(entry.declarationLine))
             if let owner = typeOwners.last, owner.depth == depth - 1 {
               types[owner.offset]?.files.insert(file)
             }
           }
           if let lowPC = entry.lowPC, lowPC != 0 {
+            if functionStarts[lowPC] == nil { functionStarts[lowPC] = offset }
             // A method's partial function names itself through its declaration.
             let name = entry.linkageName ?? entry.reference.flatMap { names[$0] }
             let isPartial = !isOptimized && (name.map(AsyncFunctionNames.isPartialFunction) ?? false)
@@ -213,7 +224,31 @@
         }
         if abbreviation.hasChildren { depth += 1 }
       }
-      return true
+      return cursor.offset == unit.end ? nil : .truncated(section: ".debug_info", offset: cursor.offset)
+    }
+
+    /// The abbreviation `code` of the table at `start` in `.debug_abbrev`, read up to it; nil when
+    /// the table does not have it.
+    private func abbreviation(_ wanted: UInt64, inTableAt start: Int) -> Abbreviation? {
+      var cursor = DWARFCursor(sections.abbreviations, at: start)
+      while !cursor.isAtEnd, !cursor.overran {
+        let code = cursor.uleb()
+        if code == 0 { return nil }
+        let tag = cursor.uleb()
+        let hasChildren = cursor.byte() != 0
+        var attributes: [(UInt64, UInt64, Int64)] = []
+        while !cursor.isAtEnd, !cursor.overran {
+          let name = cursor.uleb()
+          let form = cursor.uleb()
+          if name == 0, form == 0 { break }
+          let value = form == DW_FORM_implicit_const ? cursor.sleb() : 0
+          if code == wanted { attributes.append((name, form, value)) }
+        }
+        if code == wanted, !cursor.overran {
+          return Abbreviation(tag: tag, hasChildren: hasChildren, attributes: attributes)
+        }
+      }
+      return nil
     }
 
     /// The abbreviation table at `start` in `.debug_abbrev`; nil when it does not end there.

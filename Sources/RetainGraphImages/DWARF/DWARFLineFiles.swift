@@ -3,7 +3,7 @@
 #if BinaryReaders
   internal import CRetainGraphELF
 
-  /// Where a function is declared: its compile unit (an index of ``DWARFInfoReader/units``), the
+  /// Where a function is declared: its compile unit (an index of the image's unit table), the
   /// file (an index of that unit's line program's file table) and the line (from 1).
   struct DWARFDeclaration {
     var unit: UInt32

@@ -4,7 +4,8 @@
   /// Where the DWARF reader finds its sections: an ELF image (``ELFFile``), or bytes a test made.
   package protocol DWARFSectionSource {
     /// The bytes of the section named `name` (`.debug_info`, `.debug_abbrev`, `.debug_str`,
-    /// `.debug_line_str`, `.debug_line`), nil when there is none. They stay valid while the source lives.
+    /// `.debug_line_str`, `.debug_line`, `.debug_aranges`, `.debug_ranges`, `.debug_rnglists`), nil
+    /// when there is none. They stay valid while the source lives.
     func dwarfSection(named name: String) -> UnsafeRawBufferPointer?
   }
 
@@ -25,6 +26,19 @@
     var lineStrings: UnsafeRawBufferPointer?
     /// `.debug_line`: the line programs, whose headers list the files declarations name.
     var lines: UnsafeRawBufferPointer?
+    /// `.debug_aranges`: which unit holds which addresses, where the producer wrote it.
+    var addressRanges: UnsafeRawBufferPointer?
+    /// `.debug_ranges` (DWARF 2 to 4) and `.debug_rnglists` (DWARF 5): the units' `DW_AT_ranges`.
+    var ranges: UnsafeRawBufferPointer?
+    var rangeLists: UnsafeRawBufferPointer?
+
+    /// No sections (for a reader that is never asked to read).
+    static var empty: DWARFSections { DWARFSections() }
+
+    private init() {
+      info = UnsafeRawBufferPointer(start: nil, count: 0)
+      abbreviations = UnsafeRawBufferPointer(start: nil, count: 0)
+    }
 
     /// The sections of `source`; nil without `.debug_info` or `.debug_abbrev`.
     init?(_ source: some DWARFSectionSource) {
@@ -36,6 +50,9 @@
       strings = source.dwarfSection(named: ".debug_str")
       lineStrings = source.dwarfSection(named: ".debug_line_str")
       lines = source.dwarfSection(named: ".debug_line")
+      addressRanges = source.dwarfSection(named: ".debug_aranges")
+      ranges = source.dwarfSection(named: ".debug_ranges")
+      rangeLists = source.dwarfSection(named: ".debug_rnglists")
     }
   }
 #endif
