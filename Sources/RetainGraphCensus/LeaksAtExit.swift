@@ -67,8 +67,10 @@ enum LeaksAtExit {
         text += "\n  \(leak.cycleTypes.joined(separator: ", ")) (\(leak.objectCount) objects)"
         if leak.count > 1 { text += " × \(LeakReport.number(leak.count))" }
         if let modules = leak.libraryModules, !modules.isEmpty {
-          // Who made it is the library's business: its references are the ones to see.
           text += ": references of \(DeclaringCode.libraryNames(of: modules))"
+          // A dependency's loop your code made (a channel a test helper never closes) says where;
+          // XCTest's own are made by XCTest's runner, around your test case's initialiser.
+          if !modules.contains("XCTest"), let madeBy = leak.madeBy { text += ", made by \(madeBy)" }
         } else if let madeBy = leak.madeBy {
           text += ", made by \(madeBy)"
         }

@@ -199,7 +199,8 @@ extension CensusTests {
         LeakReport.LeakedCycle(
           signature: CycleSignature(text: "object EmbeddedChannel"), cycleTypes: ["EmbeddedChannel"],
           objectCount: 9, trace: "", fixes: [], allocationSite: nil, sequences: 2...800,
-          isOfLibraryTypesOnly: false, libraryModules: ["NIOCore", "NIOEmbedded"], count: 1_300))
+          madeBy: "AppTesting.Client.execute()", isOfLibraryTypesOnly: false,
+          libraryModules: ["NIOCore", "NIOEmbedded"], count: 1_300))
       return LeakReport(leaks: leaks, liveObjects: 22_650, leakedObjects: 17_000, unexplained: .init())
     }
 
@@ -207,6 +208,12 @@ extension CensusTests {
       let report = report()
       let (text, cycles) = RetainGraphCensus.LeaksAtExit.report(of: report, knownFile: nil)
       #expect(cycles == 2_200)
+      // A dependency's loop says which code of the package made it; XCTest's does not.
+      #expect(
+        text.contains(
+          "EmbeddedChannel (9 objects) × 1,300: references of SwiftNIO (NIOCore, NIOEmbedded), made by "
+            + "AppTesting.Client.execute()"), "\(text)")
+      #expect(text.contains("XCTestCaseRun (4 objects) × 156: references of the test libraries (XCTest)\n"))
       let (printed, toFile) = RetainGraphCensus.LeaksAtExit.printed(
         text, of: report, cycles: cycles, file: "/work/App/.build/retain-graph-leaks-42.txt",
         pass: "the XCTest pass")
