@@ -91,16 +91,24 @@ enum LeaksAtExit {
   /// summary of it printed.
   static let screenLines = 40
 
+  /// The most shapes of libraries' cycles printed a line each: with more (an XCTest suite's test
+  /// classes, each with its own), the report is summarised and they are one line.
+  static let librariesOnScreen = 5
+
   /// The most shapes the summary lists, and the longest line it prints.
   static let summaryShapes = 20
   static let summaryWidth = 160
 
   /// What is printed at exit for the report `text` of `report`: the text itself when it fits
-  /// ``screenLines``; otherwise a summary that does, naming `file`, where the whole text goes.
+  /// ``screenLines`` and lists at most ``librariesOnScreen`` shapes of libraries' cycles; otherwise a
+  /// summary that fits a screen, naming `file`, where the whole text goes.
   static func printed(
     _ text: String, of report: LeakReport?, cycles: Int?, file: String, pass: String = passName
   ) -> (printed: String, toFile: Bool) {
-    guard let report, text.split(separator: "\n", omittingEmptySubsequences: false).count > screenLines else {
+    guard let report,
+      text.split(separator: "\n", omittingEmptySubsequences: false).count > screenLines
+        || report.leaks.count(where: isLibraries) > librariesOnScreen
+    else {
       return (text, false)
     }
     return (summary(of: report, cycles: cycles, file: file, pass: pass), true)
