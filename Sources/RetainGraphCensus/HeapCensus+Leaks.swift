@@ -67,6 +67,9 @@ extension HeapCensus {
       // the time it takes to copy the census's records.
       return LeakReport(leaks: [], liveObjects: live, leakedObjects: 0, unexplained: .init())
     }
+    // Which modules are dependencies' is read from the file system in this process, not in the
+    // forked child (Foundation's locks may be held by other threads when it forks).
+    if attributing { _ = DeclaringCode.dependencyModules }
     CensusRuntime.prepareForFork()
     let bytes: [UInt8]
     do {
