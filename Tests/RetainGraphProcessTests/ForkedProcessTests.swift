@@ -124,7 +124,10 @@ import Testing
   /// doing (``ForkedProgress``) rather than blaming a lock: the text whole, or cut at a character.
   @Test(arguments: ["counting: 400,000 of 1,000,000 objects", String(repeating: "é", count: 3000)])
   func aWorkingChildSaysWhatItWasDoing(said: String) {
-    let timeout = Duration.seconds(1)
+    // Long enough that the last child has time to say it even after the earlier ones were taken as
+    // stalled (a child starved of CPU for 250 ms on a loaded machine is replaced; the fifth runs to
+    // the deadline): with 1 s, one loaded whole-suite run in many ended with a fresh child silent.
+    let timeout = Duration.seconds(3)
     let error = #expect(throws: ForkedProcessError.self) {
       try ForkedProcess.run(timeout: timeout) { () -> [UInt8] in
         ForkedProgress.report("starting")
