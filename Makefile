@@ -117,6 +117,10 @@ bench:
 	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-bench
 	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-bench --allocations
 	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-census-bench
+	# At size (issue 39): the heap-wide count against CPython's gc.collect(), a service's dump, a stop.
+	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-census-bench --leaks-at-scale
+	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-census-bench --dump-at-scale
+	$(SWIFT) run -c release --disable-build-manifest-caching --package-path Benchmarks retain-graph-census-bench --sweeps
 	$(MAKE) --no-print-directory storm
 
 # 1,000 forked snapshots beside 2 threads that keep replacing the graph's objects, then 100 from 4
