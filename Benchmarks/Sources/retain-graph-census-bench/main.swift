@@ -129,7 +129,8 @@ for size in sizes.isEmpty ? [100_000, 1_000_000] : sizes {
   var inProcess: LeakReport?
   let inProcessTime = seconds { inProcess = HeapCensus.leaksInThisProcess() }
   precondition(
-    (inProcess?.leaks(involving: "BenchLeakedEntry").count ?? 0) >= 100, "\(String(describing: inProcess))")
+    (inProcess?.leaks(involving: "BenchLeakedEntry").reduce(0) { $0 + $1.count } ?? 0) >= 100,
+    "\(String(describing: inProcess))")
   var forked: LeakReport?
   let forkedTime = seconds { forked = try? HeapCensus.leaks(timeout: .seconds(600)) }
   precondition(forked?.leaks.count == inProcess?.leaks.count, "\(String(describing: forked))")
@@ -138,7 +139,7 @@ for size in sizes.isEmpty ? [100_000, 1_000_000] : sizes {
       + "\(String(format: "%.2f", globalTime)) s when a global holds it, "
       + "\(String(format: "%.2f", hiddenTime)) s when none does; leaks() "
       + "\(String(format: "%.2f", inProcessTime)) s in this process, \(String(format: "%.2f", forkedTime)) s forked "
-      + "(\(inProcess?.leaks.count ?? 0) leaked cycles)")
+      + "(\(inProcess?.cycleCount ?? 0) leaked cycles of \(inProcess?.leaks.count ?? 0) shapes)")
   BenchCache.shared.entries = []
 }
 HeapCensus.stop()

@@ -23,8 +23,13 @@ struct AddressIndex {
     shift = 64 - bits
   }
 
+  /// A page's addresses go to one run of slots (its 16-byte granules in order), the pages to runs
+  /// spread by a multiplicative hash: the census's records come in allocation order, and objects
+  /// allocated together share pages, so inserting and looking them up touches a few runs, not a
+  /// slot anywhere per object.
   private func slot(of address: UInt) -> Int {
-    Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    let page = Int(truncatingIfNeeded: (UInt64(address >> 12) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    return (page &+ Int((address >> 4) & 0xFF)) & (slots.count - 1)
   }
 
   /// The index of `address`, or nil.
