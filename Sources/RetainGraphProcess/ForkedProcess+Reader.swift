@@ -19,7 +19,7 @@ extension ForkedProcess {
       /// Set when the waiting task is cancelled: the child is killed.
       let cancellation: CancellationFlag?
       /// The page the child says what it is doing on (``ForkedProgress``).
-      let progress: UnsafeMutableRawPointer?
+      let progress: ForkedProgress.Page?
       /// Since when the child has slept with no progress, and its CPU time then.
       var stall: (since: ContinuousClock.Instant, cpuTicks: UInt64)?
       /// Set when the child was found stalled.

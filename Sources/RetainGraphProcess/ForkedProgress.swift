@@ -19,9 +19,24 @@ package enum ForkedProgress {
   /// The longest text kept (longer ones are cut at a character's start).
   static let capacity = pageSize - textOffset
 
+  /// The shared page's parts, typed once when it is mapped: no raw read of the page afterwards.
+  struct Page {
+    let start: UnsafeMutableRawPointer
+    let sequence: UnsafeMutablePointer<UInt64>
+    let length: UnsafeMutablePointer<UInt32>
+    let text: UnsafeMutablePointer<UInt8>
+
+    init(_ start: UnsafeMutableRawPointer) {
+      self.start = start
+      sequence = start.bindMemory(to: UInt64.self, capacity: 1)
+      length = (start + 8).bindMemory(to: UInt32.self, capacity: 1)
+      text = (start + ForkedProgress.textOffset).bindMemory(to: UInt8.self, capacity: ForkedProgress.capacity)
+    }
+  }
+
   /// The shared page of the call this process is the child of; nil in a parent. Written only in
   /// the child, which has a single thread, right after the fork.
-  nonisolated(unsafe) static var page: UnsafeMutableRawPointer?
+  nonisolated(unsafe) static var page: Page?
 
   /// In a forked child: says what it is doing now. Elsewhere it does nothing.
   /// - Parameter text: a short sentence, without the time ("walking 1,000,000 objects").
@@ -34,35 +49,32 @@ package enum ForkedProgress {
       guard utf8.count + bytes.count <= capacity else { break }
       utf8 += bytes
     }
-    let sequence = page.load(as: UInt64.self)
-    page.storeBytes(of: sequence | 1, as: UInt64.self)
-    utf8.withUnsafeBytes { bytes in
-      if let base = bytes.baseAddress { (page + textOffset).copyMemory(from: base, byteCount: bytes.count) }
-    }
-    page.storeBytes(of: UInt32(utf8.count), toByteOffset: 8, as: UInt32.self)
-    page.storeBytes(of: (sequence | 1) + 1, as: UInt64.self)
+    let sequence = page.sequence.pointee
+    page.sequence.pointee = sequence | 1
+    page.text.update(from: utf8, count: utf8.count)
+    page.length.pointee = UInt32(utf8.count)
+    page.sequence.pointee = (sequence | 1) + 1
   }
 
   #if canImport(Glibc) || canImport(Darwin)
     /// A page shared with the children forked after it, zeroed; nil when it cannot be mapped (the
     /// call goes on without one).
-    static func makePage() -> UnsafeMutableRawPointer? {
+    static func makePage() -> Page? {
       let mapped = mmap(nil, pageSize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
       guard let mapped, mapped != MAP_FAILED else { return nil }
-      return mapped
+      return Page(mapped)
     }
 
-    static func release(_ page: UnsafeMutableRawPointer) { munmap(page, pageSize) }
+    static func release(_ page: Page) { munmap(page.start, pageSize) }
 
     /// The child's last text on `page`, or nil when it wrote none (or was writing one when it was
     /// stopped).
-    static func text(on page: UnsafeMutableRawPointer) -> String? {
-      let sequence = page.load(as: UInt64.self)
+    static func text(on page: Page) -> String? {
+      let sequence = page.sequence.pointee
       guard sequence != 0, sequence & 1 == 0 else { return nil }
-      let length = min(Int(page.load(fromByteOffset: 8, as: UInt32.self)), capacity)
-      let text = String(
-        decoding: UnsafeRawBufferPointer(start: page + textOffset, count: length), as: UTF8.self)
-      guard page.load(as: UInt64.self) == sequence, !text.isEmpty else { return nil }
+      let length = min(Int(page.length.pointee), capacity)
+      let text = String(decoding: UnsafeBufferPointer(start: page.text, count: length), as: UTF8.self)
+      guard page.sequence.pointee == sequence, !text.isEmpty else { return nil }
       return text
     }
   #endif
