@@ -61,9 +61,11 @@ import Testing
   /// suites and tests, and closing braces) appear in this file in the same order.
   @Test func readmeExamplesAreHere() throws {
     let here = URL(fileURLWithPath: #filePath)
-    let readme = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("README.md")
-    let blocks = try Self.swiftBlocks(of: String(contentsOf: readme, encoding: .utf8))
+    let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    // The README's examples and those it moved into the guide (Docs/Guide.md).
+    let blocks = try ["README.md", "Docs/Guide.md"].flatMap { name in
+      Self.swiftBlocks(of: try String(contentsOf: root.appendingPathComponent(name), encoding: .utf8))
+    }
     let file = try String(contentsOf: here, encoding: .utf8).split(separator: "\n").map { Self.statement($0) }
     #expect(blocks.count == 5)
     var checked = 0
