@@ -16,23 +16,9 @@ enum LeaksAtExit {
   /// The environment variable, and the value that turns it on.
   static let variable = "RETAIN_GRAPH_LEAKS"
 
-  /// The report's text and how many cycles fail the run (those the known-cycles file `knownFile`
-  /// lists, unexpired, do not); the text says why when the count failed (then the count is nil).
-  static func report(timeout: Duration, knownFile: String? = KnownCycles.workingDirectoryFile) -> (
-    text: String, cycles: Int?
-  ) {
-    let report: LeakReport
-    do {
-      report = try HeapCensus.leaks(since: nil, scopes: nil, attributing: true, timeout: timeout)
-    } catch {
-      return (
-        "\(variable): no leaked cycles were looked for at exit: \(error)", nil
-      )
-    }
-    return self.report(of: report, knownFile: knownFile)
-  }
-
-  /// ``report(timeout:knownFile:)`` with the count's report (nil when the count failed).
+  /// The report at exit: its text, the count's report (nil when the count failed; the text says
+  /// why) and how many cycles fail the run (those the known-cycles file `knownFile` lists, unexpired,
+  /// do not).
   static func reportAtExit(timeout: Duration, knownFile: String? = KnownCycles.workingDirectoryFile) -> (
     text: String, report: LeakReport?, cycles: Int?
   ) {
@@ -48,9 +34,7 @@ enum LeaksAtExit {
   /// The report's text for `report` (a count that attributed its cycles) and how many cycles fail
   /// the run.
   static func report(of report: LeakReport, knownFile: String?) -> (text: String, cycles: Int?) {
-    var own = report
-    own.leaks = report.leaks.filter { !isLibraries($0) }
-    own.leakedObjects = own.leaks.reduce(0) { $0 + $1.totalObjectCount }
+    let own = programs(report)
     var text =
       own.isEmpty
       ? "\(variable): no leaked cycles at exit among \(LeakReport.number(report.liveObjects)) live objects "
@@ -118,9 +102,7 @@ enum LeaksAtExit {
   /// many, its types, who made it, its first fix; the largest ``summaryShapes``), the libraries'
   /// cycles in one line, what fails the run, and where the whole report is.
   static func summary(of report: LeakReport, cycles: Int?, file: String, pass: String) -> String {
-    var own = report
-    own.leaks = report.leaks.filter { !isLibraries($0) }
-    own.leakedObjects = own.leaks.reduce(0) { $0 + $1.totalObjectCount }
+    let own = programs(report)
     var lines: [String] = []
     let header = own.description.prefix { $0 != "\n" }
     lines.append("\(variable) (\(pass)): \(own.isEmpty ? "no leaked cycles at exit" : String(header))")
@@ -206,6 +188,15 @@ enum LeaksAtExit {
       written += count
     }
     return true
+  }
+
+  /// `report` narrowed to the program's own cycles (``isLibraries(_:)`` false), its leaked objects
+  /// theirs.
+  static func programs(_ report: LeakReport) -> LeakReport {
+    var own = report
+    own.leaks = report.leaks.filter { !isLibraries($0) }
+    own.leakedObjects = own.leaks.reduce(0) { $0 + $1.totalObjectCount }
+    return own
   }
 
   /// Whether a leaked cycle is libraries' alone: its classes are all defined outside the program,

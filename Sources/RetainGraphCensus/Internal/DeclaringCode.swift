@@ -45,13 +45,16 @@ enum DeclaringCode {
   /// The class of `type`'s hierarchy that declares the stored property `name`; nil when none has it
   /// among its own fields (a custom child's label, say).
   static func declaringClass(ofField name: String, in type: any Any.Type) -> (any Any.Type)? {
+    // Each class's fields are read once: a class's inherited ones are its superclass's, the next
+    // candidate.
     var current: (any Any.Type)? = type
+    var fields = FieldLayout.storedFields(of: type) ?? []
     while let candidate = current {
       let superclass = Metadata.superclass(of: candidate)
-      let inherited = superclass.flatMap { FieldLayout.storedFields(of: $0)?.count } ?? 0
-      let fields = FieldLayout.storedFields(of: candidate) ?? []
-      if fields.dropFirst(inherited).contains(where: { $0.name == name }) { return candidate }
+      let inherited = superclass.flatMap { FieldLayout.storedFields(of: $0) } ?? []
+      if fields.dropFirst(inherited.count).contains(where: { $0.name == name }) { return candidate }
       current = superclass
+      fields = inherited
     }
     return nil
   }
