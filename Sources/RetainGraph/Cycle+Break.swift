@@ -66,6 +66,60 @@ extension Cycle {
     }
     /// The declaration the fix edits, when it is one stored property or one closure.
     let declaration: SourceDeclaration?
+    /// The other edit that breaks the same loop, when the cycle cannot tell which of the two keeps
+    /// the program working: a closure (or method reference) that captures the object, stored in
+    /// another object that the captured one holds by a stored property (`FeedSession.socket` →
+    /// `FeedSocket.onText` → the session). Weakening either frees its target unless something else
+    /// owns it while in use: `[weak self]` frees the session if the closure is its only owner (a
+    /// websocket's session usually is), `weak socket` frees the socket if the session is its only
+    /// owner (an `AnyCancellable` is: no alternative is given for cancellation tokens). A leaked cycle
+    /// shows neither owner; the running program does. Nil for every other break.
+    public let alternative: Alternative?
+
+    /// The second edit of a break whose cycle cannot tell which of two references to weaken
+    /// (``Cycle/Break/alternative``): the object's own stored property on the loop.
+    public struct Alternative: Sendable, Hashable {
+      /// The reference it weakens: the stored property of the object the break's closure captures.
+      public var edge: Edge { edgeIndex.edges[0] }
+      /// The edit, as a value (`make FeedSession.socket weak`).
+      public let advice: FixAdvice
+      /// The type (short name) that the break's edit frees if nothing else owns it: the captured
+      /// object's (`FeedSession`).
+      public let breakFrees: String
+      /// The type (short name) that this edit frees if nothing else owns it: the property's target's
+      /// (`FeedSocket`).
+      public let frees: String
+      /// The edit, one sentence (``advice``'s).
+      public var fix: String { advice.description }
+      /// Where the property is declared, when the debug information says.
+      public var location: CodeLocation? {
+        declaration.flatMap { edgeIndex.graphStorage?.sourceLocations.location(of: $0) }
+      }
+      /// What holds the object in the break's reference: `closure` or `method reference`.
+      let capturedBy: String
+      let edgeIndex: EdgeIndices
+      let declaration: SourceDeclaration?
+
+      init(
+        edge: EdgeIndices, advice: FixAdvice, capturedBy: String, breakFrees: String, frees: String,
+        declaration: SourceDeclaration?
+      ) {
+        self.capturedBy = capturedBy
+        self.edgeIndex = edge
+        self.advice = advice
+        self.breakFrees = breakFrees
+        self.frees = frees
+        self.declaration = declaration
+      }
+
+      /// When this edit is the one to make, as the report says it: `if the closure is the
+      /// FeedSession's only owner while in use (then `[weak self]` frees it early) and something else
+      /// owns the FeedSocket`.
+      public var condition: String {
+        "if the \(capturedBy) is the \(breakFrees)'s only owner while in use (then the first edit frees it "
+          + "early) and something else owns the \(frees)"
+      }
+    }
 
     /// Creates a break. Only the cycle finder makes them.
     /// - Parameters:
@@ -76,12 +130,14 @@ extension Cycle {
     ///   - advice: the fix.
     ///   - references: which references the edit weakens, when it weakens several.
     ///   - declaration: the declaration the fix edits, when it is one.
+    ///   - alternative: the other edit, when the cycle cannot tell which of two to make.
     init(
       edge: Edge, edges: EdgeIndices, loop: EdgeIndices, idiom: Idiom, advice: FixAdvice, references: String?,
-      declaration: SourceDeclaration? = nil
+      declaration: SourceDeclaration? = nil, alternative: Alternative? = nil
     ) {
       self.edge = edge
       self.declaration = declaration
+      self.alternative = alternative
       self.brokenEdges = edges
       self.loopEdges = loop
       self.idiom = idiom

@@ -70,6 +70,9 @@ import Testing
       var located: [String: CodeLocation] = [:]
       for fix in graph.cycles.flatMap(\.fixPlan) {
         if let key = fix.declaration?.key, let location = fix.location { located[key] = location }
+        if let key = fix.alternative?.declaration?.key, let location = fix.alternative?.location {
+          located[key] = location
+        }
       }
       sourceLocations =
         located.isEmpty

@@ -1,3 +1,4 @@
+internal import RetainGraphRuntime
 internal import RetainGraphStorage
 internal import RetainGraphSupport
 
@@ -40,11 +41,16 @@ extension Advice {
       members = made
       return made
     }
+    // An alternative is said once per cycle: six route handlers stored in a router that the state
+    // holds have one other edit, the state's `router`.
+    var alternativeEdges: Set<Int32> = []
     let fixPlan = found.breaks.map { planned in
       let advice = fix(
         breaking: planned.edge, loop: planned.loop, form: planned.rule.advice, isLibrary: isLibrary,
         libraries: libraries, in: storage)
       let edges = [planned.edge] + planned.sameEdit
+      var other = alternative(to: planned, advice: advice, isLibrary: isLibrary, in: storage)
+      if let edge = other?.edgeIndex.indices.first, !alternativeEdges.insert(edge).inserted { other = nil }
       return Cycle.Break(
         edge: storage.edge(Int(planned.edge)),
         edges: EdgeIndices(edges, in: storage),
@@ -53,7 +59,8 @@ extension Advice {
         advice: advice,
         references: edges.count == 1
           ? nil : whichReferences(edges, members: memberSet(), holdersOf: holdersOf, in: storage),
-        declaration: declaration(editedBy: advice, breaking: planned.edge, in: storage))
+        declaration: declaration(editedBy: advice, breaking: planned.edge, in: storage),
+        alternative: other)
     }
     return Cycle(
       members: found.members.map { Int($0) },
@@ -61,6 +68,41 @@ extension Advice {
       pathFromRoot: EdgeIndices(pathTo: found.entry, parentEdges: found.rootParentEdges, in: storage),
       fixPlan: fixPlan, referencesToWeaken: found.referencesToWeaken,
       libraryLoopMembers: found.libraryLoopMembers.map { Int($0) })
+  }
+
+  /// Type names of objects whose only purpose is to end something when freed: weakening the
+  /// reference to one frees it at once and ends what it holds (an `AnyCancellable` cancels).
+  private static let endsWhenFreed = ["Cancellable", "Subscription", "Token", "Registration", "Disposable"]
+
+  /// The other edit of a closure's capture of an object that holds, by a stored property, the
+  /// object that stores the closure (``Cycle/Break/alternative``): that property made weak. Nil
+  /// when the loop has no such property (the closure stored in the object's own property), when the
+  /// property is a library's, or when its target ends something when freed.
+  private static func alternative(
+    to planned: FixPlan.Planned, advice: FixAdvice, isLibrary: [Bool]?, in storage: GraphStorage
+  ) -> Cycle.Break.Alternative? {
+    let capturedBy: String
+    switch advice {
+    case .weakCapture: capturedBy = "closure"
+    case .weakMethodReference: capturedBy = "method reference"
+    default: return nil
+    }
+    let loop = planned.loop
+    guard loop.count >= 2 else { return nil }
+    let first = storage.edges[Int(loop[0])]
+    let holder = Int(first.from)
+    let target = Int(first.to)
+    guard storage.nodeKinds[holder] == .object, storage.nodeKinds[target] == .object,
+      storage.reference(first).kind == .property, isLibrary?[holder] != true
+    else { return nil }
+    let targetName = TypeNames.withoutGenericArguments(storage.typeName(target))
+    guard !endsWhenFreed.contains(where: { targetName.contains($0) }) else { return nil }
+    let rotated = Array(loop.dropFirst()) + [loop[0]]
+    let edit = fix(breaking: loop[0], loop: rotated, form: .weakReference, isLibrary: nil, in: storage)
+    return Cycle.Break.Alternative(
+      edge: EdgeIndices([loop[0]], in: storage), advice: edit, capturedBy: capturedBy,
+      breakFrees: String(storage.shortTypeName(holder)), frees: String(storage.shortTypeName(target)),
+      declaration: declaration(editedBy: edit, breaking: loop[0], in: storage))
   }
 
   /// The declaration the fix edits, when it is one the graph names: the closure that captures the

@@ -84,6 +84,11 @@ extension JSONWriter {
         if let declaration = fix.declaration, let location = fix.location {
           located[declaration.key] = location
         }
+        if let alternative = fix.alternative, let declaration = alternative.declaration,
+          let location = alternative.location
+        {
+          located[declaration.key] = location
+        }
       }
     }
     if !located.isEmpty {

@@ -47,6 +47,10 @@ struct ReportWriter {
         let place = fix.location.map { " — \($0.file):\($0.line)" } ?? ""
         lines.append(
           (fixes > 1 ? "fix \(number + 1) of \(fixes): \(fix.fix)" : "fix: \(fix.fix)") + alike + place)
+        if let alternative = fix.alternative {
+          let place = alternative.location.map { " — \($0.file):\($0.line)" } ?? ""
+          lines.append("  or \(alternative.fix), \(alternative.condition)\(place)")
+        }
       }
       if !cycle.libraryLoopMembers.isEmpty {
         if !cycle.fixPlan.isEmpty { lines.append("") }
