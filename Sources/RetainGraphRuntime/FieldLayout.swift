@@ -80,6 +80,10 @@ package enum FieldLayout {
         case .unrecovered(let typeName):
           hiddenName = typeName
         }
+      } else if fieldType == Void.self, mangled.count == count, Metadata.isHiddenByAccessor(mangled[index]) {
+        // A noncopyable field whose type needs the symbol table to be named (a build without the
+        // binary readers): never read, and said so.
+        hiddenName = Metadata.unnamedHiddenType
       }
       var name = metadata.name.map { String(cString: $0) } ?? "\(index)"
       // A `lazy var greeting` is stored as `$__lazy_storage_$_greeting`: label it as people wrote it.

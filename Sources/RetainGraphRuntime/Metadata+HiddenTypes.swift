@@ -30,6 +30,16 @@ extension Metadata {
   /// `.symtab`. Name lookup refuses noncopyable types, so the type is taken from the image's
   /// demangling cache or made by its own metadata accessor (``noncopyableType(mangled:in:nearby:)``);
   /// `.unrecovered` when the type's shape is not one handled there. A stripped image gives nil.
+  /// What a hidden field's type is called when it cannot be named (without the binary readers).
+  package static let unnamedHiddenType =
+    "a noncopyable type (a Mutex's, say; named and read only with the package trait BinaryReaders)"
+
+  /// Whether a field's type is named by a symbolic reference to an accessor function (kind 9), as
+  /// a noncopyable type's is: the reflection runtime reports it as `()`.
+  package static func isHiddenByAccessor(_ field: MangledName) -> Bool {
+    field.location?.start.load(as: UInt8.self) == 0x09
+  }
+
   package static func hiddenType(of field: MangledName) -> HiddenType? {
     guard let (start, owner) = field.location, start.load(as: UInt8.self) == 0x09,
       let symbol = SymbolNames.symbolName(at: start), symbol.hasPrefix(SymbolNames.hiddenTypePrefix),

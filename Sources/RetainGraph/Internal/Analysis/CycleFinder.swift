@@ -45,8 +45,35 @@ struct CycleFinder {
     // Decided once per type name (the names are interned).
     let byType = storage.typeNames.map(libraries.isLibrary(nodeNamed:))
     guard byType.contains(true), byType.contains(false) else { return nil }
-    let flags = storage.nodeTypes.map { byType[Int($0)] }
+    var flags = storage.nodeTypes.map { byType[Int($0)] }
+    markUnnamedClosuresOfLibraries(&flags, storage: storage)
     return flags.contains(true) && flags.contains(false) ? flags : nil
+  }
+
+  /// A closure the walk could not name (a build without the binary readers names it after where it
+  /// is stored: `closure at LockedBuffer.header.observations[0].kind.willSetTracking`) is the
+  /// library's when only library objects hold it: Observation's own tracking closure, whose loop
+  /// is the library's, not a cycle of yours. A closure of yours that a library keeps still loops
+  /// back through your object, which keeps the cycle yours (advised as the library's reference).
+  private static func markUnnamedClosuresOfLibraries(_ flags: inout [Bool], storage: GraphStorage) {
+    var unnamed: [Bool] = storage.typeNames.map { $0.hasPrefix(Walker.unnamedClosurePrefix) }
+    guard unnamed.contains(true) else { return }
+    unnamed = storage.nodeTypes.map { unnamed[Int($0)] }
+    // A closure stored in a library's unnamed closure is the library's too: repeated until nothing
+    // changes (at most once per closure).
+    var changed = true
+    while changed {
+      changed = false
+      var heldByOthers = [Bool](repeating: false, count: flags.count)
+      var heldByLibrary = [Bool](repeating: false, count: flags.count)
+      for edge in storage.edges where edge.isStrong && unnamed[Int(edge.to)] && !flags[Int(edge.to)] {
+        if flags[Int(edge.from)] { heldByLibrary[Int(edge.to)] = true } else { heldByOthers[Int(edge.to)] = true }
+      }
+      for node in flags.indices where heldByLibrary[node] && !heldByOthers[node] {
+        flags[node] = true
+        changed = true
+      }
+    }
   }
 
   func cycles() -> [FoundCycle] {

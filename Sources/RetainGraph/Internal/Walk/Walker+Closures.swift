@@ -37,9 +37,12 @@ extension Walker {
       addReference(
         .borrowed(contextObject), labelID: nil, label: { label }, ownership: .strong,
         closure: .context(function: name),
-        closureName: name ?? "closure at \(TypeNames.short(recorder.typeName(of: current))).\(label.text)")
+        closureName: name ?? "\(Walker.unnamedClosurePrefix)\(TypeNames.short(recorder.typeName(of: current))).\(label.text)")
     }
   }
+
+  /// How a closure the walk could not name begins its name, before where it is stored.
+  static let unnamedClosurePrefix = "closure at "
 
   /// The contexts of the reabstraction thunks `ClosureLayout.unwrappingThunks` looked through from
   /// `stored` to the closure whose context is `target`, outermost first (none when the chain is not

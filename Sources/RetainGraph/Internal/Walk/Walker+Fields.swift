@@ -121,7 +121,9 @@ extension Walker {
           record(
             .note(
               .hiddenType, type: typeName,
-              "\(recorder.typeName(of: current)).\(label().text): a value of type \(typeName), which the runtime hides from reflection, was not read; what it holds is not shown"
+              "\(recorder.typeName(of: current)).\(label().text): a value of "
+                + (typeName == Metadata.unnamedHiddenType ? typeName : "type \(typeName)")
+                + ", which the runtime hides from reflection, was not read; what it holds is not shown"
             ))
         }
       }
