@@ -67,7 +67,11 @@ struct CycleFinder {
       var heldByOthers = [Bool](repeating: false, count: flags.count)
       var heldByLibrary = [Bool](repeating: false, count: flags.count)
       for edge in storage.edges where edge.isStrong && unnamed[Int(edge.to)] && !flags[Int(edge.to)] {
-        if flags[Int(edge.from)] { heldByLibrary[Int(edge.to)] = true } else { heldByOthers[Int(edge.to)] = true }
+        if flags[Int(edge.from)] {
+          heldByLibrary[Int(edge.to)] = true
+        } else {
+          heldByOthers[Int(edge.to)] = true
+        }
       }
       for node in flags.indices where heldByLibrary[node] && !heldByOthers[node] {
         flags[node] = true

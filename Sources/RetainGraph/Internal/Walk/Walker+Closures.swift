@@ -37,7 +37,8 @@ extension Walker {
       addReference(
         .borrowed(contextObject), labelID: nil, label: { label }, ownership: .strong,
         closure: .context(function: name),
-        closureName: name ?? "\(Walker.unnamedClosurePrefix)\(TypeNames.short(recorder.typeName(of: current))).\(label.text)")
+        closureName: name
+          ?? "\(Walker.unnamedClosurePrefix)\(TypeNames.short(recorder.typeName(of: current))).\(label.text)")
     }
   }
 
