@@ -1,6 +1,7 @@
 import Foundation
 import RetainGraph
 import RetainGraphFormats
+import RetainGraphTesting
 import Testing
 
 @testable import RetainGraphCensus
