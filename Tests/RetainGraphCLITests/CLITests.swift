@@ -228,7 +228,7 @@ import Testing
   @Test func versionIsThePackagesVersion() throws {
     let version = try Self.run("--version")
     #expect(version.status == 0)
-    #expect(version.text == "\(RetainGraphVersion.current)\n")
+    #expect(version.text == "\(retainGraphVersion)\n")
     #expect(version.stderr.isEmpty)
   }
 

@@ -27,7 +27,7 @@ import Testing
     let driver = try #require(
       ((sarifLog["runs"] as? [[String: Any]])?.first?["tool"] as? [String: Any])?["driver"] as? [String: Any])
     #expect(driver["name"] as? String == "retain-graph")
-    #expect(driver["version"] as? String == RetainGraphVersion.current)
+    #expect(driver["version"] as? String == retainGraphVersion)
 
     // Into a file: the same bytes, standard output empty, the same status.
     let output = directory.appendingPathComponent("retain-graph.sarif")
