@@ -56,14 +56,22 @@ public struct HeapCensusTrait: TestTrait, SuiteTrait, TestScoping {
   func provideScope(
     census: (any CensusProvider)?, for test: Test, performing function: @Sendable () async throws -> Void
   ) async throws {
-    guard let census else {
-      Issue.record(
-        Comment(rawValue: CensusRegistration.unlinkedCensusMessage(for: "The .heapCensus trait")),
-        sourceLocation: test.sourceLocation)
+    guard let census = linked(census, for: "The .heapCensus trait", in: test) else {
       return try await function()
     }
     try await census.run(recordingBacktraces: recordingBacktraces) { try await function() }
   }
+}
+
+/// `census`, or nil after recording an issue on `test` that `trait` ("The .heapCensus trait") needs the
+/// census the program does not link (the test then runs without it).
+func linked(_ census: (any CensusProvider)?, for trait: String, in test: Test) -> (any CensusProvider)? {
+  if census == nil {
+    Issue.record(
+      Comment(rawValue: CensusRegistration.unlinkedCensusMessage(for: trait)),
+      sourceLocation: test.sourceLocation)
+  }
+  return census
 }
 
 extension Trait where Self == HeapCensusTrait {

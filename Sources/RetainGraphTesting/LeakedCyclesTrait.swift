@@ -79,10 +79,7 @@ public struct LeakedCyclesTrait: TestTrait, SuiteTrait, TestScoping {
   func provideScope(
     census: (any CensusProvider)?, for test: Test, performing function: @Sendable () async throws -> Void
   ) async throws {
-    guard let census else {
-      Issue.record(
-        Comment(rawValue: CensusRegistration.unlinkedCensusMessage(for: "The .noLeakedCycles trait")),
-        sourceLocation: test.sourceLocation)
+    guard let census = linked(census, for: "The .noLeakedCycles trait", in: test) else {
       return try await function()
     }
     // A test that throws is checked too: what it left before throwing is its.
