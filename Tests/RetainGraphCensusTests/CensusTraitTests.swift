@@ -1,3 +1,4 @@
+import Foundation
 import RetainGraph
 import RetainGraphCensus
 import Synchronization
@@ -15,6 +16,28 @@ extension CensusTests {
       #expect(CensusRegistration.registered != nil)
       #expect(HeapCensus.isRunning)
       #expect(CensusRegistration.running != nil)
+    }
+
+    /// The census product brings no test library into a program that links it: no Swift file of
+    /// RetainGraphCensus imports Testing or XCTest (its traits are RetainGraphTesting's).
+    @Test func theCensusImportsNoTestLibrary() throws {
+      let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+      let sources = root.appendingPathComponent("Sources/RetainGraphCensus")
+      let listing = try #require(FileManager.default.enumerator(atPath: sources.path))
+      let files = listing.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+      #expect(files.contains("HeapCensus.swift"), "\(sources.path): \(files)")
+      for file in files {
+        let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+        // Import declarations (with an access level or attribute before them), not comments.
+        let imports = text.split(separator: "\n").filter { line in
+          let words = line.split(separator: " ")
+          guard words.first?.hasPrefix("//") == false else { return false }
+          guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { return false }
+          return ["Testing", "XCTest"].contains(String(words[index + 1]))
+        }
+        #expect(imports.isEmpty, "\(file) imports a test library: \(imports)")
+      }
     }
 
     /// Without a census linked, each trait fails the test with how to link it, and still runs it.
