@@ -53,7 +53,7 @@ import Testing
   let presenter = Presenter()
   presenter.view = View()
   presenter.view?.presenter = presenter
-  #expect(verifyNoCycles(presenter) != nil)
+  #expect(checkNoCycles(presenter) != nil)
   #expect(ObjectGraph(reflecting: presenter).predictedLeaks().count == 2)
   presenter.view = nil
   assertNoCycles(presenter)

@@ -710,6 +710,15 @@ static void report_leaks_at_exit(void) {
   }
 }
 
+// The census's Swift half registers the census with the testing assertions and traits (the
+// `.heapCensus` and `.noLeakedCycles` traits of RetainGraphTesting start it through that
+// registration, which links no census of its own). Weak, as the report at exit is.
+extern void rgc_swift_register_census(void) __attribute__((weak));
+
+__attribute__((constructor)) static void register_census(void) {
+  if (rgc_swift_register_census) rgc_swift_register_census();
+}
+
 __attribute__((constructor)) static void start_from_environment(void) {
   const char *value = getenv("RETAIN_GRAPH_LEAKS");
   if (!value || strcmp(value, "1") != 0) return;

@@ -19,16 +19,6 @@ public struct Cycle: Sendable, Hashable {
   /// The reference to make `weak` first: the first break of ``fixPlan``; nil when the plan weakens
   /// nothing, as for a library's own loop (``isLibraryOnly``).
   public var suggestedEdge: Edge? { fixPlan.first?.edge }
-  /// The reference to make `weak` first, or for a plan that weakens nothing, the first reference of
-  /// ``path``.
-  @available(
-    *, deprecated, renamed: "suggestedEdge",
-    message: "suggestedEdge is nil when the plan weakens nothing, rather than a reference of the loop"
-  )
-  public var suggestedBreak: Edge {
-    // A cycle's loop has a reference at least (the finder makes cycles of strong loops only).
-    suggestedEdge ?? path[0]
-  }
   /// Every reference to weaken so that no strong cycle is left among the members, the most
   /// idiomatic fix first (see ``Break/Idiom``), each with the loop it breaks.
   ///

@@ -53,7 +53,3 @@ public struct DrawingStyle: Sendable, Hashable {
     self.showsDanglingReferences = showsDanglingReferences
   }
 }
-
-/// The former name of ``DrawingStyle``, from when DOT was the only picture.
-@available(*, deprecated, renamed: "DrawingStyle")
-public typealias DOTStyle = DrawingStyle

@@ -64,24 +64,6 @@ public struct Edge: Sendable, Hashable {
     case suspendedFrame
   }
 
-  /// Creates an edge whose kind and property are guessed from its label, as ``label`` describes it
-  /// (`items[3]` is an ``Kind/element``, `capture 0` a ``Kind/capture(index:)``, `suspended frame`
-  /// a ``Kind/suspendedFrame``…).
-  ///
-  /// A guess from text cannot tell every kind: a global's name reads as a property path, and a
-  /// property whose name ends like a marker (` (closure)`) reads as that marker. Give the kind.
-  @available(
-    *, deprecated,
-    message:
-      "give the edge's kind: Edge(from:to:label:ownership:kind:property:); a label alone cannot tell a global"
-  )
-  public init(from: Node.ID, to: Node.ID, label: String, ownership: Ownership) {
-    let reference = ReferencePath(inferringFrom: label)
-    self.init(
-      from: from, to: to, label: label, ownership: ownership, kind: reference.kind,
-      property: reference.property)
-  }
-
   /// Creates an edge.
   /// - Parameters:
   ///   - from: the holder.

@@ -66,7 +66,3 @@ public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable
     }
   }
 }
-
-/// The former name of ``ForkedWalkError``.
-@available(*, deprecated, renamed: "ForkedWalkError")
-public typealias SnapshotWalkError = ForkedWalkError

@@ -92,7 +92,3 @@ public struct GraphDecodingError: Error, CustomStringConvertible, Sendable, Equa
     lhs.message == rhs.message
   }
 }
-
-/// The former name of ``GraphDecodingError``.
-@available(*, deprecated, renamed: "GraphDecodingError")
-public typealias SnapshotError = GraphDecodingError

@@ -1,5 +1,3 @@
-internal import RetainGraphSupport
-
 #if canImport(Glibc)
   internal import Glibc
 #elseif canImport(Musl)
@@ -47,17 +45,6 @@ public struct GraphOptions: Sendable {
   /// References to leave out, by the type and the stored property they are made through
   /// (`.property("output", of: "Interactor")`). Use it to accept a known cycle.
   public var ignoredReferences: [ReferencePattern]
-  /// Edge labels to leave out, matched as text: an entry matches an edge whose label equals it
-  /// (`output`) or whose holder's short type name and label do (`Interactor.output`).
-  @available(
-    *, deprecated, renamed: "ignoredReferences", message: "name the type and property: .property(_:of:)"
-  )
-  public var ignoredLabels: Set<String> {
-    get { ignoredLabelTexts }
-    set { ignoredLabelTexts = newValue }
-  }
-  /// The former ``ignoredLabels``' texts.
-  var ignoredLabelTexts: Set<String> = []
   /// Whether stored closures are followed to what they capture.
   public var includeClosures: Bool
 
@@ -102,7 +89,7 @@ public struct GraphOptions: Sendable {
   ///     ``ignoredReferences``).
   ///   - includeClosures: whether to follow closures to their captures.
   ///   - libraryModules: modules whose code is not yours (default ``defaultLibraryModules``: the
-  ///     known ones and those you named once).
+  ///     known ones and those `RETAIN_GRAPH_LIBRARY_MODULES` names).
   ///   - libraries: libraries of your own, as data, added to the known ones (see ``libraries``).
   public init(
     maxNodes: Int = 100_000,
@@ -124,36 +111,6 @@ public struct GraphOptions: Sendable {
     self.libraries = libraries
   }
 
-  /// Creates options that leave out edges by their label's text (see ``ignoredLabels``).
-  /// - Parameters:
-  ///   - maxNodes: the most nodes to record.
-  ///   - maxDepth: how many references away from the root to go.
-  ///   - ignoredTypes: types to leave out.
-  ///   - ignoredTypeNames: types to leave out by name pattern.
-  ///   - ignoredLabels: edge labels (`output` or `Interactor.output`) to leave out.
-  ///   - includeClosures: whether to follow closures to their captures.
-  ///   - libraryModules: modules whose code is not yours.
-  @available(
-    *, deprecated,
-    renamed:
-      "init(maxNodes:maxDepth:ignoredTypes:ignoredTypeNames:ignoredReferences:includeClosures:libraryModules:)",
-    message: "name the type and property: ignoredReferences: [.property(_:of:)]"
-  )
-  public init(
-    maxNodes: Int = 100_000,
-    maxDepth: Int? = nil,
-    ignoredTypes: [any Any.Type] = [],
-    ignoredTypeNames: [String] = [],
-    ignoredLabels: Set<String>,
-    includeClosures: Bool = true,
-    libraryModules: Set<String> = GraphOptions.defaultLibraryModules
-  ) {
-    self.init(
-      maxNodes: maxNodes, maxDepth: maxDepth, ignoredTypes: ignoredTypes, ignoredTypeNames: ignoredTypeNames,
-      includeClosures: includeClosures, libraryModules: libraryModules)
-    ignoredLabelTexts = ignoredLabels
-  }
-
   /// The modules of the libraries known by name: the toolchain's (the standard library,
   /// Foundation, Dispatch, concurrency, Synchronization, Observation, the test libraries, Apple's UI
   /// frameworks and Combine) and the packages Swift users depend on: OpenCombine, RxSwift,
@@ -172,33 +129,13 @@ public struct GraphOptions: Sendable {
   /// out of references it holds to your objects. Add your own per graph with ``libraries``.
   public static let knownLibraries: [LibraryRule] = KnownLibraries.all
 
-  /// Modules your code depends on that are not yours, named once for a whole test target or
-  /// program: they are added to every graph's default ``libraryModules`` (see
-  /// ``defaultLibraryModules``). Set it in one place before the graphs are made, such as a test
-  /// suite's initialiser or a shared fixture:
-  ///
-  /// ```swift
-  /// GraphOptions.additionalLibraryModules = ["MyNetworking", "ThirdPartySDK"]
-  /// ```
-  ///
-  /// The environment variable `RETAIN_GRAPH_LIBRARY_MODULES` (module names separated by commas, read
-  /// once) does the same without code: `RETAIN_GRAPH_LIBRARY_MODULES=MyNetworking,ThirdPartySDK swift test`.
-  @available(
-    *, deprecated,
-    message:
-      "process-wide state: give each graph its libraries through GraphOptions(libraries:) or libraryModules"
-  )
-  public static var additionalLibraryModules: Set<String> {
-    get { additionalModules.withLock { $0 } }
-    set { additionalModules.withLock { $0 = newValue } }
-  }
-  private static let additionalModules = ForkSafeMutex<Set<String>>([])
-
-  /// The library modules a graph uses when none are given: ``knownLibraryModules``, the modules
-  /// named in the environment variable `RETAIN_GRAPH_LIBRARY_MODULES`, and
-  /// ``additionalLibraryModules``.
+  /// The library modules a graph uses when none are given: ``knownLibraryModules`` and the modules
+  /// named in the environment variable `RETAIN_GRAPH_LIBRARY_MODULES` (module names separated by
+  /// commas, read once): `RETAIN_GRAPH_LIBRARY_MODULES=MyNetworking,ThirdPartySDK swift test` names
+  /// your dependencies for a whole run without code; per graph, give them in ``libraries`` or
+  /// ``libraryModules``.
   public static var defaultLibraryModules: Set<String> {
-    knownLibraryModules.union(environmentLibraryModules).union(additionalModules.withLock { $0 })
+    knownLibraryModules.union(environmentLibraryModules)
   }
 
   /// The modules named in `RETAIN_GRAPH_LIBRARY_MODULES`, read once.

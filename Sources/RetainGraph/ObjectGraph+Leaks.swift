@@ -1,13 +1,6 @@
 internal import RetainGraphStorage
 
 extension ObjectGraph {
-  /// The nodes that stay alive once the root is released, assuming the root is the only reference
-  /// from outside the graph.
-  @available(*, deprecated, message: "use predictedLeaks() and node(_:): predictedLeaks().map(graph.node)")
-  public func predictedLeakedNodes() -> [Node] {
-    predictedLeaks().map { storage.node($0) }
-  }
-
   /// The ids of the nodes that stay alive once the root is released, assuming the root is the only
   /// reference from outside the graph: exactly those strongly reachable from a strong cycle.
   ///

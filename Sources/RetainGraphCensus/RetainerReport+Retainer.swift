@@ -19,23 +19,6 @@ extension RetainerReport {
     /// Whether the holder is a closure context (the reference is one of its captures): a closure's,
     /// or the context of the closure a task or queued block runs.
     var isClosureContext = false
-
-    /// The holder's name: an object's short type name, a closure's name, or a global's name.
-    @available(*, deprecated, message: "use heldBy, a Holder (its name is heldBy.name)")
-    public var holder: String {
-      get { heldBy.name }
-      set { heldBy = heldBy.named(newValue) }
-    }
-
-    /// Whether the holder is global storage.
-    @available(*, deprecated, message: "use heldBy, a Holder: global storage is .global(name:)")
-    public var isGlobal: Bool {
-      get { heldBy.isGlobal }
-      set {
-        if newValue && !heldBy.isGlobal { heldBy = .global(name: heldBy.name) }
-        if !newValue && heldBy.isGlobal { heldBy = .object(typeName: heldBy.name) }
-      }
-    }
   }
 
   /// What holds a reference to the object.
@@ -65,16 +48,6 @@ extension RetainerReport {
     /// Whether it is global storage.
     var isGlobal: Bool {
       if case .global = self { true } else { false }
-    }
-
-    /// The same kind of holder with another name.
-    func named(_ name: String) -> Holder {
-      switch self {
-      case .object: .object(typeName: name)
-      case .closure: .closure(name: name)
-      case .global: .global(name: name)
-      case .runtimeHolder: .runtimeHolder(name: name)
-      }
     }
 
     /// The kind's name in the JSON form (`holderKind`).

@@ -107,7 +107,7 @@ nonisolated(nonsending) public func assertNoLeakedCycles<R>(
     recordIssue(LeakedCyclesWording.missingCensus, attachments: [], at: site)
     return try await body()
   }
-  let (result, scope) = try await census.inNewLeakScope(body)
+  let (result, scope) = try await census.inNewLeakScope(recordingBacktraces: false, body)
   if let problem = census.leakedCyclesProblem(
     inScope: scope, subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout,
     knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath))

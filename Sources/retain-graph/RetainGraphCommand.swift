@@ -3,6 +3,7 @@
 #if CommandLine
   import ArgumentParser
   import Foundation
+  import RetainGraph
 
   @main
   struct RetainGraphCommand: ParsableCommand {
@@ -26,6 +27,7 @@
         or output that cannot be written, 141 when standard output is a closed pipe (with SIGPIPE \
         ignored; otherwise the signal ends the command).
         """,
+      version: retainGraphVersion,
       subcommands: [
         SamplesCommand.self, SampleCommand.self, RenderCommand.self, CheckCommand.self, BaselineCommand.self,
         LeaksCommand.self, DiffCommand.self,

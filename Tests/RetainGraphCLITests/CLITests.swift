@@ -224,6 +224,14 @@ import Testing
     #expect(try Self.run("sample", "viper-module", "--output", "").status == 2)
   }
 
+  /// `--version` prints the package's version alone and exits 0.
+  @Test func versionIsThePackagesVersion() throws {
+    let version = try Self.run("--version")
+    #expect(version.status == 0)
+    #expect(version.text == "\(retainGraphVersion)\n")
+    #expect(version.stderr.isEmpty)
+  }
+
   @Test(arguments: [[], ["samples"], ["sample"], ["render"], ["check"], ["baseline"], ["leaks"], ["diff"]])
   func helpShowsExamples(_ command: [String]) throws {
     let process = try Self.run(arguments: command + ["--help"])

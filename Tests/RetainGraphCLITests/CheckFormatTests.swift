@@ -22,6 +22,12 @@ import Testing
     #expect(sarif.status == 1)
     #expect(sarif.stdout == graph.sarifData())
     #expect(SARIFRequirements.violations(of: try JSONSerialization.jsonObject(with: sarif.stdout)) == [])
+    // The log names the tool and its version: the package's.
+    let sarifLog = try #require(try JSONSerialization.jsonObject(with: sarif.stdout) as? [String: Any])
+    let driver = try #require(
+      ((sarifLog["runs"] as? [[String: Any]])?.first?["tool"] as? [String: Any])?["driver"] as? [String: Any])
+    #expect(driver["name"] as? String == "retain-graph")
+    #expect(driver["version"] as? String == retainGraphVersion)
 
     // Into a file: the same bytes, standard output empty, the same status.
     let output = directory.appendingPathComponent("retain-graph.sarif")

@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import RetainGraphTesting
 import Synchronization
 import Testing
 

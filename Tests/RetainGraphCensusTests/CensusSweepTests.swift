@@ -5,6 +5,7 @@ import NIOPosix
 import OpenCombine
 import RetainGraph
 import RetainGraphProcess
+import RetainGraphTesting
 import Synchronization
 import Testing
 

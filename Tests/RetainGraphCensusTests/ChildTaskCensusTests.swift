@@ -1,6 +1,7 @@
 import Foundation
 import RetainGraph
 import RetainGraphCensus
+import RetainGraphTesting
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@ import RetainGraph
 import RetainGraphCensus
 import RetainGraphRuntime
 import RetainGraphTestSupport
+import RetainGraphTesting
 import Testing
 
 // MARK: - Fixtures

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import RetainGraph
 import RetainGraphTestSupport
+import RetainGraphTesting
 import Testing
 
 @testable import RetainGraphCensus

@@ -1,6 +1,7 @@
 import Foundation
 import RetainGraph
 import RetainGraphTestSupport
+import RetainGraphTesting
 import Testing
 
 @testable import RetainGraphCensus

@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import RetainGraphTesting
 import Testing
 
 @testable import RetainGraphCensus

@@ -2,6 +2,7 @@ import Foundation
 import RetainGraph
 import RetainGraphStorage
 import RetainGraphTestSupport
+import RetainGraphTesting
 import Testing
 
 @testable import RetainGraphCensus

@@ -1,16 +1,15 @@
 import Foundation
 import RetainGraph
 import RetainGraphFormats
+import RetainGraphTesting
 import Testing
 
 @testable import RetainGraphCensus
 
 extension CensusTests {
-  /// `RetainerReport.Retainer.heldBy` says what kind of thing holds the reference, as a value; the
-  /// deprecated `holder` text is its name, exactly as before.
+  /// `RetainerReport.Retainer.heldBy` says what kind of thing holds the reference, as a value, and
+  /// names it as the report's text does.
   @Suite(.heapCensus) struct RetainerHolders {
-    let old: any OldRetainerUses.Type = OldRetainerNames.self
-
     /// An object's property, global storage, and a closure the walk could not reach: each holder is
     /// its kind of value, named as the report's text names it; the runtime agrees that each named
     /// holder was what held the object.
@@ -25,13 +24,13 @@ extension CensusTests {
         #expect(report.retainers.count == 1, "\(report)")
         #expect(retainer.heldBy == .object(typeName: "CensusImageCache"))
         #expect(retainer.label == "images[0]")
-        #expect(old.holder(of: retainer) == "CensusImageCache" && !old.isGlobal(retainer))
+        #expect(retainer.heldBy.name == "CensusImageCache" && !retainer.heldBy.isGlobal)
         #expect(report.description.contains("\n  CensusImageCache.images[0]\n"), "\(report)")
 
         let cacheReport = HeapCensus.retainers(of: CensusImageCache.shared)
         let global = try #require(cacheReport.retainers.first { $0.heldBy.isGlobal }, "\(cacheReport)")
         #expect(global.heldBy == .global(name: "CensusImageCache.shared"))
-        #expect(old.holder(of: global) == "CensusImageCache.shared" && old.isGlobal(global))
+        #expect(global.heldBy.name == "CensusImageCache.shared")
         #expect(cacheReport.description.contains("\n  CensusImageCache.shared (global)"), "\(cacheReport)")
       }
       CensusImageCache.shared.removeAll()
@@ -49,7 +48,7 @@ extension CensusTests {
         let retainer = try #require(report.retainers.first, "\(report)")
         #expect(
           retainer.heldBy == .closure(name: "closure #1 in CensusSlotListener.listen(on:)"), "\(report)")
-        #expect(old.holder(of: retainer) == "closure #1 in CensusSlotListener.listen(on:)")
+        #expect(retainer.heldBy.name == "closure #1 in CensusSlotListener.listen(on:)")
         #expect(retainer.heldBy.description == retainer.heldBy.name)
         // The picture draws each holder as what it is: the closure as a closure, from a holder the census
         // cannot see (a dashed box, its reference dashed), to the object (the picture's focus).
@@ -67,18 +66,6 @@ extension CensusTests {
       }
       slot.drop()
       #expect(listener == nil, "the closure named as the holder was not what held the listener")
-    }
-
-    /// The deprecated setters change the name and whether the holder is global, as they did.
-    @Test func theDeprecatedSettersStillWork() throws {
-      var retainer = RetainerReport.Retainer(
-        heldBy: .closure(name: "a"), label: "capture", ownership: .strong)
-      old.setHolder(&retainer, "b")
-      #expect(retainer.heldBy == .closure(name: "b"))
-      old.setGlobal(&retainer, true)
-      #expect(retainer.heldBy == .global(name: "b"))
-      old.setGlobal(&retainer, false)
-      #expect(retainer.heldBy == .object(typeName: "b"))
     }
 
     /// Retainers as the encoder wrote them before `holderKind` (no such key) still decode, each to
@@ -135,27 +122,5 @@ extension CensusTests {
         try JSONDecoder().decode(RetainerReport.Retainer.self, from: Data(unknown.utf8))
       }
     }
-  }
-}
-
-/// The deprecated spellings, used only inside deprecated members (no warning there) called through
-/// a protocol (no warning at the call either), as `DeprecatedNamesTests` does.
-protocol OldRetainerUses {
-  static func holder(of retainer: RetainerReport.Retainer) -> String
-  static func isGlobal(_ retainer: RetainerReport.Retainer) -> Bool
-  static func setHolder(_ retainer: inout RetainerReport.Retainer, _ name: String)
-  static func setGlobal(_ retainer: inout RetainerReport.Retainer, _ isGlobal: Bool)
-}
-
-enum OldRetainerNames: OldRetainerUses {
-  @available(*, deprecated)
-  static func holder(of retainer: RetainerReport.Retainer) -> String { retainer.holder }
-  @available(*, deprecated)
-  static func isGlobal(_ retainer: RetainerReport.Retainer) -> Bool { retainer.isGlobal }
-  @available(*, deprecated)
-  static func setHolder(_ retainer: inout RetainerReport.Retainer, _ name: String) { retainer.holder = name }
-  @available(*, deprecated)
-  static func setGlobal(_ retainer: inout RetainerReport.Retainer, _ isGlobal: Bool) {
-    retainer.isGlobal = isGlobal
   }
 }

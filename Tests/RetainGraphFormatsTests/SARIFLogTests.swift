@@ -19,7 +19,8 @@ import Testing
         location: .init(file: "/src/App.swift", line: 0, column: nil), ruleIndex: 0, message: "m",
         fingerprints: [:]),
       .init(location: nil, ruleIndex: 0, message: "no place", fingerprints: [:]),
-    ])
+    ],
+    toolVersion: "1.2.3-test")
 
   @Test func aLogReadsBackAsWritten() throws {
     let data = Data(Self.log.data())
@@ -27,8 +28,10 @@ import Testing
     let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     #expect(object["version"] as? String == "2.1.0")
     let run = try #require((object["runs"] as? [[String: Any]])?.first)
-    let rules = try #require(
-      ((run["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
+    let driver = try #require((run["tool"] as? [String: Any])?["driver"] as? [String: Any])
+    #expect(driver["name"] as? String == "retain-graph")
+    #expect(driver["version"] as? String == "1.2.3-test")
+    let rules = try #require(driver["rules"] as? [[String: Any]])
     #expect(
       rules.map { $0["id"] as? String } == ["retain-cycle/backReference", "retain-cycle/closureCapture"])
     let results = try #require(run["results"] as? [[String: Any]])

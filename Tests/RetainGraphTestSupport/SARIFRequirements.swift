@@ -10,7 +10,7 @@ internal import Foundation
 /// - `version`, REQUIRED: the string `"2.1.0"`.
 /// - `runs`, REQUIRED: an array (or null) of run objects.
 /// - `run.tool`, REQUIRED; `tool.driver`, REQUIRED; `toolComponent.name`,
-///   REQUIRED, a string.
+///   REQUIRED, a string; `toolComponent.version`, when present, a string.
 /// - `toolComponent.rules`: an array of unique reportingDescriptor objects;
 ///   `reportingDescriptor.id`, REQUIRED, a string; rule ids unique.
 /// - `result.message`, REQUIRED: a message object; `message.text` (a plain text
@@ -47,6 +47,9 @@ package enum SARIFRequirements {
     guard let tool = run["tool"] as? [String: Any] else { return ["\(path).tool is missing"] }
     guard let driver = tool["driver"] as? [String: Any] else { return ["\(path).tool.driver is missing"] }
     if !(driver["name"] is String) { found.append("\(path).tool.driver.name is missing") }
+    if let version = driver["version"], !(version is String) {
+      found.append("\(path).tool.driver.version is not a string")
+    }
     var ruleIDs: [String] = []
     if let rules = driver["rules"] {
       guard let rules = rules as? [Any] else { return found + ["\(path).tool.driver.rules is not an array"] }

@@ -35,6 +35,8 @@ private final class RecordingCensus: CensusProvider, @unchecked Sendable {
   }
 
   var isRunning: Bool { true }
+  var hasStarted: Bool { true }
+  func run(recordingBacktraces: Bool, _ body: () async throws -> Void) async rethrows { try await body() }
   func mark() -> UInt64 { 0 }
   func liveCounts(allocatedIn windows: [Range<UInt64>]) -> [String: (count: Int, newest: AnyObject?)] {
     record("liveCounts")
@@ -55,7 +57,9 @@ private final class RecordingCensus: CensusProvider, @unchecked Sendable {
   }
   func exclusively<R>(_ body: () throws -> R) rethrows -> R { try body() }
   func inNewLeakScope<R>(_ body: () throws -> R) rethrows -> (result: R, scope: UInt32) { (try body(), 0) }
-  func inNewLeakScope<R>(_ body: () async throws -> R) async rethrows -> (result: R, scope: UInt32) {
+  func inNewLeakScope<R>(
+    recordingBacktraces: Bool, _ body: () async throws -> R
+  ) async rethrows -> (result: R, scope: UInt32) {
     (try await body(), 0)
   }
   func leakedCyclesProblem(

@@ -4,11 +4,8 @@ import Samples
 import Testing
 
 /// The `check…` functions return the failure as a value: its description is the text the
-/// `assert…` twin reports (the goldens compare it whole), its graphs the graphs the text explains;
-/// the deprecated `verify…` functions return the same text.
+/// `assert…` twin reports (the goldens compare it whole), its graphs the graphs the text explains.
 @Suite struct LeakCheckFailureTests {
-  let old: any OldVerifyUses.Type = OldVerifyNames.self
-
   @Test func aModulesFailureCarriesTheGraphItExplains() throws {
     let harness = SampleHarness()
     let failure = try #require(checkNoLeaks(timeout: .milliseconds(100)) { harness.make("viper-module") })
@@ -36,44 +33,5 @@ import Testing
     #expect(graph.cycles.map(\.members) == ObjectGraph(reflecting: leaking.root).cycles.map(\.members))
     let fixed = try #require(Sample.named("viper-module-fixed")).make()
     #expect(checkNoCycles(fixed.root) == nil)
-  }
-
-  @Test func theDeprecatedVerifyFunctionsReturnTheDescription() throws {
-    let harness = SampleHarness()
-    let leaking = try #require(Sample.named("viper-module")).make()
-    defer { leaking.breakCycles() }
-    #expect(old.verifyNoCycles(leaking.root) == checkNoCycles(leaking.root)?.description)
-    #expect(old.verifyNoCycles(leaking.root)?.contains("fix") == true)
-    let text = try #require(old.verifyNoLeaks { harness.make("viper-module") })
-    let failure = try #require(checkNoLeaks(timeout: .milliseconds(100)) { harness.make("viper-module") })
-    #expect(text == failure.description)
-    #expect(old.verifyInstances(of: Presenter.self, atMost: 1, in: leaking.root) == nil)
-    let instances = old.verifyInstances(of: Presenter.self, atMost: 0, in: leaking.root)
-    #expect(instances != nil)
-    #expect(instances == checkInstances(of: Presenter.self, atMost: 0, in: leaking.root)?.description)
-    #expect(harness.breakCyclesAndCheckFreed())
-  }
-}
-
-protocol OldVerifyUses {
-  static func verifyNoCycles(_ root: Any) -> String?
-  static func verifyNoLeaks(_ make: () -> AnyObject) -> String?
-  static func verifyInstances<T>(of type: T.Type, atMost limit: Int, in root: Any) -> String?
-}
-
-/// The deprecated names, spelled inside deprecated members called through a protocol, so that the
-/// build stays warning-free while they are compiled.
-enum OldVerifyNames: OldVerifyUses {
-  @available(*, deprecated, message: "spells the deprecated names on purpose")
-  static func verifyNoCycles(_ root: Any) -> String? { RetainGraphTesting.verifyNoCycles(root) }
-
-  @available(*, deprecated, message: "spells the deprecated names on purpose")
-  static func verifyNoLeaks(_ make: () -> AnyObject) -> String? {
-    RetainGraphTesting.verifyNoLeaks(timeout: .milliseconds(100), make)
-  }
-
-  @available(*, deprecated, message: "spells the deprecated names on purpose")
-  static func verifyInstances<T>(of type: T.Type, atMost limit: Int, in root: Any) -> String? {
-    RetainGraphTesting.verifyInstances(of: type, atMost: limit, in: root)
   }
 }

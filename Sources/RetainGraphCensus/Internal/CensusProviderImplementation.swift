@@ -5,7 +5,7 @@ internal import RetainGraphProcess
 internal import RetainGraphRuntime
 internal import Synchronization
 
-/// The census as the testing assertions see it, through ``CensusRegistration``.
+/// The census as the testing assertions and traits see it, through ``CensusRegistration``.
 final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   static let shared = CensusProviderImplementation()
   private static let registration: Void = CensusRegistration.register(shared)
@@ -13,6 +13,13 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   static func registerOnce() { _ = registration }
 
   var isRunning: Bool { HeapCensus.isRunning }
+
+  var hasStarted: Bool { rgc_has_started() != 0 }
+
+  nonisolated(nonsending) func run(recordingBacktraces: Bool, _ body: () async throws -> Void) async rethrows
+  {
+    try await HeapCensus.run(recordingBacktraces: recordingBacktraces) { try await body() }
+  }
 
   func mark() -> UInt64 { CensusTable.nextSequence }
 
@@ -171,11 +178,11 @@ extension CensusProviderImplementation {
     return (try scope.run(body), scope.id)
   }
 
-  nonisolated(nonsending) func inNewLeakScope<R>(_ body: () async throws -> R) async rethrows
-    -> (result: R, scope: UInt32)
-  {
+  nonisolated(nonsending) func inNewLeakScope<R>(
+    recordingBacktraces: Bool, _ body: () async throws -> R
+  ) async rethrows -> (result: R, scope: UInt32) {
     let scope = LeakScope()
-    return (try await scope.run(body), scope.id)
+    return (try await scope.run(recordingBacktraces: recordingBacktraces) { try await body() }, scope.id)
   }
 
   func leakedCyclesProblem(
@@ -184,4 +191,12 @@ extension CensusProviderImplementation {
     LeakedCyclesCheck.problem(
       in: LeakScope(id: scope), subject: subject, place: place, timeout: timeout, knownFile: knownFile)
   }
+}
+
+/// Registers the census with the testing assertions and traits when the program loads: called from
+/// a load-time constructor of `CRetainGraphCensus` (a weak reference there, as for the report at
+/// exit; public, as that one is, so that no build drops it for having no Swift caller). Not for callers.
+@_cdecl("rgc_swift_register_census")
+public func _retainGraphRegisterCensus() {
+  CensusProviderImplementation.registerOnce()
 }

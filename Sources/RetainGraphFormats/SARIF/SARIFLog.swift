@@ -48,6 +48,9 @@ package struct SARIFLog {
 
   package let rules: [Rule]
   package let results: [Result]
+  /// The version of the tool that made the log (`tool.driver.version`): the package's version,
+  /// which the core gives.
+  package let toolVersion: String
 
   /// The schema the log names (optional in SARIF; editors validate with it).
   package static let schema =
@@ -55,9 +58,10 @@ package struct SARIFLog {
   /// The base a relative path is under: the package root, as code-scanning tools name it.
   package static let sourceRoot = "%SRCROOT%"
 
-  package init(rules: [Rule], results: [Result]) {
+  package init(rules: [Rule], results: [Result], toolVersion: String) {
     self.rules = rules
     self.results = results
+    self.toolVersion = toolVersion
   }
 
   package func data() -> [UInt8] {
@@ -106,6 +110,7 @@ package struct SARIFLog {
       json.endObject()
     }
     json.endArray()
+    json.member("version", toolVersion)
     json.endObject()
     json.endObject()
     json.endObject()

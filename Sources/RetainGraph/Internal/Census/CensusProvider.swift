@@ -1,9 +1,20 @@
-/// What the heap census (the `RetainGraphCensus` product) offers the rest of the package once it is
-/// started. The testing assertions reach the census only through this hook, so that they never make
-/// a test link the census's interposer.
+/// What the heap census (the `RetainGraphCensus` product) offers the rest of the package. The testing
+/// assertions and traits reach the census only through this hook, so that they never make a test
+/// link the census's interposer: a program that links the census registers it when it loads (a
+/// constructor of `CRetainGraphCensus` calls the census's Swift half), one that does not has none.
 package protocol CensusProvider: AnyObject, Sendable {
   /// Whether allocations are being recorded.
   var isRunning: Bool { get }
+  /// Whether the census was ever started in this process.
+  var hasStarted: Bool { get }
+  /// Runs `body` with the census started for it (a scope: the checks inside see it running), and
+  /// stops it afterwards, as `HeapCensus.run` does.
+  /// - Parameters:
+  ///   - recordingBacktraces: also record each allocation's call stack.
+  ///   - body: the code to run.
+  nonisolated(nonsending) func run(
+    recordingBacktraces: Bool, _ body: () async throws -> Void
+  ) async rethrows
   /// The allocation number the next recorded allocation gets: a mark for "allocated since".
   func mark() -> UInt64
   /// Live objects allocated in one of `windows` (ranges of allocation numbers), counted by
@@ -21,9 +32,11 @@ package protocol CensusProvider: AnyObject, Sendable {
   /// (on its task or thread, in child tasks, in `Task { }`s it makes) is marked as the scope's.
   /// - Returns: what `body` returns, and the scope's number.
   func inNewLeakScope<R>(_ body: () throws -> R) rethrows -> (result: R, scope: UInt32)
-  /// The async twin of ``inNewLeakScope(_:)``.
-  nonisolated(nonsending) func inNewLeakScope<R>(_ body: () async throws -> R) async rethrows
-    -> (result: R, scope: UInt32)
+  /// The async twin of ``inNewLeakScope(_:)``, recording each allocation's call stack too when
+  /// `recordingBacktraces` is true.
+  nonisolated(nonsending) func inNewLeakScope<R>(
+    recordingBacktraces: Bool, _ body: () async throws -> R
+  ) async rethrows -> (result: R, scope: UInt32)
   /// The failure text for the leaked cycles that hold an object of leak scope `scope` (each with
   /// its trace and fix; `subject` says who left them, "The test", and `place` where their objects
   /// were allocated, "the test"), or for why none could be looked for; nil when there are none, or

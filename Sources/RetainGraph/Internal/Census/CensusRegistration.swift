@@ -1,6 +1,6 @@
 internal import RetainGraphSupport
 
-/// The slot the census fills when it starts.
+/// The slot the census fills when the program loads (when it links the census).
 package enum CensusRegistration {
   private static let slot = ForkSafeMutex<(any CensusProvider)?>(nil)
 
@@ -34,6 +34,9 @@ package enum CensusRegistration {
     return provider
   }
 
+  /// The census linked into the program, started or not; nil when the program does not link it.
+  package static var registered: (any CensusProvider)? { slot.withLock { $0 } }
+
   /// Registers the census (idempotent).
   package static func register(_ provider: any CensusProvider) {
     slot.withLock { $0 = provider }
@@ -42,10 +45,18 @@ package enum CensusRegistration {
   /// Whether the census was ever started in this process: it then keeps one `unowned` count on
   /// every object it recorded (its memory, not its life), until the object goes or the census
   /// forgets it.
-  package static var mayHoldUnownedCounts: Bool { slot.withLock { $0 != nil } }
+  package static var mayHoldUnownedCounts: Bool { registered?.hasStarted ?? false }
 
   /// How the census's counts name one closure's contexts: this, their metadata's address, and `)`.
   package static let closureContextPrefix = "(closure context "
+
+  /// The failure text for a trait that runs tests under the census (`trait`, `.heapCensus`) in a
+  /// program that does not link it.
+  package static func unlinkedCensusMessage(for trait: String) -> String {
+    "\(trait) runs the test under the heap census, which this test program does not link: add the "
+      + "product RetainGraphCensus to the test target's dependencies and `import RetainGraphCensus` "
+      + "in one of its files."
+  }
 
   /// The failure text for a census-based check made without a census.
   package static func missingCensusMessage(for check: String) -> String {

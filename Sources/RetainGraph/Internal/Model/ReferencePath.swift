@@ -187,10 +187,10 @@ struct ReferencePath: Hashable, Sendable {
     return (number, String(decoding: rest[rest.index(after: close)...], as: UTF8.self))
   }
 
-  /// The reference a label alone describes, read by the grammar above: for version 1 snapshots and
-  /// the deprecated kind-less ``Edge/init(from:to:label:ownership:)`` only; the only place a label's
-  /// text is read back. Text cannot tell a global (its name reads as a property path); no version 1
-  /// snapshot holds one (globals and suspended frames came with version 2), but a hand-made edge may.
+  /// The reference a label alone describes, read by the grammar above: for version 1 snapshots
+  /// only (their edges carry no kind); the only place a label's text is read back. Text cannot tell
+  /// a global (its name reads as a property path); no version 1 snapshot holds one (globals and
+  /// suspended frames came with version 2).
   init(inferringFrom label: String) {
     let methodMarker = " (method "
     if label == "suspended frame" {

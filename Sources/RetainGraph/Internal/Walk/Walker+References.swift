@@ -51,23 +51,10 @@ extension Walker {
     _ referent: consuming Referent, labelID: Int32?, index: Int32 = -1, label: () -> PendingLabel,
     ownership: Ownership, closure: ReferencePath.ClosureForm? = nil, closureName: String? = nil
   ) {
-    if !options.ignoredReferences.isEmpty || !options.ignoredLabelTexts.isEmpty {
-      let (reference, number) =
-        labelID.map { (recorder.label($0), index) }
-        ?? {
-          let pending = label()
-          return (ReferencePath(pending, closure: closure), pending.index)
-        }()
+    if !options.ignoredReferences.isEmpty {
+      let reference = labelID.map { recorder.label($0) } ?? ReferencePath(label(), closure: closure)
       let holderName = recorder.typeName(of: current)
-      let isIgnored =
-        isIgnoredByPattern(property: reference.property, holderName: holderName)
-        || {
-          guard !options.ignoredLabelTexts.isEmpty else { return false }
-          let text = reference.text(number: number)
-          return options.ignoredLabelTexts.contains(text)
-            || options.ignoredLabelTexts.contains("\(TypeNames.short(holderName)).\(text)")
-        }()
-      if isIgnored {
+      if isIgnoredByPattern(property: reference.property, holderName: holderName) {
         referent.discard()
         return
       }

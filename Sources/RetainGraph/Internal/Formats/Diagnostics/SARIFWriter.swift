@@ -38,6 +38,6 @@ struct SARIFWriter {
           "retainCycleSignature/v1": diagnostic.signature.description,
         ])
     }
-    return SARIFLog(rules: rules, results: results).data()
+    return SARIFLog(rules: rules, results: results, toolVersion: retainGraphVersion).data()
   }
 }

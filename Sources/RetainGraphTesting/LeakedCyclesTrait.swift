@@ -4,7 +4,7 @@ public import Testing
 
 /// A Swift Testing trait that fails a test which leaves a leaked cycle behind: one that no
 /// outside reference holds, with an object the test allocated. No root or type is named: the
-/// whole census is counted after the test (see ``HeapCensus/leaks(in:timeout:)``).
+/// whole census is counted after the test (`HeapCensus.leaks(in:timeout:)`).
 ///
 /// ```swift
 /// @Test(.noLeakedCycles) func checkoutFlow() async throws {
@@ -13,7 +13,9 @@ public import Testing
 /// }
 /// ```
 ///
-/// Each test runs in a ``LeakScope`` of its own, so tests that run in parallel are told apart: a
+/// It needs the heap census linked into the test program (the `RetainGraphCensus` product, imported
+/// once); without it each test with the trait fails, saying so. Each test runs in a leak scope
+/// (`LeakScope`) of its own, so tests that run in parallel are told apart: a
 /// test fails only for the cycles it made. What the test's code allocates on its task, in child
 /// tasks and in `Task { }`s it makes is the test's; allocations on Dispatch queues, threads and in
 /// `Task.detached` belong to no test and fail none. A cycle still held when the test returns (by a
@@ -70,75 +72,28 @@ public struct LeakedCyclesTrait: TestTrait, SuiteTrait, TestScoping {
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
-    let scope = LeakScope()
-    var thrown: (any Error)?
-    do {
-      try await scope.run(recordingBacktraces: recordingBacktraces) { try await function() }
-    } catch {
-      thrown = error
+    try await provideScope(census: CensusRegistration.registered, for: test, performing: function)
+  }
+
+  /// ``provideScope(for:testCase:performing:)`` with the census the program links, if any.
+  func provideScope(
+    census: (any CensusProvider)?, for test: Test, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    guard let census = linked(census, for: "The .noLeakedCycles trait", in: test) else {
+      return try await function()
     }
+    // A test that throws is checked too: what it left before throwing is its.
+    var thrown: (any Error)?
+    let scope = await census.inNewLeakScope(recordingBacktraces: recordingBacktraces) {
+      do { try await function() } catch { thrown = error }
+    }.scope
     let knownFile = knownCyclesFile ?? KnownCycles.packageFile(above: test.sourceLocation.filePath)
-    if let problem = check(scope, knownFile: knownFile) {
+    if let problem = census.leakedCyclesProblem(
+      inScope: scope, subject: "The test", place: "the test", timeout: timeout, knownFile: knownFile)
+    {
       Issue.record(Comment(rawValue: problem), sourceLocation: test.sourceLocation)
     }
     if let thrown { throw thrown }
-  }
-
-  /// What to say of the leaked cycles `scope` left, or nil when it left none (or the known-cycles
-  /// file at `knownFile` lists each, unexpired).
-  /// - Parameters:
-  ///   - scope: the test's scope, after the test.
-  ///   - knownFile: the known-cycles file, if any.
-  /// - Returns: the issue's text.
-  func check(_ scope: LeakScope, knownFile: String?) -> String? {
-    LeakedCyclesCheck.problem(
-      in: scope, subject: "The test", place: "the test", timeout: timeout, knownFile: knownFile)
-  }
-}
-
-/// The check `.noLeakedCycles` and `assertNoLeakedCycles` make after the code they ran.
-enum LeakedCyclesCheck {
-  /// What to say of the leaked cycles `scope` left, or of why none could be looked for; nil when
-  /// it left none.
-  /// - Parameters:
-  ///   - scope: the scope, after its work.
-  ///   - subject: who left them ("The test").
-  ///   - place: where their objects were allocated ("the test").
-  ///   - timeout: how long the count may take.
-  ///   - knownFile: the known-cycles file, if any: a cycle it lists passes until its entry expires.
-  /// - Returns: the failure's text, or nil.
-  static func problem(
-    in scope: LeakScope, subject: String, place: String, timeout: Duration, knownFile: String?
-  ) -> String? {
-    let report: LeakReport
-    do {
-      report = try HeapCensus.leaks(in: scope, timeout: timeout)
-    } catch {
-      return "No leaked cycles were looked for: \(error)."
-    }
-    let one = report.cycleCount == 1
-    var cycles = one ? "1 leaked cycle" : "\(LeakReport.number(report.cycleCount)) leaked cycles"
-    if report.isGrouped {
-      cycles += report.leaks.count == 1 ? " of 1 shape" : " of \(report.leaks.count) shapes"
-    }
-    let text =
-      "\(subject) left \(cycles) behind: nothing outside holds \(one ? "it" : "them"), and "
-      + "\(one ? "it holds" : "each holds") an object allocated in \(place).\n\n\(report.cycleSections)"
-    guard let knownFile else { return report.isEmpty ? nil : text }
-    switch KnownCycles.verdict(on: report.signatures, file: knownFile) {
-    case .failure(let error): return error.checkFailureLine + "\n\n" + text
-    case .success(let verdict):
-      guard verdict.fails else { return nil }
-      return ([text, ""] + verdict.lines(noun: "leaked cycle")).joined(separator: "\n")
-    }
-  }
-}
-
-extension LeakReport {
-  /// Each cycle's number (from 0, as the report numbers it less one) and signature, for a
-  /// known-cycles file's verdict.
-  var signatures: [(index: Int, signature: CycleSignature)] {
-    leaks.enumerated().map { (index: $0.offset, signature: $0.element.signature) }
   }
 }
 

@@ -1,4 +1,3 @@
-internal import CRetainGraphCensus
 internal import RetainGraph
 public import Testing
 
@@ -6,10 +5,18 @@ public import Testing
 /// stopped after it (starts and stops nest, so parallel tests can each use it).
 ///
 /// ```swift
+/// import RetainGraphCensus  // links the census into the test program
+/// import RetainGraphTesting
+/// import Testing
+///
 /// @Test(.heapCensus) func feedDoesNotGrow() {
 ///   assertNoGrowth(iterations: 5) { Feed.shared.reload() }
 /// }
 /// ```
+///
+/// The census is the `RetainGraphCensus` product: the test target depends on it and imports it
+/// once. A test program that does not link it fails each test with this trait, saying so (the test
+/// still runs).
 public struct HeapCensusTrait: TestTrait, SuiteTrait, TestScoping {
   /// Whether each allocation's call stack is recorded too.
   public var recordingBacktraces: Bool
@@ -42,10 +49,29 @@ public struct HeapCensusTrait: TestTrait, SuiteTrait, TestScoping {
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
-    HeapCensus.startScoped(recordingBacktraces: recordingBacktraces)
-    defer { rgc_stop(recordingBacktraces ? 1 : 0) }
-    try await CensusRegistration.$isInScope.withValue(true) { try await function() }
+    try await provideScope(census: CensusRegistration.registered, for: test, performing: function)
   }
+
+  /// ``provideScope(for:testCase:performing:)`` with the census the program links, if any.
+  func provideScope(
+    census: (any CensusProvider)?, for test: Test, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    guard let census = linked(census, for: "The .heapCensus trait", in: test) else {
+      return try await function()
+    }
+    try await census.run(recordingBacktraces: recordingBacktraces) { try await function() }
+  }
+}
+
+/// `census`, or nil after recording an issue on `test` that `trait` ("The .heapCensus trait") needs the
+/// census the program does not link (the test then runs without it).
+func linked(_ census: (any CensusProvider)?, for trait: String, in test: Test) -> (any CensusProvider)? {
+  if census == nil {
+    Issue.record(
+      Comment(rawValue: CensusRegistration.unlinkedCensusMessage(for: trait)),
+      sourceLocation: test.sourceLocation)
+  }
+  return census
 }
 
 extension Trait where Self == HeapCensusTrait {
