@@ -44,7 +44,8 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     /// The leak trace and fix lines, as ``ObjectGraph/report()`` writes them for the graph of the
     /// group, walked from ``cycleTypes``' oldest object.
     public var trace: String
-    /// Each fix of the cycle's plan, as a sentence (``Cycle/Break/fix``).
+    /// Each fix of the cycle's plan, as a sentence (``Cycle/Break/fix``); a break with another edit
+    /// (``Cycle/Break/alternative``) as both, `…; or make FeedSession.socket weak`.
     public var fixes: [String]
     /// Where the oldest object of the cycle was allocated (function names, innermost first), when
     /// the census recorded call stacks.

@@ -350,7 +350,11 @@ extension LeakSearch {
     }
     return Analysed(
       signature: graph.signature(ofMembers: cycleMembers), types: types.sorted(),
-      trace: lines.joined(separator: "\n"), fixes: graph.cycles.flatMap { $0.fixPlan.map(\.fix) },
+      trace: lines.joined(separator: "\n"),
+      // A break with another edit says both: the summary at exit shows only the first fix.
+      fixes: graph.cycles.flatMap {
+        $0.fixPlan.map { fix in fix.alternative.map { "\(fix.fix); or \($0.fix)" } ?? fix.fix }
+      },
       site: rgc_backtraces_ever_recorded() != 0 ? HeapCensus.allocationBacktrace(of: root) : nil,
       maker: attributing
         ? CensusTable.allocationFrames(of: UnsafeRawPointer(Unmanaged.passUnretained(root).toOpaque()))

@@ -1,0 +1,57 @@
+import RetainGraph
+import RetainGraphTesting
+import Testing
+
+@testable import RetainGraphCensus
+
+/// A websocket session as a Vapor service writes it (issue 40.4): the channel owns the socket while
+/// it is open, the session holds the socket, the socket's callback uses the session.
+final class CensusFeedSocket: @unchecked Sendable {
+  var onText: ((String) -> Void)?
+}
+
+final class CensusFeedSession: @unchecked Sendable {
+  let socket: CensusFeedSocket
+  var received = 0
+  init(socket: CensusFeedSocket) { self.socket = socket }
+  func start() { socket.onText = { _ in self.received += 1 } }
+}
+
+extension CensusTests {
+  /// The census reports the closed session with both edits, in its trace and in its fixes (what the
+  /// summary at exit prints), and the runtime keeps it (weak probe).
+  @Suite(.heapCensus) struct SessionShape {
+    final class Probe: @unchecked Sendable {
+      weak var object: AnyObject?
+      init(_ object: AnyObject) { self.object = object }
+    }
+
+    /// A session started on a socket that its channel then closes (drops).
+    @inline(never)
+    static func openAndClose() -> Probe {
+      // The channel's socket, dropped when this returns (the channel closed).
+      let session = CensusFeedSession(socket: CensusFeedSocket())
+      session.start()
+      return Probe(session)
+    }
+
+    @Test func aClosedSessionGetsBothEdits() throws {
+      let mark = HeapCensus.mark()
+      let probe = Self.openAndClose()
+      defer { (probe.object as? CensusFeedSession)?.socket.onText = nil }
+      #expect(probe.object != nil, "the runtime freed the session: no leak to report")
+      let report = try HeapCensus.leaks(since: mark)
+      let leak = try #require(report.leaks(involving: "CensusFeedSession").first, "\(report)")
+      #expect(
+        leak.fixes == [
+          "capture `[weak self]` in closure #1 in CensusFeedSession.start() (stored in CensusFeedSocket.onText); "
+            + "or make CensusFeedSession.socket weak"
+        ], "\(leak.fixes)")
+      #expect(
+        leak.trace.contains(
+          "  or make CensusFeedSession.socket weak, if the closure is the CensusFeedSession's only owner while in "
+            + "use (then the first edit frees it early) and something else owns the CensusFeedSocket"),
+        "\(leak.trace)")
+    }
+  }
+}
