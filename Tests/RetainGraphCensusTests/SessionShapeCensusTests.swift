@@ -53,5 +53,74 @@ extension CensusTests {
             + "use (then the first edit frees it early) and something else owns the CensusFeedSocket"),
         "\(leak.trace)")
     }
+
+    /// A session whose socket is still open: its channel owns the socket, and nothing but the
+    /// socket's callback owns the session.
+    @inline(never)
+    static func openSession(on channel: CensusFeedChannel) -> Probe {
+      let session = CensusFeedSession(socket: channel.socket)
+      session.start()
+      return Probe(session)
+    }
+
+    /// With a live session owned only by its callback, the census leads with the other edit (weak
+    /// `socket`), since `[weak self]` would free the live one.
+    @Test func aLiveSessionOwnedOnlyByItsCallbackChoosesTheOtherEdit() throws {
+      let mark = HeapCensus.mark()
+      let channel = CensusFeedChannel()
+      let live = Self.openSession(on: channel)
+      let closed = Self.openAndClose()
+      defer {
+        (closed.object as? CensusFeedSession)?.socket.onText = nil
+        channel.socket.onText = nil
+      }
+      #expect(live.object != nil && closed.object != nil)
+      let report = try HeapCensus.leaks(since: mark)
+      let leak = try #require(report.leaks(involving: "CensusFeedSession").first, "\(report)")
+      #expect(
+        leak.fixes == [
+          "make CensusFeedSession.socket weak (1 of 1 live CensusFeedSession owned only by closures: the "
+            + "closure's weak capture would free them while in use)"
+        ], "\(leak.fixes)")
+      #expect(
+        leak.trace.contains(
+          "  the census sees 1 of 1 live CensusFeedSession owned only by closures: make the second edit"),
+        "\(leak.trace)")
+    }
+
+    /// With every live session owned by something else (the service's list), the closure's
+    /// `[weak self]` is the fix, alone.
+    @Test func liveSessionsWithAnotherOwnerKeepTheFirstEdit() throws {
+      let mark = HeapCensus.mark()
+      let channel = CensusFeedChannel()
+      let service = CensusFeedService()
+      service.sessions.append(CensusFeedSession(socket: channel.socket))
+      service.sessions[0].start()
+      let closed = Self.openAndClose()
+      defer {
+        (closed.object as? CensusFeedSession)?.socket.onText = nil
+        channel.socket.onText = nil
+      }
+      let report = try HeapCensus.leaks(since: mark)
+      let leak = try #require(report.leaks(involving: "CensusFeedSession").first, "\(report)")
+      #expect(
+        leak.fixes == [
+          "capture `[weak self]` in closure #1 in CensusFeedSession.start() (stored in CensusFeedSocket.onText)"
+        ], "\(leak.fixes)")
+      #expect(
+        leak.trace.contains("the census sees 1 live CensusFeedSession, each with another owner"),
+        "\(leak.trace)")
+      withExtendedLifetime(service) {}
+    }
   }
+}
+
+/// A channel that owns its socket while open.
+final class CensusFeedChannel: @unchecked Sendable {
+  let socket = CensusFeedSocket()
+}
+
+/// A service that keeps its sessions in a list.
+final class CensusFeedService: @unchecked Sendable {
+  var sessions: [CensusFeedSession] = []
 }

@@ -109,6 +109,14 @@ extension LeakSearch {
       }
     }
     var shapes = ShapeTally()
+    // How each captured type's live instances are owned, read once per type.
+    var ownersByMetadata: [[UInt]: LiveOwners] = [:]
+    func liveOwners(_ metadata: UInt, _ holder: UInt) -> LiveOwners {
+      if let known = ownersByMetadata[[metadata, holder]] { return known }
+      let owners = Self.liveOwners(ofMetadata: metadata, ownedBy: holder, in: accounting)
+      ownersByMetadata[[metadata, holder]] = owners
+      return owners
+    }
     for (shape, cycleNumbers) in instances.enumerated() {
       ForkedProgress.report(
         "walking leaked cycle shape \(shape + 1) of \(instances.count) "
@@ -145,7 +153,8 @@ extension LeakSearch {
         walked = ordered.lazy.filter { !unreadable.contains($0.0) }.map { ($0.0, representative) }
       }
       for (number, analysed) in walked {
-        shapes.add(analysed, group: groups[number], population: population)
+        shapes.add(
+          decidingTwoEdits(analysed, owners: liveOwners), group: groups[number], population: population)
       }
     }
     return LeakReport(
@@ -165,6 +174,8 @@ extension LeakSearch {
     var hasProgramType: Bool
     /// The modules whose code declares the cycle's references, when none is the program's.
     var libraryModules: [String]?
+    /// The breaks that gave two edits, to be decided from the live instances.
+    var twoEdits: [TwoEdits] = []
   }
 
   /// The leaked cycles' shapes as they are tallied: one per signature, from its oldest instance.
@@ -348,6 +359,23 @@ extension LeakSearch {
       }
       libraryModules = isProgram ? nil : modules.sorted()
     }
+    // The breaks with two edits, with the metadata of the object the closure captures.
+    var twoEdits: [TwoEdits] = []
+    for fix in graph.cycles.flatMap(\.fixPlan) {
+      guard let alternative = fix.alternative else { continue }
+      func metadata(ofNode node: Int) -> UInt? {
+        objects[keep[node]].flatMap {
+          CensusRuntime.metadata(ofObjectAt: UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()))
+        }.map { UInt(bitPattern: $0) }
+      }
+      guard let captured = metadata(ofNode: alternative.edge.from),
+        let holder = metadata(ofNode: fix.edge.from)
+      else { continue }
+      twoEdits.append(
+        TwoEdits(
+          capturedMetadata: captured, holderMetadata: holder, captured: alternative.breakFrees, fix: fix.fix,
+          alternative: alternative.fix))
+    }
     return Analysed(
       signature: graph.signature(ofMembers: cycleMembers), types: types.sorted(),
       trace: lines.joined(separator: "\n"),
@@ -359,7 +387,7 @@ extension LeakSearch {
       maker: attributing
         ? CensusTable.allocationFrames(of: UnsafeRawPointer(Unmanaged.passUnretained(root).toOpaque()))
           .flatMap(LeaksAtExit.maker(frames:)) : nil,
-      hasProgramType: hasProgramType, libraryModules: libraryModules)
+      hasProgramType: hasProgramType, libraryModules: libraryModules, twoEdits: twoEdits)
   }
 }
 
