@@ -269,31 +269,37 @@ final class WorkItemOwner: @unchecked Sendable {
 /// A weak reference passed to child tasks, so that only a child's frame holds the owner strongly.
 final class WeakOwner: @unchecked Sendable {
   weak var object: ChildTaskOwner?
-  /// The owner's identity (a value, not a reference): what its child tasks register under.
-  let id: ObjectIdentifier
+  /// The owner's token (a value, not a reference): what its child tasks register under.
+  let token: Int
   init(_ object: ChildTaskOwner) {
     self.object = object
-    id = ObjectIdentifier(object)
+    token = object.token
   }
 }
 
-/// The child tasks each `ChildTaskOwner` started, by owner: each registers itself as it begins to
-/// poll, so that `make` waits until every one of them is suspended in its sleep.
+/// The child tasks each `ChildTaskOwner` started, by the owner's token (never an object's address,
+/// which a later owner reuses once the first is freed): each registers itself as it begins to poll,
+/// so that `make` waits until every one of them is suspended in its sleep.
 enum ChildTaskRegistry {
-  private static let tasks = Mutex<[ObjectIdentifier: [UInt]]>([:])
+  private static let tasks = Mutex<[Int: [UInt]]>([:])
+  private static let lastToken = Atomic<Int>(0)
+
+  /// A token no other owner has.
+  static func newToken() -> Int { lastToken.add(1, ordering: .relaxed).newValue }
 
   /// Registers the current task under `owner`.
   @inline(never)
-  static func registerCurrentTask(under owner: ObjectIdentifier) {
-    guard let task = withUnsafeCurrentTask(body: { $0.map { unsafeBitCast($0, to: UInt.self) } }) else { return }
+  static func registerCurrentTask(under owner: Int) {
+    let task = withUnsafeCurrentTask { $0.map { unsafeBitCast($0, to: UInt.self) } }
+    guard let task else { return }
     tasks.withLock { $0[owner, default: []].append(task) }
   }
 
   /// The tasks registered under `owner`.
-  static func tasks(of owner: ObjectIdentifier) -> [UInt] { tasks.withLock { $0[owner] ?? [] } }
+  static func tasks(of owner: Int) -> [UInt] { tasks.withLock { $0[owner] ?? [] } }
 
   /// Forgets the tasks registered under `owner`.
-  static func forget(_ owner: ObjectIdentifier) { _ = tasks.withLock { $0.removeValue(forKey: owner) } }
+  static func forget(_ owner: Int) { _ = tasks.withLock { $0.removeValue(forKey: owner) } }
 }
 
 /// Child tasks (`async let`, a task group's) whose frames hold the owner: the stored parent task
@@ -301,12 +307,14 @@ enum ChildTaskRegistry {
 final class ChildTaskOwner: @unchecked Sendable {
   var task: Task<Void, Never>?
   var ticks = 0
+  /// What its child tasks register under (`ChildTaskRegistry`).
+  let token = ChildTaskRegistry.newToken()
 
   /// Unwraps once, then polls: the frame holds the owner across every sleep.
   @inline(never)
   static func poll(_ owner: ChildTaskOwner?) async {
     guard let owner else { return }
-    ChildTaskRegistry.registerCurrentTask(under: ObjectIdentifier(owner))
+    ChildTaskRegistry.registerCurrentTask(under: owner.token)
     while !Task.isCancelled {
       owner.ticks += 1
       try? await Task.sleep(for: .seconds(3600))
@@ -316,7 +324,7 @@ final class ChildTaskOwner: @unchecked Sendable {
   /// The twin: unwraps the weak reference for each tick; nothing strong across a sleep.
   @inline(never)
   static func pollWeakly(_ reference: WeakOwner) async {
-    ChildTaskRegistry.registerCurrentTask(under: reference.id)
+    ChildTaskRegistry.registerCurrentTask(under: reference.token)
     while !Task.isCancelled {
       if let owner = reference.object { owner.ticks += 1 }
       try? await Task.sleep(for: .seconds(3600))
@@ -326,7 +334,7 @@ final class ChildTaskOwner: @unchecked Sendable {
   /// The same twin through an unnamed temporary (`reference.object?.ticks += 1`).
   @inline(never)
   static func pollWeaklyThroughATemporary(_ reference: WeakOwner) async {
-    ChildTaskRegistry.registerCurrentTask(under: reference.id)
+    ChildTaskRegistry.registerCurrentTask(under: reference.token)
     while !Task.isCancelled {
       reference.object?.ticks += 1
       try? await Task.sleep(for: .seconds(3600))
@@ -375,7 +383,7 @@ final class ChildTaskOwner: @unchecked Sendable {
   /// itself before its first tick).
   static func make(_ start: (ChildTaskOwner) -> Void, children: Int = 1) async -> (AnyObject, StopTask) {
     let owner = ChildTaskOwner()
-    let id = ObjectIdentifier(owner)
+    let id = owner.token
     start(owner)
     guard let task = owner.task else { preconditionFailure("start() stores the task") }
     await waitFor("\(children) child tasks to start") { ChildTaskRegistry.tasks(of: id).count >= children }
