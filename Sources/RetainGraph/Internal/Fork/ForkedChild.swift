@@ -52,8 +52,17 @@ package enum ForkedChild {
   /// in the portable build: children spinning in `once_slow` under
   /// `swift_unboxFromSwiftValueWithType`, reached by the walk's first `Any` → `AnyObject` cast of a
   /// class instance (`Walker.addRoot`), forked while another test's thread made the process's
-  /// first such cast. Reading this constant waits for that thread's set-up to end.
-  private static let runtimeSetUps: Void = { _ = castToAnyObject(RuntimeSetUpProbe()) }()
+  /// first such cast. Reading this constant waits for that thread's set-up to end; the small walk
+  /// reaches the other set-ups a walk makes once per process (reflection, names, closures).
+  private static let runtimeSetUps: Void = {
+    _ = castToAnyObject(RuntimeSetUpProbe())
+    let probe = RuntimeSetUpProbe()
+    probe.others = [RuntimeSetUpProbe()]
+    probe.named = ["other": probe.others[0]]
+    probe.action = { [probe] in _ = probe.others.count }
+    _ = ObjectGraph(reflecting: probe)
+    probe.action = nil
+  }()
 
   /// The walk's cast of a root, out of the optimiser's sight (a cast it can see through would not
   /// reach the runtime).
@@ -90,5 +99,11 @@ extension ForkedWalkError {
   }
 }
 
-/// An object for ``ForkedChild``'s runtime set-ups.
-private final class RuntimeSetUpProbe {}
+/// An object for ``ForkedChild``'s runtime set-ups: a walk of it reads fields, an array, a
+/// dictionary, an optional, a weak reference and a closure.
+private final class RuntimeSetUpProbe {
+  var others: [RuntimeSetUpProbe] = []
+  var named: [String: RuntimeSetUpProbe] = [:]
+  weak var parent: RuntimeSetUpProbe?
+  var action: (() -> Void)?
+}
