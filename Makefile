@@ -75,14 +75,11 @@ test-release: deps
 # scratch path (.build-portable): the build (every target only importing what it declares) and the
 # core suites, RetainGraphTests and RetainGraphRuntimeTests (their tests of the readers are left out
 # there, their tests of the notes the build makes instead are in). .ci/run runs it after make test.
-# ForkedWalkTests (the fork's timing and retries, nothing the readers change) run in make test only:
-# in this build they failed 4 of 24 runs under load, with no stall a backtrace traced to a lock;
-# the cause is not found.
 PORTABLE := --traits CommandLine --scratch-path .build-portable
 test-portable: deps
 	$(SWIFT) build --build-tests $(PORTABLE) --explicit-target-dependency-import-check error
 	RETAIN_GRAPH_TEST_START=$(TEST_START) RUN_TESTS_LOG=.build-portable/test-output.txt SWIFT="$(SWIFT)" \
-	  bash Scripts/run-tests.sh $(PORTABLE) --filter 'RetainGraphTests|RetainGraphRuntimeTests' --skip ForkedWalkTests
+	  bash Scripts/run-tests.sh $(PORTABLE) --filter 'RetainGraphTests|RetainGraphRuntimeTests'
 
 # Builds a new package made from the README's Package.swift snippet as written (in .build-snippet/,
 # nothing reused from .build) and runs one test in it.

@@ -319,6 +319,14 @@ static _Atomic int delayed_sweeps;
 void rgc_test_delay_sweeps_on_this_thread(uint32_t microseconds) { sweep_chunk_delay = microseconds; }
 int rgc_test_delayed_sweeps_running(void) { return atomic_load(&delayed_sweeps); }
 
+// Tests: whether this thread's waits for the lock (back-pressure) are counted, and how many such
+// waits are going on: a test orders its threads by the wait itself, not by a sleep.
+static _Thread_local bool counts_waits;
+static _Atomic int counted_waits;
+
+void rgc_test_count_waits_on_this_thread(void) { counts_waits = true; }
+int rgc_test_counted_waits(void) { return atomic_load(&counted_waits); }
+
 static void sweep_table(SweepOnFork on_fork);
 static bool forget_if_dead(Slot *slot);
 
@@ -588,10 +596,18 @@ static __attribute__((noinline)) void sweep_if_grown(void) {
   if (holds_lock) return;  // an allocation made while this thread holds the lock
   if (!try_lock()) {
     if (!grown(BEHIND_FACTOR, BEHIND_MINIMUM)) return;
+    bool counted = counts_waits;
+    if (counted) atomic_fetch_add(&counted_waits, 1);
+    bool gave_up = false;
     while (!try_lock()) {
-      if (atomic_load_explicit(&fork_holds_lock, memory_order_acquire)) return;
+      if (atomic_load_explicit(&fork_holds_lock, memory_order_acquire)) {
+        gave_up = true;
+        break;
+      }
       pause_briefly();
     }
+    if (counted) atomic_fetch_sub(&counted_waits, 1);
+    if (gave_up) return;
     // Another thread may have swept meanwhile.
     if (!grown(2, 1)) {
       rgc_unlock();

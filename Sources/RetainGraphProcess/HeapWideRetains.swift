@@ -55,6 +55,25 @@ package enum HeapWideRetains {
   /// Whether the current task (or thread) runs inside ``during(_:)``.
   package static var isInsideRetain: Bool { isInside }
 
+  /// What a test observes of the calls made in its own task (or thread): the moments it orders its
+  /// threads by, instead of sleeps.
+  package struct Observer: Sendable {
+    /// An operation (``during(_:)``) could not start at once: an audit counts, or one waits.
+    package var heldBack: @Sendable () -> Void
+    /// An audit (``excluded(waitingUntil:_:)``) found operations running and waits for them.
+    package var auditWaits: @Sendable () -> Void
+
+    package init(
+      heldBack: @escaping @Sendable () -> Void = {}, auditWaits: @escaping @Sendable () -> Void = {}
+    ) {
+      self.heldBack = heldBack
+      self.auditWaits = auditWaits
+    }
+  }
+
+  /// The observer of the current task (or thread); nil outside tests.
+  @TaskLocal package static var observer: Observer?
+
   /// Starts an operation when no audit counts, and no audit waits unless `since` is past the
   /// ``fairnessWait``; false otherwise.
   private static func tryStart(since: ContinuousClock.Instant) -> Bool {
@@ -107,7 +126,10 @@ package enum HeapWideRetains {
   package static func during<Result>(_ body: () throws -> Result) rethrows -> Result {
     if isInside { return try body() }
     let since = ContinuousClock.now
-    while !tryStart(since: since) { usleep(1_000) }
+    if !tryStart(since: since) {
+      observer?.heldBack()
+      while !tryStart(since: since) { usleep(1_000) }
+    }
     defer { end() }
     return try $isInside.withValue(true) { try body() }
   }
@@ -120,7 +142,10 @@ package enum HeapWideRetains {
   ) async rethrows -> Result {
     if isInside { return try await body() }
     let since = ContinuousClock.now
-    while !tryStart(since: since) { try? await Task.sleep(for: .milliseconds(1)) }
+    if !tryStart(since: since) {
+      observer?.heldBack()
+      while !tryStart(since: since) { try? await Task.sleep(for: .milliseconds(1)) }
+    }
     defer { end() }
     return try await $isInside.withValue(true) { try await body() }
   }
@@ -139,12 +164,15 @@ package enum HeapWideRetains {
       return try body(true)
     }
     registerAudit()
-    while !tryCount() {
-      guard ContinuousClock.now < deadline else {
-        endWaiting()
-        return try body(false)
+    if !tryCount() {
+      observer?.auditWaits()
+      while !tryCount() {
+        guard ContinuousClock.now < deadline else {
+          endWaiting()
+          return try body(false)
+        }
+        usleep(1_000)
       }
-      usleep(1_000)
     }
     defer { endCounting() }
     return try body(true)
@@ -158,12 +186,15 @@ package enum HeapWideRetains {
   ) async rethrows -> Result {
     guard !isInside else { return try body(false) }
     registerAudit()
-    while !tryCount() {
-      guard ContinuousClock.now < deadline else {
-        endWaiting()
-        return try body(false)
+    if !tryCount() {
+      observer?.auditWaits()
+      while !tryCount() {
+        guard ContinuousClock.now < deadline else {
+          endWaiting()
+          return try body(false)
+        }
+        try? await Task.sleep(for: .milliseconds(1))
       }
-      try? await Task.sleep(for: .milliseconds(1))
     }
     defer { endCounting() }
     return try body(true)

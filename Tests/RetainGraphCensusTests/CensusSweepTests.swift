@@ -67,13 +67,20 @@ extension CensusTests {
       // Dispatch: a queue with work pending behind a blocked one, and work queued for later.
       let queue = DispatchQueue(label: "census.sweep")
       let gate = DispatchSemaphore(value: 0)
-      queue.async { gate.wait() }
+      let blocking = DispatchSemaphore(value: 0)
+      queue.async {
+        blocking.signal()
+        gate.wait()
+      }
       for index in 0..<5 { queue.async { [observer] in observer.count += index } }
       let later = DispatchWorkItem { [observer] in observer.count += 1 }
       DispatchQueue.global().asyncAfter(deadline: .now() + 3_600, execute: later)
-      // Running tasks: a detached poller, a task group's children, an async let.
+      // Running tasks: a detached poller, a task group's children, an async let. Each says when it
+      // runs; the census is read once all five do.
+      let (running, isRunning) = AsyncStream<Void>.makeStream()
       let stop = Atomic<Bool>(false)
       let poller = Task.detached { [observer] in
+        isRunning.yield()
         while !stop.load(ordering: .relaxed) { try? await Task.sleep(for: .milliseconds(5)) }
         return observer.count
       }
@@ -81,10 +88,11 @@ extension CensusTests {
         await withTaskGroup(of: Void.self) { group in
           for _ in 0..<3 {
             group.addTask {
+              isRunning.yield()
               while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
             }
           }
-          async let waiting: Void = Task.sleep(for: .seconds(3_600))
+          async let waiting: Void = Self.sleepAnHour(saying: isRunning)
           try? await waiting
           await group.waitForAll()
         }
@@ -97,7 +105,9 @@ extension CensusTests {
       let model = SweepModel()
       model.bind()
       model.subject.send(1)
-      try await Task.sleep(for: .milliseconds(100))
+      var runs = running.makeAsyncIterator()
+      for _ in 0..<5 { await runs.next() }
+      blocking.wait()
 
       // Holding every recorded object is a heap-wide retain: a parallel test's leak check waits
       // for it to end instead of taking the array's references for a holder of its survivor.
@@ -154,6 +164,12 @@ extension CensusTests {
       NotificationCenter.default.removeObserver(token)
       timer.invalidate()
       withExtendedLifetime((bundle, configurations, model)) {}
+    }
+
+    /// An `async let`'s body: says it runs, then sleeps for an hour (or until cancelled).
+    static func sleepAnHour(saying running: AsyncStream<Void>.Continuation) async throws {
+      running.yield()
+      try await Task.sleep(for: .seconds(3_600))
     }
 
     /// What is wrong with a report, or nil: a type and a description, no unnamed closure context,

@@ -212,11 +212,15 @@ extension CensusTests {
     @Test func aCycleARunningTaskHoldsIsNotReported() async throws {
       let mark = HeapCensus.mark()
       let stop = LeakStopFlag()
+      let (running, isRunning) = AsyncStream<Void>.makeStream()
       let task = Task.detached { [held = makeLeakPair()] in
+        isRunning.yield()
         while !stop.isSet { try? await Task.sleep(for: .milliseconds(5)) }
         held.child = nil
       }
-      try await Task.sleep(for: .milliseconds(50))
+      // Counted once the task runs (it says so), holding the pair.
+      var runs = running.makeAsyncIterator()
+      await runs.next()
       let report = try HeapCensus.leaks(since: mark)
       stop.set()
       await task.value

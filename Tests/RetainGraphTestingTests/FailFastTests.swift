@@ -225,45 +225,56 @@ struct OutsideReferenceAuditTests {
     #expect(audit(owner).incomplete == nil)
   }
 
+  /// The search ends only once the audit waits for it (the audit says so through the observer), so
+  /// the audit surely started while the search ran.
   @Test func anAuditWaitsForARunningSearchToEnd() {
     let owner = twoObjectCycle()
     defer { owner.part = nil }
     let searchStarted = DispatchSemaphore(value: 0)
+    let auditWaits = DispatchSemaphore(value: 0)
     let searchEnded = Mutex<ContinuousClock.Instant?>(nil)
+    let sawTheAuditWait = Mutex(false)
     Thread.detachNewThread {
       HeapWideRetains.during {
         searchStarted.signal()
-        Thread.sleep(forTimeInterval: 0.3)
+        // Bounds the wait only: an audit that does not wait fails below.
+        let waited = auditWaits.wait(timeout: .now() + 30) == .success
+        sawTheAuditWait.withLock { $0 = waited }
         searchEnded.withLock { $0 = .now }
       }
     }
     searchStarted.wait()
-    let result = audit(owner)
+    let result = HeapWideRetains.$observer.withValue(.init(auditWaits: { auditWaits.signal() })) {
+      audit(owner)
+    }
     let counted = ContinuousClock.now
+    #expect(sawTheAuditWait.withLock { $0 }, "the audit did not wait for the running search")
     #expect(result.incomplete == nil)
     let ended = searchEnded.withLock { $0 }
     #expect(ended != nil && ended! <= counted, "the audit counted after the search ended")
   }
 
+  /// The search starts while the audit counts, and is held back (the observer says when): only
+  /// then does the audit end.
   @Test func noSearchStartsWhileAnAuditCounts() {
-    let auditing = DispatchSemaphore(value: 0)
+    let heldBack = DispatchSemaphore(value: 0)
+    let searchDone = DispatchSemaphore(value: 0)
     let searchStarted = Mutex<ContinuousClock.Instant?>(nil)
     let auditEnded = HeapWideRetains.excluded(waitingUntil: .now.advanced(by: .seconds(60))) {
       quiet -> ContinuousClock.Instant in
       #expect(quiet)
       Thread.detachNewThread {
-        auditing.signal()
-        HeapWideRetains.during { searchStarted.withLock { $0 = .now } }
+        HeapWideRetains.$observer.withValue(.init(heldBack: { heldBack.signal() })) {
+          HeapWideRetains.during { searchStarted.withLock { $0 = .now } }
+        }
+        searchDone.signal()
       }
-      auditing.wait()
-      Thread.sleep(forTimeInterval: 0.3)
+      // Bounds the wait only: a search that is not held back fails here.
+      #expect(heldBack.wait(timeout: .now() + 30) == .success, "the search was not held back")
       #expect(searchStarted.withLock { $0 } == nil, "no search started while the audit counted")
       return .now
     }
-    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-    while searchStarted.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
-      Thread.sleep(forTimeInterval: 0.01)
-    }
+    #expect(searchDone.wait(timeout: .now() + 60) == .success, "the search never ran")
     let started = searchStarted.withLock { $0 }
     #expect(started != nil && started! >= auditEnded, "the search started once the audit ended")
   }

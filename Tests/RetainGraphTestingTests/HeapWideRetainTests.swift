@@ -104,86 +104,116 @@ private final class RecordingCensus: CensusProvider, @unchecked Sendable {
     defer { owner.other = nil }
     let outerStarted = DispatchSemaphore(value: 0)
     let outerEnded = DispatchSemaphore(value: 0)
+    let auditWaits = DispatchSemaphore(value: 0)
+    let sawTheAuditWait = Mutex(false)
+    let nestedHeldBack = Mutex(false)
     Thread.detachNewThread {
       HeapWideRetains.during {
         outerStarted.signal()
-        // The audit below registers meanwhile and waits for this retain to end.
-        Thread.sleep(forTimeInterval: 0.2)
-        HeapWideRetains.during {}
+        // The audit below registers and waits for this retain to end (the bound only fails it).
+        let waited = auditWaits.wait(timeout: .now() + 30) == .success
+        sawTheAuditWait.withLock { $0 = waited }
+        HeapWideRetains.$observer.withValue(.init(heldBack: { nestedHeldBack.withLock { $0 = true } })) {
+          HeapWideRetains.during {}
+        }
       }
       outerEnded.signal()
     }
     outerStarted.wait()
-    let clock = ContinuousClock()
-    let start = clock.now
-    let audit = ObjectGraph.auditOutsideReferences(
-      of: owner, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in 0 },
-      waitingForSearchesUntil: .now.advanced(by: .seconds(60)))
-    let waited = clock.now - start
+    let audit = HeapWideRetains.$observer.withValue(.init(auditWaits: { auditWaits.signal() })) {
+      ObjectGraph.auditOutsideReferences(
+        of: owner, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in 0 },
+        waitingForSearchesUntil: .now.advanced(by: .seconds(60)))
+    }
     outerEnded.wait()
+    #expect(sawTheAuditWait.withLock { $0 }, "the audit did not wait for the outer retain")
+    #expect(!nestedHeldBack.withLock { $0 }, "the nested retain was held back by the audit")
     #expect(audit.incomplete == nil, "the audit counted once the retain ended")
-    #expect(waited < .seconds(30), "the audit waited \(waited)")
   }
 
   /// A new retain holds back for an audit that waits only for a while (`fairnessWait`), never until
   /// the audit ends: an audit whose task cannot run (the cooperative pool's threads all blocked in
   /// such waits) once held every search back and starved an async check for minutes. It still
-  /// never starts while an audit counts (`noSearchStartsWhileAnAuditCounts`).
+  /// never starts while an audit counts (`noSearchStartsWhileAnAuditCounts`). The first retain runs
+  /// until the second has started (the audit waits for it meanwhile, and says so).
   @Test func aNewRetainHoldsBackForAWaitingAuditOnlyForAWhile() {
     let owner = Retained()
     let firstStarted = DispatchSemaphore(value: 0)
-    let firstEnded = Mutex<ContinuousClock.Instant?>(nil)
-    let secondStarted = Mutex<ContinuousClock.Instant?>(nil)
+    let releaseFirst = DispatchSemaphore(value: 0)
+    let firstEnded = Mutex(false)
+    let auditWaits = DispatchSemaphore(value: 0)
+    let audited = DispatchSemaphore(value: 0)
+    let secondHeldBack = Mutex(false)
+    let secondStartedWhileTheFirstRan = Mutex<Bool?>(nil)
     Thread.detachNewThread {
       HeapWideRetains.during {
         firstStarted.signal()
-        Thread.sleep(forTimeInterval: 5)
-        firstEnded.withLock { $0 = .now }
+        // Bounds the wait only: a second retain that waits for the audit fails below.
+        _ = releaseFirst.wait(timeout: .now() + 30)
+        firstEnded.withLock { $0 = true }
       }
     }
     firstStarted.wait()
-    let audited = DispatchSemaphore(value: 0)
     let box = UncheckedSendable(owner)
     Thread.detachNewThread {
       // Waits for the first retain to end.
-      _ = ObjectGraph.auditOutsideReferences(
-        of: box.value, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in 0 },
-        waitingForSearchesUntil: .now.advanced(by: .seconds(60)))
+      HeapWideRetains.$observer.withValue(.init(auditWaits: { auditWaits.signal() })) {
+        _ = ObjectGraph.auditOutsideReferences(
+          of: box.value, callerReferences: 0, options: GraphOptions(), knownWeakReferences: { _ in 0 },
+          waitingForSearchesUntil: .now.advanced(by: .seconds(60)))
+      }
       audited.signal()
     }
-    Thread.sleep(forTimeInterval: 0.1)
-    HeapWideRetains.during { secondStarted.withLock { $0 = .now } }
+    #expect(auditWaits.wait(timeout: .now() + 30) == .success, "the audit did not wait for the first retain")
+    HeapWideRetains.$observer.withValue(.init(heldBack: { secondHeldBack.withLock { $0 = true } })) {
+      HeapWideRetains.during {
+        let firstRuns = !firstEnded.withLock { $0 }
+        secondStartedWhileTheFirstRan.withLock { $0 = firstRuns }
+      }
+    }
+    releaseFirst.signal()
     audited.wait()
-    let started = secondStarted.withLock { $0 }
-    let ended = firstEnded.withLock { $0 }
-    #expect(started != nil && ended != nil && started! < ended!, "the second retain waited for the first")
+    #expect(secondHeldBack.withLock { $0 }, "the second retain did not hold back for the waiting audit")
+    #expect(secondStartedWhileTheFirstRan.withLock { $0 } == true, "the second retain waited for the first")
   }
 
   /// A census search in this process holds every live object while it reads, so a module it holds
   /// past a check's timeout is waited for while the search runs (at most 10 s more), not reported as
   /// retained from outside: README's `moduleIsReleased` failed so, beside `reloadingDoesNotLeak`'s
-  /// searches, in 1 of 5 runs of the census tests under load.
+  /// searches, in 1 of 5 runs of the census tests under load. The retain lets the module go only
+  /// once the check, past its timeout, has decided to wait on for it. The check runs on a thread of
+  /// its own: while the retain runs, parallel tests' audits block their pool threads waiting for it,
+  /// so a check that needed the cooperative pool to reach its decision could wait for them in turn.
   @Test func aCheckWaitsWhileAHeapWideRetainHoldsTheModule() async {
     let holder = ModuleHolder()
     let started = DispatchSemaphore(value: 0)
-    let clock = ContinuousClock()
-    let start = clock.now
-    let failure = await checkNoLeaks(timeout: .milliseconds(200)) {
-      let module = Retained()
-      module.other = Retained()
-      holder.object = module
+    let extended = DispatchSemaphore(value: 0)
+    let heldPastTheTimeout = Mutex(false)
+    let failure = await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
       Thread.detachNewThread {
-        HeapWideRetains.during {
-          started.signal()
-          Thread.sleep(forTimeInterval: 0.8)
-          holder.object = nil
+        let failure = ReleaseWaitObserver.$extendedForHeapWideRetains.withValue({ extended.signal() }) {
+          checkNoLeaks(timeout: .milliseconds(200)) {
+            let module = Retained()
+            module.other = Retained()
+            holder.object = module
+            Thread.detachNewThread {
+              HeapWideRetains.during {
+                started.signal()
+                // Bounds the wait only: a check that does not wait on fails below.
+                let waited = extended.wait(timeout: .now() + 30) == .success
+                heldPastTheTimeout.withLock { $0 = waited }
+                holder.object = nil
+              }
+            }
+            started.wait()
+            return module
+          }
         }
+        done.resume(returning: failure.map { "\($0)" })
       }
-      started.wait()
-      return module
     }
-    #expect(failure == nil, "\(failure.map { "\($0)" } ?? "")")
-    #expect(clock.now - start >= .milliseconds(800), "released only when the retain let it go")
+    #expect(failure == nil, "\(failure ?? "")")
+    #expect(heldPastTheTimeout.withLock { $0 }, "the check did not wait on past its timeout for the retain")
   }
 
   /// An audit inside a heap-wide retain cannot be quiet (its own retain never ends before it):

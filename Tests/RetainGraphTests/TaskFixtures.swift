@@ -1,6 +1,7 @@
 import Foundation
 import RetainGraphRuntime
 import Synchronization
+import Testing
 
 @testable import RetainGraph
 
@@ -11,15 +12,36 @@ import Synchronization
 /// A stop action: ends a fixture's task.
 typealias StopTask = @Sendable () -> Void
 
-/// Waits (up to five seconds) until the task is suspended or finished, as its runtime state says.
+/// Waits until the task is suspended or finished, as its runtime state says. The wait is bounded
+/// (60 s): a task that does not settle by then fails the test instead of being walked unsettled.
 func waitUntilSettled<Success, Failure>(_ task: Task<Success, Failure>) async {
   let pointer = unsafeBitCast(task, to: UnsafeRawPointer.self)
-  for _ in 0..<500 {
-    if let state = TaskLayout.state(of: pointer), state.isComplete || (state.isSuspended && !state.isRunning)
-    {
-      return
+  await waitFor("the task to settle") { isSettled(pointer) }
+}
+
+/// Whether the task at `pointer` is suspended (and not running) or finished.
+func isSettled(_ pointer: UnsafeRawPointer) -> Bool {
+  guard let state = TaskLayout.state(of: pointer) else { return false }
+  return state.isComplete || (state.isSuspended && !state.isRunning)
+}
+
+/// Waits until `condition` holds, looking again every few milliseconds. Only bounded: when it still
+/// does not hold 60 s on and 200 looks after that, the test fails. The looks count because this
+/// loop and the tasks it waits for run on the same cooperative pool: other tests' blocking work
+/// (forks waiting in their handlers for the walk's caches, seen for over a minute in whole-suite
+/// runs) can starve both past the 60 s, and a task the pool then runs is queued behind this loop.
+func waitFor(_ what: String, _ condition: () -> Bool) async {
+  let deadline = ContinuousClock.now + .seconds(60)
+  var looksPastTheDeadline = 0
+  while !condition() {
+    if ContinuousClock.now >= deadline {
+      looksPastTheDeadline += 1
+      guard looksPastTheDeadline <= 200 else {
+        Issue.record("timed out waiting for \(what)")
+        return
+      }
     }
-    try? await Task.sleep(for: .milliseconds(10))
+    try? await Task.sleep(for: .milliseconds(5))
   }
 }
 
@@ -178,8 +200,8 @@ final class StreamConsumer: @unchecked Sendable {
     guard let task = consumer.task else { preconditionFailure("start() stores the task") }
     for value in 0..<elements {
       consumer.continuation.yield(1)
-      // Let the loop take the element before the next one (and before the walk).
-      for _ in 0..<500 where consumer.total <= value { try? await Task.sleep(for: .milliseconds(10)) }
+      // The loop takes the element before the next one (and before the walk).
+      await waitFor("element \(value) to be taken") { consumer.total > value }
     }
     await waitUntilSettled(task)
     if finishing { await task.value }
@@ -230,9 +252,7 @@ final class Spinner: @unchecked Sendable {
     let spinner = Spinner()
     spinner.start()
     guard let task = spinner.task else { preconditionFailure("start() stores the task") }
-    for _ in 0..<500 where spinner.ticks.load(ordering: .relaxed) == 0 {
-      try? await Task.sleep(for: .milliseconds(10))
-    }
+    await waitFor("the spinner to run") { spinner.ticks.load(ordering: .relaxed) > 0 }
     return (spinner, { task.cancel() })
   }
 }
@@ -256,7 +276,37 @@ final class WorkItemOwner: @unchecked Sendable {
 /// A weak reference passed to child tasks, so that only a child's frame holds the owner strongly.
 final class WeakOwner: @unchecked Sendable {
   weak var object: ChildTaskOwner?
-  init(_ object: ChildTaskOwner) { self.object = object }
+  /// The owner's token (a value, not a reference): what its child tasks register under.
+  let token: Int
+  init(_ object: ChildTaskOwner) {
+    self.object = object
+    token = object.token
+  }
+}
+
+/// The child tasks each `ChildTaskOwner` started, by the owner's token (never an object's address,
+/// which a later owner reuses once the first is freed): each registers itself as it begins to poll,
+/// so that `make` waits until every one of them is suspended in its sleep.
+enum ChildTaskRegistry {
+  private static let tasks = Mutex<[Int: [UInt]]>([:])
+  private static let lastToken = Atomic<Int>(0)
+
+  /// A token no other owner has.
+  static func newToken() -> Int { lastToken.add(1, ordering: .relaxed).newValue }
+
+  /// Registers the current task under `owner`.
+  @inline(never)
+  static func registerCurrentTask(under owner: Int) {
+    let task = withUnsafeCurrentTask { $0.map { unsafeBitCast($0, to: UInt.self) } }
+    guard let task else { return }
+    tasks.withLock { $0[owner, default: []].append(task) }
+  }
+
+  /// The tasks registered under `owner`.
+  static func tasks(of owner: Int) -> [UInt] { tasks.withLock { $0[owner] ?? [] } }
+
+  /// Forgets the tasks registered under `owner`.
+  static func forget(_ owner: Int) { _ = tasks.withLock { $0.removeValue(forKey: owner) } }
 }
 
 /// Child tasks (`async let`, a task group's) whose frames hold the owner: the stored parent task
@@ -264,11 +314,14 @@ final class WeakOwner: @unchecked Sendable {
 final class ChildTaskOwner: @unchecked Sendable {
   var task: Task<Void, Never>?
   var ticks = 0
+  /// What its child tasks register under (`ChildTaskRegistry`).
+  let token = ChildTaskRegistry.newToken()
 
   /// Unwraps once, then polls: the frame holds the owner across every sleep.
   @inline(never)
   static func poll(_ owner: ChildTaskOwner?) async {
     guard let owner else { return }
+    ChildTaskRegistry.registerCurrentTask(under: owner.token)
     while !Task.isCancelled {
       owner.ticks += 1
       try? await Task.sleep(for: .seconds(3600))
@@ -278,6 +331,7 @@ final class ChildTaskOwner: @unchecked Sendable {
   /// The twin: unwraps the weak reference for each tick; nothing strong across a sleep.
   @inline(never)
   static func pollWeakly(_ reference: WeakOwner) async {
+    ChildTaskRegistry.registerCurrentTask(under: reference.token)
     while !Task.isCancelled {
       if let owner = reference.object { owner.ticks += 1 }
       try? await Task.sleep(for: .seconds(3600))
@@ -287,6 +341,7 @@ final class ChildTaskOwner: @unchecked Sendable {
   /// The same twin through an unnamed temporary (`reference.object?.ticks += 1`).
   @inline(never)
   static func pollWeaklyThroughATemporary(_ reference: WeakOwner) async {
+    ChildTaskRegistry.registerCurrentTask(under: reference.token)
     while !Task.isCancelled {
       reference.object?.ticks += 1
       try? await Task.sleep(for: .seconds(3600))
@@ -331,15 +386,24 @@ final class ChildTaskOwner: @unchecked Sendable {
     }
   }
 
-  /// Starts, and waits until the parent is suspended and every child has ticked once.
+  /// Starts, and waits until the parent and every child are suspended (each child registered
+  /// itself before its first tick).
   static func make(_ start: (ChildTaskOwner) -> Void, children: Int = 1) async -> (AnyObject, StopTask) {
     let owner = ChildTaskOwner()
+    let id = owner.token
     start(owner)
     guard let task = owner.task else { preconditionFailure("start() stores the task") }
-    for _ in 0..<500 where owner.ticks < children { try? await Task.sleep(for: .milliseconds(10)) }
+    await waitFor("\(children) child tasks to start") { ChildTaskRegistry.tasks(of: id).count >= children }
     await waitUntilSettled(task)
-    // Let the children reach their sleep.
-    try? await Task.sleep(for: .milliseconds(50))
-    return (owner, { task.cancel() })
+    await waitFor("the child tasks to reach their sleep") {
+      ChildTaskRegistry.tasks(of: id).allSatisfy { UnsafeRawPointer(bitPattern: $0).map(isSettled) ?? false }
+    }
+    return (
+      owner,
+      {
+        task.cancel()
+        ChildTaskRegistry.forget(id)
+      }
+    )
   }
 }

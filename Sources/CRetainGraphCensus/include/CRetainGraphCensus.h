@@ -35,6 +35,10 @@ int rgc_has_started(void);
 void rgc_test_delay_sweeps_on_this_thread(uint32_t microseconds);
 /// Tests: how many sweeps delayed by `rgc_test_delay_sweeps_on_this_thread` run.
 int rgc_test_delayed_sweeps_running(void);
+/// Tests: counts this thread's waits for the table's lock once the table fell far behind.
+void rgc_test_count_waits_on_this_thread(void);
+/// Tests: how many waits counted by `rgc_test_count_waits_on_this_thread` are going on.
+int rgc_test_counted_waits(void);
 /// Whether this process's `swift_allocObject` is the census's (the C target is linked first).
 int rgc_is_interposed(void);
 /// A mark: every allocation that happens after the call gets at least this number (threads give

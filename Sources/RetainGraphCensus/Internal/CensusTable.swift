@@ -77,6 +77,13 @@ enum CensusTable {
     }
   }
 
+  /// Counts the current thread's waits for the table's lock once the table fell far behind, for
+  /// ``waitsGoingOn`` (tests).
+  static func countWaitsOnThisThread() { rgc_test_count_waits_on_this_thread() }
+
+  /// How many waits of threads that ``countWaitsOnThisThread()`` are going on (tests).
+  static var waitsGoingOn: Int { Int(rgc_test_counted_waits()) }
+
   /// Runs `body` with the table locked, as a long query would (tests).
   static func whileLocked<R>(_ body: () throws -> R) rethrows -> R {
     rgc_lock()

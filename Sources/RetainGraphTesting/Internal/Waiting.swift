@@ -151,6 +151,12 @@ func waitForRelease(
   }
 }
 
+/// Tests: called in the task (or thread) that set it when a wait for release goes on past its
+/// timeout because a heap-wide retain runs or ran meanwhile.
+enum ReleaseWaitObserver {
+  @TaskLocal static var extendedForHeapWideRetains: (@Sendable () -> Void)?
+}
+
 /// When ``waitForRelease(_:timeout:options:)`` audits the survivors and when it gives up.
 private struct ReleaseSchedule {
   let timeout: Duration
@@ -182,6 +188,7 @@ private struct ReleaseSchedule {
     retainToken = token
     deadline = min(latestDeadline, now.advanced(by: heapWideRetainStep))
     audit = deadline
+    ReleaseWaitObserver.extendedForHeapWideRetains?()
     return true
   }
 

@@ -35,6 +35,7 @@ package enum ForkedChild {
     cancellation: CancellationFlag? = nil,
     body: (_ attempt: Int) -> [UInt8]
   ) throws(ForkedWalkError) -> [UInt8] {
+    _ = runtimeSetUps
     do throws(ForkedProcessError) {
       return try ForkedProcess.run(
         timeout: timeout, standardError: standardError, trace: trace, cancellation: cancellation, body: body)
@@ -42,6 +43,31 @@ package enum ForkedChild {
       throw ForkedWalkError(error)
     }
   }
+
+  /// The Swift runtime's one-time set-ups that a walk in the child reaches, done in this process
+  /// before any fork, so that every child inherits them done. A `swift_once` that another thread is
+  /// inside when the process forks never completes in the child: its lock is a priority-inheritance
+  /// futex naming an owner the child does not have, so the child's wait does not sleep but spins on
+  /// the failing futex call (running, so never replaced as stalled) until the call's timeout. Seen
+  /// in the portable build: children spinning in `once_slow` under
+  /// `swift_unboxFromSwiftValueWithType`, reached by the walk's first `Any` → `AnyObject` cast of a
+  /// class instance (`Walker.addRoot`), forked while another test's thread made the process's
+  /// first such cast. Reading this constant waits for that thread's set-up to end; the small walk
+  /// reaches the other set-ups a walk makes once per process (reflection, names, closures).
+  private static let runtimeSetUps: Void = {
+    _ = castToAnyObject(RuntimeSetUpProbe())
+    let probe = RuntimeSetUpProbe()
+    probe.others = [RuntimeSetUpProbe()]
+    probe.named = ["other": probe.others[0]]
+    probe.action = { [probe] in _ = probe.others.count }
+    _ = ObjectGraph(reflecting: probe)
+    probe.action = nil
+  }()
+
+  /// The walk's cast of a root, out of the optimiser's sight (a cast it can see through would not
+  /// reach the runtime).
+  @inline(never) @_optimize(none)
+  private static func castToAnyObject(_ value: Any) -> AnyObject { value as AnyObject }
 
   /// ``run(timeout:standardError:trace:cancellation:body:)`` for a body that does not need its try
   /// number.
@@ -71,4 +97,13 @@ extension ForkedWalkError {
     case .systemCallFailed(let call, let code): self = .systemCallFailed(call, errno: code)
     }
   }
+}
+
+/// An object for ``ForkedChild``'s runtime set-ups: a walk of it reads fields, an array, a
+/// dictionary, an optional, a weak reference and a closure.
+private final class RuntimeSetUpProbe {
+  var others: [RuntimeSetUpProbe] = []
+  var named: [String: RuntimeSetUpProbe] = [:]
+  weak var parent: RuntimeSetUpProbe?
+  var action: (() -> Void)?
 }
