@@ -351,10 +351,21 @@ struct TaskTests {
     ] {
       #expect(
         graph.nodes.map(\.typeName) == ["RetainGraphTests.Spinner", "task (running)"], "\(graph.report())")
+      // Without the binary readers the `Atomic` field cannot be told from a `Mutex` of a hidden
+      // type (both are reported as `()`, their type named only by the symbol table): noted.
+      #if BinaryReaders
+        let unreadFields: [String] = []
+      #else
+        let unreadFields = [
+          "RetainGraphTests.Spinner.ticks: a value of \(Metadata.unnamedHiddenType), which the runtime hides "
+            + "from reflection, was not read; what it holds is not shown"
+        ]
+      #endif
       #expect(
-        graph.notes == [
-          "task (running): the task was running during the walk; what it holds (its closure's captures, its frames) was not read"
-        ],
+        graph.notes
+          == unreadFields + [
+            "task (running): the task was running during the walk; what it holds (its closure's captures, its frames) was not read"
+          ],
         "\(graph.report())")
     }
   }
