@@ -232,21 +232,9 @@
     private func abbreviation(_ wanted: UInt64, inTableAt start: Int) -> Abbreviation? {
       var cursor = DWARFCursor(sections.abbreviations, at: start)
       while !cursor.isAtEnd, !cursor.overran {
-        let code = cursor.uleb()
-        if code == 0 { return nil }
-        let tag = cursor.uleb()
-        let hasChildren = cursor.byte() != 0
-        var attributes: [(UInt64, UInt64, Int64)] = []
-        while !cursor.isAtEnd, !cursor.overran {
-          let name = cursor.uleb()
-          let form = cursor.uleb()
-          if name == 0, form == 0 { break }
-          let value = form == DW_FORM_implicit_const ? cursor.sleb() : 0
-          if code == wanted { attributes.append((name, form, value)) }
-        }
-        if code == wanted, !cursor.overran {
-          return Abbreviation(tag: tag, hasChildren: hasChildren, attributes: attributes)
-        }
+        guard let (code, abbreviation) = Self.nextAbbreviation(&cursor, keepingAttributes: { $0 == wanted })
+        else { return nil }
+        if code == wanted, !cursor.overran { return abbreviation }
       }
       return nil
     }
@@ -256,21 +244,33 @@
       var table: [UInt64: Abbreviation] = [:]
       var cursor = DWARFCursor(sections.abbreviations, at: start)
       while !cursor.isAtEnd, !cursor.overran {
-        let code = cursor.uleb()
-        if code == 0 { return cursor.overran ? nil : table }
-        let tag = cursor.uleb()
-        let hasChildren = cursor.byte() != 0
-        var attributes: [(UInt64, UInt64, Int64)] = []
-        while !cursor.isAtEnd, !cursor.overran {
-          let name = cursor.uleb()
-          let form = cursor.uleb()
-          if name == 0, form == 0 { break }
-          let value = form == DW_FORM_implicit_const ? cursor.sleb() : 0  // its value lives here
-          attributes.append((name, form, value))
-        }
-        table[code] = Abbreviation(tag: tag, hasChildren: hasChildren, attributes: attributes)
+        guard let (code, abbreviation) = Self.nextAbbreviation(&cursor, keepingAttributes: { _ in true })
+        else { return cursor.overran ? nil : table }
+        table[code] = abbreviation
       }
       return nil
+    }
+
+    /// The abbreviation at `cursor` and its code, the cursor moved past it; nil at the table's end
+    /// (code 0). Its attributes are kept only when `keepingAttributes` says so for its code (a
+    /// search skips the others without making their lists).
+    private static func nextAbbreviation(
+      _ cursor: inout DWARFCursor, keepingAttributes: (UInt64) -> Bool
+    ) -> (code: UInt64, abbreviation: Abbreviation)? {
+      let code = cursor.uleb()
+      if code == 0 { return nil }
+      let tag = cursor.uleb()
+      let hasChildren = cursor.byte() != 0
+      let keeps = keepingAttributes(code)
+      var attributes: [(UInt64, UInt64, Int64)] = []
+      while !cursor.isAtEnd, !cursor.overran {
+        let name = cursor.uleb()
+        let form = cursor.uleb()
+        if name == 0, form == 0 { break }
+        let value = form == DW_FORM_implicit_const ? cursor.sleb() : 0  // its value lives here
+        if keeps { attributes.append((name, form, value)) }
+      }
+      return (code, Abbreviation(tag: tag, hasChildren: hasChildren, attributes: attributes))
     }
   }
 #endif
