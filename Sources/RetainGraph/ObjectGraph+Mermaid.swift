@@ -2,7 +2,7 @@ internal import RetainGraphFormats
 
 extension ObjectGraph {
   /// The graph as a Mermaid flowchart: the text GitHub, GitLab and many Markdown viewers draw from a
-  /// ```` ```mermaid ```` block, for an issue or a pull-request comment.
+  /// `mermaid` code block, for an issue or a pull-request comment.
   ///
   /// It draws what ``dot(style:)`` draws (the same nodes, cycles first, up to
   /// ``DrawingStyle/maxNodes``): each cycle as a group of its members, its strong references thick and

@@ -20,7 +20,7 @@ internal import RetainGraphRuntime
 /// program's own code, Foundation and generic specialisations, through a definition of
 /// `swift_allocObject` that this module links into the program (ELF symbol interposition, Linux).
 /// Objects allocated before ``start(recordingBacktraces:)`` and objects libswiftCore allocates
-/// internally are not seen; see the guide's "Heap census" section (Docs/Guide.md) for what that excludes.
+/// internally are not seen; see <doc:UsingTheCensus> for what that excludes.
 ///
 /// Starting and stopping nest: the census records while more ``start(recordingBacktraces:)`` calls
 /// than ``stop()`` calls were made, so tests running in parallel can each start and stop it. The

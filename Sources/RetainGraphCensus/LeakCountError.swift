@@ -18,7 +18,7 @@ public enum LeakCountError: Error, CustomStringConvertible, Sendable, Equatable 
   /// interpose it): the census recorded nothing (``HeapCensus/isAvailable``).
   case censusUnavailable
   /// The census was never started in this process (``HeapCensus/start(recordingBacktraces:)``,
-  /// ``HeapCensus/run(recordingBacktraces:_:)`` or ``LeakScope/run(_:)``): it recorded nothing.
+  /// ``HeapCensus/run(recordingBacktraces:_:)`` or ``LeakScope/run(recordingBacktraces:_:)``): it recorded nothing.
   case censusNeverStarted
   /// The scope's report was asked for, but this process has no Swift task-local lookup
   /// (`swift_task_localValueGet`), so no allocation could be marked with its leak scope

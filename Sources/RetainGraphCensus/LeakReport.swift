@@ -16,7 +16,7 @@ public import RetainGraph
 /// shown by its oldest instance, so that a leak repeated 100,000 times is one section; shapes come
 /// most numerous first.
 ///
-/// Its `description` is the text, one leak trace and fix per shape, as ``ObjectGraph/report()``
+/// Its `description` is the text, one leak trace and fix per shape, as `ObjectGraph.report()`
 /// writes them:
 /// ```
 /// 1 leaked cycle (2 objects) among 5,120 live objects the census recorded
@@ -41,11 +41,11 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     /// How many heap objects the oldest instance holds, itself included: its members and what only
     /// it keeps alive, an array's buffer or a dictionary's storage counted as an object of its own.
     public var objectCount: Int
-    /// The leak trace and fix lines, as ``ObjectGraph/report()`` writes them for the graph of the
+    /// The leak trace and fix lines, as `ObjectGraph.report()` writes them for the graph of the
     /// group, walked from ``cycleTypes``' oldest object.
     public var trace: String
-    /// Each fix of the cycle's plan, as a sentence (``Cycle/Break/fix``); a break with another edit
-    /// (``Cycle/Break/alternative``) as both, `…; or make FeedSession.socket weak`.
+    /// Each fix of the cycle's plan, as a sentence (`Cycle.Break.fix`); a break with another edit
+    /// (`Cycle.Break.alternative`) as both, `…; or make FeedSession.socket weak`.
     public var fixes: [String]
     /// Where the oldest object of the cycle was allocated (function names, innermost first), when
     /// the census recorded call stacks.
@@ -302,6 +302,6 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
   }
 }
 
-/// What identifies a leaked cycle from run to run: ``RetainGraph/CycleSignature``, the signature
-/// ``RetainGraph/Cycle/signature`` gives the same cycle found by a walk.
+/// What identifies a leaked cycle from run to run: `CycleSignature`, the signature
+/// `Cycle.signature` gives the same cycle found by a walk.
 public typealias LeakSignature = CycleSignature

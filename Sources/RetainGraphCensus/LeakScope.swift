@@ -11,7 +11,7 @@ internal import Synchronization
 /// let report = try HeapCensus.leaks(in: scope)   // only the cycles this request made
 /// ```
 ///
-/// An allocation belongs to the scope when the code that makes it runs in ``run(_:)``'s body:
+/// An allocation belongs to the scope when the code that makes it runs in the body of ``run(recordingBacktraces:_:)``:
 /// on its task, in child tasks, and in `Task { }`s made there (they copy the body's task-local
 /// values). Work that does not inherit task-local values is outside it: `Task.detached`, a
 /// Dispatch queue's block, a thread of its own. A cycle counts as the scope's when one of its

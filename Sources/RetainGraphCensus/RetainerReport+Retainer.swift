@@ -13,7 +13,7 @@ extension RetainerReport {
     /// memory is not read by type (a Core Foundation object), so it may hold the object strongly or
     /// weakly, or merely hold a number equal to the address.
     public var isWordOnly: Bool = false
-    /// How the holder holds it (``Edge/kind``): a property, an element, a closure's capture…; nil
+    /// How the holder holds it (`Edge.kind`): a property, an element, a closure's capture…; nil
     /// for a holder seen only as a word, or one the walk did not reach.
     public var kind: Edge.Kind? = nil
     /// Whether the holder is a closure context (the reference is one of its captures): a closure's,

@@ -14,7 +14,7 @@ extension ObjectGraph {
   /// Every name and label is HTML-escaped; the graph's data is embedded as JSON that cannot end its
   /// `<script>` element early.
   /// - Parameters:
-  ///   - style: what to draw and how (see ``RetainGraph/DrawingStyle``).
+  ///   - style: what to draw and how (see `DrawingStyle`).
   ///   - marks: nodes to mark, each with why.
   /// - Returns: the page's text.
   /// - Throws: ``RenderingError`` when Graphviz cannot lay out or draw the graph, or a mark names a

@@ -10,7 +10,7 @@ extension ObjectGraph {
   /// ```
   /// - Parameters:
   ///   - format: SVG, PNG or PDF.
-  ///   - style: what to draw and how (see ``RetainGraph/DrawingStyle``).
+  ///   - style: what to draw and how (see `DrawingStyle`).
   /// - Returns: the rendered file's bytes.
   /// - Throws: ``RenderingError`` quoting Graphviz when it cannot lay out or render the graph.
   public func render(_ format: RenderFormat, style: DrawingStyle = .init()) throws(RenderingError) -> Data {

@@ -2,13 +2,13 @@ public import Foundation
 public import RetainGraph
 
 /// Every format a graph is written in: the one list that the command line's `--format`, its help
-/// and ``RetainGraph/ObjectGraph/data(_:style:marking:)`` share. ``RenderFormat`` is the part of it
+/// and `ObjectGraph.data(_:style:marking:)` share. ``RenderFormat`` is the part of it
 /// Graphviz draws.
 public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
-  /// The leak trace (``RetainGraph/ObjectGraph/report()``), or the graph's summary when it has no
+  /// The leak trace (`ObjectGraph.report()`), or the graph's summary when it has no
   /// cycle.
   case text
-  /// Graphviz's DOT text (``RetainGraph/ObjectGraph/dot(style:)``).
+  /// Graphviz's DOT text (`ObjectGraph.dot(style:)`).
   case dot
   /// Scalable Vector Graphics, drawn by Graphviz.
   case svg
@@ -16,23 +16,23 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
   case png
   /// A one-page PDF document, drawn by Graphviz.
   case pdf
-  /// The graph's JSON (``RetainGraph/ObjectGraph/jsonData()``), which reads back.
+  /// The graph's JSON (`ObjectGraph.jsonData()`), which reads back.
   case json
   /// One self-contained page: the drawing, the cycles and their fixes, a search by type.
   case html
-  /// A Mermaid flowchart (``RetainGraph/ObjectGraph/mermaid(style:)``): the text GitHub draws in
+  /// A Mermaid flowchart (`ObjectGraph.mermaid(style:)`): the text GitHub draws in
   /// issues, pull requests and Markdown files.
   case mermaid
-  /// Each fix as a compiler warning at the declaration to change (``RetainGraph/ObjectGraph/diagnostics()``):
+  /// Each fix as a compiler warning at the declaration to change (`ObjectGraph.diagnostics()`):
   /// `FILE:LINE:COLUMN: warning: make Interactor.output weak (retain cycle: …)`.
   case diagnostics
-  /// The fixes as a SARIF 2.1.0 log for code-scanning services (``RetainGraph/ObjectGraph/sarifData()``).
+  /// The fixes as a SARIF 2.1.0 log for code-scanning services (`ObjectGraph.sarifData()`).
   case sarif
 
   /// Whether the bytes are binary (PNG, PDF) rather than text.
   public var isBinary: Bool { self == .png || self == .pdf }
 
-  /// Whether it is a drawing of the graph, which ``RetainGraph/DrawingStyle/maxNodes`` limits.
+  /// Whether it is a drawing of the graph, which `DrawingStyle.maxNodes` limits.
   public var isPicture: Bool { !isReport && self != .json }
 
   /// Whether it reports the cycles and their fixes rather than the graph (text, diagnostics, SARIF):
@@ -64,7 +64,7 @@ extension ObjectGraph {
   /// ```
   /// - Parameters:
   ///   - format: the format.
-  ///   - style: what a picture draws and how (see ``RetainGraph/DrawingStyle``).
+  ///   - style: what a picture draws and how (see `DrawingStyle`).
   ///   - marks: nodes to mark on the HTML page.
   /// - Returns: the bytes; text ends with a line break.
   /// - Throws: ``RenderingError`` when Graphviz cannot lay out or draw the graph, or a mark names a

@@ -14,7 +14,7 @@ internal import RetainGraphKnownCycles
 ///
 /// Known cycles: a cycle `.retain-graph-known.json` lists (at the root of the package `filePath` is
 /// in, as ``assertNoCycles(_:options:_:fileID:filePath:line:column:)`` finds it, or the file
-/// ``GraphOptions/knownCyclesFile`` names) passes until its entry expires; the message then says
+/// `GraphOptions.knownCyclesFile` names) passes until its entry expires; the message then says
 /// which cycles are new, which known, and which expired (with the entry's reason). A file that
 /// cannot be read or is malformed fails, naming its line.
 ///
@@ -93,7 +93,7 @@ func cyclesFailure(_ graph: ObjectGraph, knownFile: String? = nil, today: String
 ///
 /// Known cycles: the cycles `.retain-graph-known.json` lists (at the root of the package `filePath`
 /// is in: the nearest directory above it with a `Package.swift`; or the file
-/// ``GraphOptions/knownCyclesFile`` names) pass until their entry expires. A new cycle fails; a
+/// `GraphOptions.knownCyclesFile` names) pass until their entry expires. A new cycle fails; a
 /// cycle whose entry expired fails with the entry's reason. `retain-graph baseline` writes the file.
 /// - Parameters:
 ///   - root: the object or value to check.

@@ -2,7 +2,6 @@ import Foundation
 import RetainGraph
 import RetainGraphCensus
 import RetainGraphTesting
-import Synchronization
 import Testing
 
 /// Starts a task nobody stores whose child (a task group's, or an `async let`) reads a stream the
@@ -10,10 +9,15 @@ import Testing
 final class ChildTaskStarter: @unchecked Sendable {
   let feed: AsyncStream<Int>
   let continuation: AsyncStream<Int>.Continuation
-  let started = Atomic<Bool>(false)
+  /// Yields once the child reads the feed: the test waits for it, no longer.
+  let started: AsyncStream<Void>
+  private let startedContinuation: AsyncStream<Void>.Continuation
   var handled = 0
 
-  init() { (feed, continuation) = AsyncStream.makeStream() }
+  init() {
+    (feed, continuation) = AsyncStream.makeStream()
+    (started, startedContinuation) = AsyncStream.makeStream()
+  }
 
   @inline(never)
   func startGroup() {
@@ -34,7 +38,8 @@ final class ChildTaskStarter: @unchecked Sendable {
   }
 
   func read() async {
-    started.store(true, ordering: .releasing)
+    startedContinuation.yield()
+    startedContinuation.finish()
     for await value in feed { handled += value }
   }
 }
@@ -53,9 +58,8 @@ extension CensusTests {
       do {
         let object = ChildTaskStarter()
         if start == "startGroup" { object.startGroup() } else { object.startAsyncLet() }
-        for _ in 0..<500 where !object.started.load(ordering: .acquiring) {
-          try await Task.sleep(for: .milliseconds(10))
-        }
+        var started = object.started.makeAsyncIterator()
+        _ = await started.next()
         continuation = object.continuation
         probe = object
       }

@@ -75,14 +75,16 @@ import Testing
   @Test func aCancelledCallKillsItsChild() throws {
     let flag = CancellationFlag()
     let traces = Traces()
-    let setter = Thread {
-      usleep(200_000)
+    // Cancelled once a child runs (the trace is called in the parent after each fork): the call
+    // must notice while it waits for the child, not only before it forks.
+    let traceThenCancel: @Sendable (ForkedProcess.Trace) -> Void = { trace in
+      traces.add(trace)
       flag.set()
     }
     let start = ContinuousClock.now
-    setter.start()
     #expect(throws: ForkedProcess.cancelled) {
-      try ForkedProcess.run(timeout: .seconds(60), trace: traces.add, cancellation: flag) { () -> [UInt8] in
+      try ForkedProcess.run(timeout: .seconds(60), trace: traceThenCancel, cancellation: flag) {
+        () -> [UInt8] in
         sleep(60)  // asleep in a timer, not on a lock: never replaced as stalled
         return []
       }
