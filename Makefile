@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build install test test-fast test-release test-portable snippet record-golden demo docs docs-image lint api-check count-api bench storm clean
+.PHONY: deps build install test test-fast test-release test-portable build-release-tests build-portable-tests snippet record-golden demo docs docs-image lint api-check count-api bench storm clean
 
 # Graphviz (libgvc) is the only C dependency; Chromium (headless) is what the html page's browser
 # test loads the page in. Both are installed when missing.
@@ -70,14 +70,19 @@ test-fast: deps
 test-release: deps
 	SWIFT="$(SWIFT)" bash Scripts/run-release-tests.sh
 
+# The two other trees' builds alone: .ci/run starts them behind `make test` at low priority.
+build-release-tests: deps
+	$(SWIFT) build -c release -Xswiftc -enable-testing --build-tests --scratch-path .build-release
+build-portable-tests: deps
+	$(SWIFT) build --build-tests $(PORTABLE) --explicit-target-dependency-import-check error
+
 # The build without the binary readers (the package trait BinaryReaders off, as a platform without
 # readers of its own gets: no ELF or DWARF, no x86_64 machine code, no frame liveness), in its own
 # scratch path (.build-portable): the build (every target only importing what it declares) and the
 # core suites, RetainGraphTests and RetainGraphRuntimeTests (their tests of the readers are left out
 # there, their tests of the notes the build makes instead are in). .ci/run runs it after make test.
 PORTABLE := --traits CommandLine --scratch-path .build-portable
-test-portable: deps
-	$(SWIFT) build --build-tests $(PORTABLE) --explicit-target-dependency-import-check error
+test-portable: build-portable-tests
 	RETAIN_GRAPH_TEST_START=$(TEST_START) RUN_TESTS_LOG=.build-portable/test-output.txt SWIFT="$(SWIFT)" \
 	  bash Scripts/run-tests.sh $(PORTABLE) --filter 'RetainGraphTests|RetainGraphRuntimeTests'
 

@@ -4,12 +4,18 @@
 # gives, compared whole with the golden files the debug tests use
 # (Tests/RetainGraphTests/__Snapshots__/SampleTests/<sample>.report.txt). Exits 1 on any difference,
 # printing it.
+#
+# RELEASE_BUILD_FLAGS (extra swift build arguments) lets the release half of CI use the command line
+# its release test build already made (`--scratch-path .build-release -Xswiftc -enable-testing`:
+# optimised alike; -enable-testing keeps internal symbols visible to the tests) instead of building a
+# release tree of its own.
 set -euo pipefail
 SWIFT=${SWIFT:-swift}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-$SWIFT build -c release --product retain-graph
-bin="$($SWIFT build -c release --show-bin-path)/retain-graph"
+read -r -a flags <<< "${RELEASE_BUILD_FLAGS:-}"
+$SWIFT build -c release "${flags[@]}" --product retain-graph
+bin="$($SWIFT build -c release "${flags[@]}" --show-bin-path)/retain-graph"
 goldens="Tests/RetainGraphTests/__Snapshots__/SampleTests"
 actual=$(mktemp)
 trap 'rm -f "$actual"' EXIT

@@ -32,5 +32,6 @@ RETAIN_GRAPH_TEST_START=$start SWIFT="$SWIFT" \
   bash Scripts/run-tests.sh -c release --scratch-path .build-release --filter "$suites"
 status=$?
 echo "Checking every sample's report from the release command line against the debug goldens"
-SWIFT="$SWIFT" bash Scripts/check-release-advice.sh || status=1
+RELEASE_BUILD_FLAGS="-Xswiftc -enable-testing --scratch-path .build-release" SWIFT="$SWIFT" \
+  bash Scripts/check-release-advice.sh || status=1
 exit $status

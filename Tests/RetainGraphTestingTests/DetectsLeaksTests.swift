@@ -59,8 +59,9 @@ struct DetectsLeaksTests {
     let harness = SampleHarness()
     let person = track(harness.make("lazy-closure"))
     #expect(person is LeakingPerson)
-    #expect(harness.breakCyclesAndCheckFreed() == false)  // the test still holds it
-    _ = harness.breakCyclesAndCheckFreed()
+    // Broken now; the test still holds it (looked at once: waiting could only waste time), and
+    // the trait sees it go when the test returns.
+    #expect(harness.breakCyclesAndCheckFreed(patience: .zero) == false)
   }
 
   @Test func trackWithoutTheTraitSaysSo() {

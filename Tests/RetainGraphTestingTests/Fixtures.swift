@@ -32,16 +32,17 @@ final class SampleHarness: Sendable {
     return instance.root
   }
 
-  /// Breaks every made sample's cycles and tells whether all their objects are then gone.
-  func breakCyclesAndCheckFreed() -> Bool {
+  /// Breaks every made sample's cycles and tells whether all their objects are then gone, waiting
+  /// up to `patience` for them to go (a census search of a parallel test holds every object for a
+  /// moment); `.zero` looks once, for a caller that expects them to stay.
+  func breakCyclesAndCheckFreed(patience: Duration = .seconds(30)) -> Bool {
     let breakers = state.withLock { state in
       defer { state.value.breakers.removeAll() }
       return UncheckedBox(state.value.breakers)
     }.value
     for breakCycles in breakers { breakCycles() }
-    // A census search of a parallel test holds every object for a moment: wait for it.
     let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: .seconds(30))
+    let deadline = clock.now.advanced(by: patience)
     while true {
       let freed = state.withLock { $0.value.probes.allSatisfy { $0.object == nil } }
       if freed || clock.now > deadline { return freed }
