@@ -13,8 +13,10 @@ public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable
   /// The child was ended by a signal: it crashed (`SIGSEGV`, `SIGBUS`, `SIGILL`, `SIGABRT` from a
   /// Swift runtime trap) or something else killed it. A crashed child is replaced by a fresh fork
   /// (it may have copied an object another thread was changing) up to 5 times within the timeout:
-  /// `tries` is how many children crashed, `signal` ended the last.
-  case childCrashed(signal: Int32, tries: Int = 1)
+  /// `tries` is how many children crashed, `signal` ended the last. `progress` is what the last
+  /// child said it was doing when it crashed: the reader it was in ("reading the suspended frames
+  /// of a task started in Feed.start()"), nil when it said nothing.
+  case childCrashed(signal: Int32, tries: Int = 1, progress: String? = nil)
   /// The child did not send the whole graph within the timeout, and was killed with `SIGKILL`. A
   /// child can block forever on a lock that another thread held at the moment of the fork; on
   /// Linux such a child (asleep, no progress) is replaced by a fresh fork before the timeout:
@@ -31,9 +33,10 @@ public enum ForkedWalkError: Error, CustomStringConvertible, Sendable, Equatable
 
   public var description: String {
     switch self {
-    case .childCrashed(let signal, let tries):
+    case .childCrashed(let signal, let tries, let progress):
       "forked walk failed: the forked child walking the graph was killed by signal \(signal)"
         + (Self.signalName(signal).map { " (\($0))" } ?? "")
+        + (progress.map { " while \($0)" } ?? "")
         + (tries > 1 ? ", and so was each of the \(tries - 1) fresh forks after it (\(tries) tries)" : "")
     case .timedOut(let timeout, let tries, let progress):
       "forked walk failed: the forked child did not finish within \(timeout) and was killed"

@@ -62,7 +62,9 @@ extension ForkedProcess {
       func verdict() throws(ForkedProcessError) -> Outcome {
         let status = status ?? 0
         let signal = status & 0x7F
-        if signal != 0 && signal != 0x7F { return .crashed(signal) }
+        if signal != 0 && signal != 0x7F {
+          return .crashed(signal, progress: progress.flatMap { ForkedProgress.text(on: $0) })
+        }
         let exitStatus = (status >> 8) & 0xFF
         if exitStatus != 0 { throw .childExited(status: exitStatus) }
         guard let expected else {

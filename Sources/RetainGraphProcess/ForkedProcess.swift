@@ -116,8 +116,10 @@ package enum ForkedProcess {
         {
         case .bytes(let bytes):
           return bytes
-        case .crashed(let signal):
-          guard !isLast, deadline - .now > .zero else { throw .childCrashed(signal: signal, tries: attempt) }
+        case .crashed(let signal, let progress):
+          guard !isLast, deadline - .now > .zero else {
+            throw .childCrashed(signal: signal, tries: attempt, progress: progress)
+          }
         case .stalled:
           let pause = min(pauseAfterStall * attempt, deadline - .now)
           if pause > .zero {
@@ -156,8 +158,8 @@ package enum ForkedProcess {
   enum Outcome {
     /// It sent its answer and exited.
     case bytes([UInt8])
-    /// A signal ended it (not the parent's `SIGKILL`).
-    case crashed(Int32)
+    /// A signal ended it (not the parent's `SIGKILL`), and what it last said it was doing.
+    case crashed(Int32, progress: String?)
     /// It slept with no progress for ``stallWindow`` and was killed (only when allowed).
     case stalled
   }
@@ -207,7 +209,7 @@ package enum ForkedProcess {
       traced.record.ending.withLock {
         switch outcome {
         case .bytes: $0 = .answered
-        case .crashed(let signal): $0 = .crashed(signal: signal)
+        case .crashed(let signal, _): $0 = .crashed(signal: signal)
         case .stalled: $0 = .stalled
         }
       }

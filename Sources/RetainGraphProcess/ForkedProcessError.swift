@@ -6,8 +6,9 @@
 /// words the message.
 package enum ForkedProcessError: Error, Sendable, Equatable {
   /// A signal (not the parent's `SIGKILL`) ended the last child; `tries` children were made, each
-  /// crashed or was replaced.
-  case childCrashed(signal: Int32, tries: Int)
+  /// crashed or was replaced. `progress` is what the last child said it was doing when it crashed
+  /// (``ForkedProgress``: the reader it was in), nil when it said nothing.
+  case childCrashed(signal: Int32, tries: Int, progress: String? = nil)
   /// The last child did not finish within the timeout and was killed; `tries` children were made.
   /// `progress` is what the child last said it was doing (``ForkedProgress``), nil when it said
   /// nothing.

@@ -38,10 +38,12 @@ package enum ForkedProgress {
   /// the child, which has a single thread, right after the fork.
   nonisolated(unsafe) static var page: Page?
 
-  /// In a forked child: says what it is doing now. Elsewhere it does nothing.
+  /// In a forked child: says what it is doing now. Elsewhere it does nothing (and does not make the
+  /// text).
   /// - Parameter text: a short sentence, without the time ("walking 1,000,000 objects").
-  package static func report(_ text: String) {
+  package static func report(_ text: @autoclosure () -> String) {
     guard let page else { return }
+    let text = text()
     // Whole scalars only, up to the capacity.
     var utf8: [UInt8] = []
     for scalar in text.unicodeScalars {
@@ -54,6 +56,23 @@ package enum ForkedProgress {
     page.text.update(from: utf8, count: utf8.count)
     page.length.pointee = UInt32(utf8.count)
     page.sequence.pointee = (sequence | 1) + 1
+  }
+
+  /// In a forked child: says it is doing `text` while `body` runs (a reader that may fault on memory
+  /// another thread was changing at the fork: a crash then names it), then says again what it said
+  /// before. Elsewhere it runs `body` alone.
+  package static func during<Result>(
+    _ text: @autoclosure () -> String, _ body: () throws -> Result
+  ) rethrows -> Result {
+    guard let page else { return try body() }
+    #if canImport(Glibc) || canImport(Darwin)
+      let before = Self.text(on: page)
+    #else
+      let before: String? = nil
+    #endif
+    report(text())
+    defer { report(before ?? "") }
+    return try body()
   }
 
   #if canImport(Glibc) || canImport(Darwin)

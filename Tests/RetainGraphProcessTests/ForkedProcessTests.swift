@@ -52,6 +52,33 @@ import Testing
     }
   }
 
+  /// A child that crashes inside a reader that says what it reads (``ForkedProgress/during(_:_:)``):
+  /// the error carries that text, and what the child said before and after the reader is not it.
+  @Test func aCrashNamesTheReaderTheChildWasIn() {
+    #expect(
+      throws: ForkedProcessError.childCrashed(
+        signal: SIGSEGV, tries: ForkedProcess.tries, progress: "reading a test's memory")
+    ) {
+      try ForkedProcess.run(timeout: .seconds(30)) { () -> [UInt8] in
+        ForkedProgress.report("walking")
+        ForkedProgress.during("reading a test's memory") { _ = raise(SIGSEGV) }
+        return []
+      }
+    }
+    // Past the reader, the child says again what it said before.
+    #expect(
+      throws: ForkedProcessError.childCrashed(
+        signal: SIGSEGV, tries: ForkedProcess.tries, progress: "walking")
+    ) {
+      try ForkedProcess.run(timeout: .seconds(30)) { () -> [UInt8] in
+        ForkedProgress.report("walking")
+        ForkedProgress.during("reading a test's memory") {}
+        raise(SIGSEGV)
+        return []
+      }
+    }
+  }
+
   /// A child that crashes on every try is forked again until the last try, and the error names its
   /// signal and the tries: each child before the last crashed (or, under load, stalled on a lock
   /// held at the fork and was replaced); the last crashed.

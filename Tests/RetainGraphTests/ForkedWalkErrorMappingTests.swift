@@ -17,6 +17,11 @@ import Testing
     let pairs: [(ForkedProcessError, ForkedWalkError)] = [
       (.childCrashed(signal: SIGSEGV, tries: 1), .childCrashed(signal: SIGSEGV, tries: 1)),
       (.childCrashed(signal: SIGBUS, tries: 5), .childCrashed(signal: SIGBUS, tries: 5)),
+      (
+        .childCrashed(
+          signal: SIGTRAP, tries: 5, progress: "reading the running task started in Feed.start()"),
+        .childCrashed(signal: SIGTRAP, tries: 5, progress: "reading the running task started in Feed.start()")
+      ),
       (.timedOut(after: .milliseconds(1500), tries: 1), .timedOut(after: .milliseconds(1500), tries: 1)),
       (.timedOut(after: .seconds(3), tries: 4), .timedOut(after: .seconds(3), tries: 4)),
       (
@@ -44,6 +49,14 @@ import Testing
       ForkedWalkError.timedOut(after: .seconds(60)).description
         == "forked walk failed: the forked child did not finish within 60.0 seconds and was killed; it may "
         + "have blocked on a lock that another thread held when the process forked")
+    // A child that crashed in a reader that said what it read: the message names it.
+    #expect(
+      ForkedWalkError.childCrashed(
+        signal: SIGSEGV, tries: 1, progress: "reading the task started in Feed.start()"
+      )
+      .description
+        == "forked walk failed: the forked child walking the graph was killed by signal 11 (SIGSEGV) while "
+        + "reading the task started in Feed.start()")
     #expect(ForkedChild.cancelled == .systemCallFailed("cancelled", errno: ECANCELED))
     #expect(ForkedChild.tries == ForkedProcess.tries)
   }

@@ -229,7 +229,7 @@ struct ForkedWalkTests {
       unlink(path)
     }
     let run = await runWithFault(.trap, timeout: .seconds(10), childStandardError: file)
-    guard case .childCrashed(let signal, let tries)? = run.error else {
+    guard case .childCrashed(let signal, let tries, _)? = run.error else {
       Issue.record("expected a crash, got \(String(describing: run.error))")
       return
     }

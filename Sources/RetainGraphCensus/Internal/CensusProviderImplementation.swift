@@ -123,10 +123,10 @@ final class CensusProviderImplementation: CensusProvider, @unchecked Sendable {
   /// Why the isolated holder search gave no answer, as a clause of a failure message.
   static func sentence(for error: ForkedWalkError) -> String {
     switch error {
-    case .childCrashed(let signal, _):
+    case .childCrashed(let signal, _, let progress):
       let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
-      return "the holder search crashed (its forked child was killed by signal \(signal), \(name)); "
-        + "the test run goes on"
+      return "the holder search crashed (its forked child was killed by signal \(signal), \(name)"
+        + (progress.map { ", while \($0)" } ?? "") + "); the test run goes on"
     case .timedOut(let timeout, _, let progress?):
       return "the holder search did not finish within \(timeout) and was stopped (its forked child was "
         + "still working: \(progress))"

@@ -89,7 +89,8 @@ extension ForkedWalkError {
   /// values (the messages are worded here, in ``description``).
   package init(_ failure: ForkedProcessError) {
     switch failure {
-    case .childCrashed(let signal, let tries): self = .childCrashed(signal: signal, tries: tries)
+    case .childCrashed(let signal, let tries, let progress):
+      self = .childCrashed(signal: signal, tries: tries, progress: progress)
     case .timedOut(let timeout, let tries, let progress):
       self = .timedOut(after: timeout, tries: tries, progress: progress)
     case .childExited(let status): self = .childExited(status: status)

@@ -1,3 +1,4 @@
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 
 extension Walker {
@@ -67,6 +68,11 @@ extension Walker {
   /// its closure's context, and, once the walk has found every object, what its suspended frames
   /// hold (`linkSuspendedFrames`).
   mutating func expandTask(_ task: UnsafeRawPointer) {
+    // A task's memory changes while it runs: a forked child that faults here says so.
+    ForkedProgress.during("reading the \(recorder.typeName(of: current))") { expandTaskState(task) }
+  }
+
+  private mutating func expandTaskState(_ task: UnsafeRawPointer) {
     guard let state = TaskLayout.state(of: task), !state.isComplete else { return }
     // An `async let`'s closure is not escaping: its context lives in the parent's frames (whose
     // words are read), not on the heap, so it is not read as an object here.
@@ -120,14 +126,16 @@ extension Walker {
       // dead where the task's functions are suspended (a stale strong `self` of an ended scope).
       var dead: Set<UInt>?
       let address = UnsafeRawPointer(task.toOpaque())
-      TaskLayout.forEachFrameWord(ofTask: address) { slot, word in
-        guard word != 0, let node = recorder.node(at: word), !skipped.contains(node) else { return true }
-        if dead == nil { dead = TaskLayout.deadFrameSlots(ofTask: address) }
-        if dead?.contains(slot) != true {
-          skipped.insert(node)
-          targets.append(node)
+      ForkedProgress.during("reading the suspended frames of the \(recorder.typeName(of: taskNode))") {
+        TaskLayout.forEachFrameWord(ofTask: address) { slot, word in
+          guard word != 0, let node = recorder.node(at: word), !skipped.contains(node) else { return true }
+          if dead == nil { dead = TaskLayout.deadFrameSlots(ofTask: address) }
+          if dead?.contains(slot) != true {
+            skipped.insert(node)
+            targets.append(node)
+          }
+          return true
         }
-        return true
       }
       current = taskNode
       if !targets.isEmpty, !TaskLayout.readsFrameLiveness { noteWithoutReaders(.conservativeFrames) }
