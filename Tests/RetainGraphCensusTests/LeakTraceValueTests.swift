@@ -146,3 +146,48 @@ extension CensusTests {
     }
   }
 }
+
+extension CensusTests {
+  /// A retainer report's path and notes are values; its holder line and text are made from them.
+  @Suite struct RetainerReportValues {
+    static let report = RetainerReport(
+      typeName: "Image",
+      retainers: [
+        .init(heldBy: .object(typeName: "ImageCache"), label: "images[0]", ownership: .strong, kind: .element)
+      ],
+      origin: .global("ImageCache.shared"),
+      path: [TraceStep(holder: "ImageCache", label: "images[0]", kind: .element, target: "Image")],
+      notes: [.wordInGlobal("counter (a Swift.Int)"), .walkCut])
+
+    @Test func theHolderLineAndTheTextAreMadeFromTheValues() {
+      var report = Self.report
+      #expect(report.holderPath == "ImageCache.shared.images[0]")
+      #expect(
+        report.description == """
+          Image is referenced by 1 holder:
+            ImageCache.images[0]
+          Shortest retainer path, from the global ImageCache.shared:
+            ImageCache
+              ↓ images[0]
+            Image
+          Note: counter (a Swift.Int) holds a word equal to its address (it may be a number, not a reference)
+          Note: the census walk was cut short by its node limit
+          """)
+      report.path[0].label = "thumbnails[2]"
+      report.origin = .unseenHolder
+      #expect(report.holderPath == "ImageCache.thumbnails[2] (held by something the census cannot see)")
+      report.origin = .ownCycle
+      report.path.append(TraceStep(holder: "Image", label: "cache", target: "ImageCache"))
+      #expect(
+        report.holderPath == "ImageCache.thumbnails[2].cache (its own retain cycle, which nothing else holds)"
+      )
+      #expect(report.description.contains("    ↓ cache\n  ImageCache (loop closes)"))
+    }
+
+    @Test func aReportRoundTripsThroughJSON() throws {
+      let read = try JSONDecoder().decode(RetainerReport.self, from: JSONEncoder().encode(Self.report))
+      #expect(read == Self.report)
+      #expect(read.path[0].kind == .element && read.notes[1] == .walkCut)
+    }
+  }
+}

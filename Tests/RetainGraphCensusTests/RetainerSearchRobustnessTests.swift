@@ -56,10 +56,7 @@ extension CensusTests {
       let timerReport = HeapCensus.retainers(of: timer)
       #expect(
         timerReport.retainers.contains { $0.heldBy == .object(typeName: "__NSCFType") && $0.isWordOnly })
-      #expect(
-        timerReport.notes.contains {
-          $0.hasPrefix("a holder marked (a word of its memory) is a Core Foundation")
-        })
+      #expect(timerReport.notes.contains(.coreFoundationHolders))
       withExtendedLifetime(plain) {}
     }
 
