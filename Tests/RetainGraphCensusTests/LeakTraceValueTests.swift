@@ -191,3 +191,53 @@ extension CensusTests {
     }
   }
 }
+
+extension CensusTests {
+  /// A dump holds values; its JSON reads back equal, with the text made from them beside them for
+  /// the command line.
+  @Suite struct CensusDumpValues {
+    static let dump = CensusDump(
+      time: "2026-12-07T18:00:00Z", pid: 42, number: 2, liveObjects: 10,
+      counts: [TypeCount(typeName: "App.Image", count: 3)],
+      leaks: LeakReport(
+        leaks: [LeakTraceFixtures.leakedCycle([LeakTraceFixtures.twoEditSection])], liveObjects: 10,
+        leakedObjects: 4, unexplained: .init()),
+      growth: [
+        CensusDump.Growth(typeName: "App.Image", before: 1, after: 3, retainers: RetainerReportValues.report),
+        CensusDump.Growth(typeName: "App.Thumbnail", before: 0, after: 2, skipped: .timeBudget),
+      ],
+      notes: [.timeBudgetRanOut(searched: 1, notSearched: 1), .searchesFailed(reason: "the child crashed")])
+
+    @Test func aDumpRoundTripsThroughJSON() throws {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+      let data = try encoder.encode(Self.dump)
+      let read = try JSONDecoder().decode(CensusDump.self, from: data)
+      #expect(read == Self.dump)
+      #expect(read.growth[0].holderPath == "ImageCache.shared.images[0]")
+      #expect(read.growth[1].holderPath == nil)
+      // The text beside the values, for readers that do not link the census.
+      let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+      #expect(object["leaksText"] as? String == Self.dump.leaks.description)
+      let growth = try #require(object["growth"] as? [[String: Any]])
+      #expect(growth[0]["holderPath"] as? String == "ImageCache.shared.images[0]")
+      #expect(
+        Self.dump.notes.map(\.description) == [
+          "the time budget ran out after 1 holder search: 1 type that grew has no holder (\"skipped\": \"time "
+            + "budget\"); a larger HeapCensus.dumpTimeBudget searches more",
+          "the holder searches failed: the child crashed",
+        ])
+    }
+
+    /// A dump of version 1 held text: the library says so (the command line reads it).
+    @Test func aDumpOfVersion1IsAnError() throws {
+      let old = #"""
+        {"format": "retain-graph-census-dump", "version": 1, "time": "t", "pid": 1, "number": 1,
+         "liveObjects": 0, "counts": [], "leaks": {"leaks": [], "liveObjects": 0, "leakedObjects": 0,
+         "unexplained": {"references": 0, "overcounted": 0, "objectsKeptOut": 0}}, "leaksText": "",
+         "growth": [], "notes": []}
+        """#
+      #expect(throws: DecodingError.self) { try JSONDecoder().decode(CensusDump.self, from: Data(old.utf8)) }
+    }
+  }
+}
