@@ -5,7 +5,7 @@
 /// `file` is relative to the root of the package the file lies in (the nearest directory above it
 /// with a `Package.swift`), or absolute when it lies in none. Not named `SourceLocation`: Swift
 /// Testing has a type of that name.
-public struct CodeLocation: Sendable, Hashable, CustomStringConvertible {
+public struct CodeLocation: Sendable, Hashable, Codable, CustomStringConvertible {
   /// The file's path: relative to its package's root when it lies in one, otherwise absolute.
   public let file: String
   /// The line, from 1.

@@ -8,7 +8,7 @@ extension Cycle {
   /// objects.
   public struct Break: Sendable, Hashable {
     /// Why a reference was chosen: the ownership idiom it matches.
-    public enum Idiom: String, Sendable, Hashable, CaseIterable {
+    public enum Idiom: String, Sendable, Hashable, CaseIterable, Codable {
       /// A closure captures the object strongly: capture it `[weak self]` in that closure.
       case closureCapture
       /// A method reference (`completion = handleResponse`) is stored: it retains its object; store

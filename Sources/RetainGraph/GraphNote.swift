@@ -1,6 +1,6 @@
 /// Something the walk did not see: a limit that cut it, or a part of an object it could not read
 /// (a field the runtime hides, a `ManagedBuffer`'s elements, a closure context whose layout it does
-/// not know). Its ``description`` is the sentence ``ObjectGraph/notes`` has always held.
+/// not know). Its ``description`` is the sentence a report prints (`note: …`).
 ///
 /// A verdict is only as good as what the walk saw: see ``ObjectGraph/isComplete`` for which notes
 /// make a graph incomplete and which are a library's own storage.

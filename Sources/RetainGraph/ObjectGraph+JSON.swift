@@ -24,7 +24,7 @@ extension ObjectGraph {
   /// `global` or `suspendedFrame`; `property` is its ``Edge/property``, written when there is one;
   /// `function` is its ``Edge/closureFunction``, written when there is one.
   /// Dangling `unowned` references (`dangling`: `[{"holder", "label"}]`) and `notes` (the sentences
-  /// of ``notes``) are written when there are any; `noteDetails` (``walkNotes`` as
+  /// of ``walkNotes`` but the cuts, once each) are written when there are any; `noteDetails` (``walkNotes`` as
   /// `[{"description", "kind", "node", "type"}]`, `node` when known) when they say more than the
   /// sentences. Read it back with ``init(jsonData:)``.
   /// - Returns: UTF-8 JSON, ending with a line feed. Writing cannot fail.

@@ -119,3 +119,13 @@ extension ObjectGraph {
     return "\(count) \(count == 1 ? one : many)"
   }
 }
+
+extension ObjectGraph {
+  /// The sentences of ``walkNotes`` but the cuts (``isTruncated`` says those), once each: the JSON's
+  /// `notes`, for readers that take sentences only.
+  var noteSentences: [String] {
+    var seen: Set<String> = []
+    return walkNotes.filter { $0.kind != .truncated && seen.insert($0.description).inserted }.map(
+      \.description)
+  }
+}

@@ -20,16 +20,9 @@ public struct ObjectGraph: Sendable {
   public let cycles: [Cycle]
   /// `unowned` references to objects that were already deinitialised.
   public let danglingReferences: [DanglingReference]
-  /// Things the walk could not see into (an unrecognised closure context, an unreadable field),
-  /// each a sentence naming where, once each: the descriptions of ``walkNotes`` but the truncation
-  /// ones (``isTruncated`` says those).
-  public var notes: [String] {
-    var seen: Set<String> = []
-    return walkNotes.filter { $0.kind != .truncated && seen.insert($0.description).inserted }.map(
-      \.description)
-  }
   /// What the walk did not see, as values: each note's kind, the node it is about and the type not
-  /// read, with its sentence; a cut by a limit is a ``GraphNote/Kind-swift.struct/truncated`` note.
+  /// read, with its sentence (its `description`); a cut by a limit is a
+  /// ``GraphNote/Kind-swift.struct/truncated`` note (``isTruncated`` says it too).
   /// See ``isComplete`` for which of them make a verdict incomplete.
   public let walkNotes: [GraphNote]
   /// The modules whose code is not yours, as the graph was made with.

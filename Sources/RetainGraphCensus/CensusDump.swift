@@ -8,8 +8,9 @@ public import RetainGraph
 public struct CensusDump: Sendable, Hashable, Codable {
   /// The value of ``format``.
   public static let formatName = "retain-graph-census-dump"
-  /// The version this library writes (and the command line reads).
-  public static let currentVersion = 1
+  /// The version this library writes (the command line reads it and version 1). Version 2 holds
+  /// the leaks, the holders and the notes as values (version 1 held their text).
+  public static let currentVersion = 2
 
   /// A type whose live count grew since the previous dump.
   public struct Growth: Sendable, Hashable, Codable {
@@ -19,14 +20,15 @@ public struct CensusDump: Sendable, Hashable, Codable {
     public var before: Int
     /// Its live count at this dump.
     public var after: Int
-    /// One instance allocated since the previous dump, explained: its holder as one line
-    /// (``RetainerReport/holderPath``); nil when none was searched (``skipped`` says why) or nothing
-    /// holds it.
-    public var holderPath: String?
-    /// The same instance's retainer report (its `description`); nil when none was searched.
-    public var retainers: String?
+    /// The retainer report of one instance allocated since the previous dump; nil when none was
+    /// searched (``skipped`` says why).
+    public var retainers: RetainerReport?
     /// Why no instance was searched; nil when one was.
     public var skipped: Skip?
+
+    /// The searched instance's holder as one line (``RetainerReport/holderPath``); nil when none
+    /// was searched or nothing holds it.
+    public var holderPath: String? { retainers?.holderPath }
 
     /// Why a growth has no holder in the dump (its JSON value is the raw value).
     public enum Skip: String, Sendable, Hashable, Codable {
@@ -44,17 +46,14 @@ public struct CensusDump: Sendable, Hashable, Codable {
     ///   - typeName: the type's qualified name.
     ///   - before: its live count at the previous dump.
     ///   - after: its live count at this dump.
-    ///   - holderPath: its newest instance's holder, as one line.
-    ///   - retainers: the same instance's retainer report.
+    ///   - retainers: its newest instance's retainer report.
     ///   - skipped: why no instance was searched.
     public init(
-      typeName: String, before: Int, after: Int, holderPath: String? = nil, retainers: String? = nil,
-      skipped: Skip? = nil
+      typeName: String, before: Int, after: Int, retainers: RetainerReport? = nil, skipped: Skip? = nil
     ) {
       self.typeName = typeName
       self.before = before
       self.after = after
-      self.holderPath = holderPath
       self.retainers = retainers
       self.skipped = skipped
     }
@@ -74,14 +73,49 @@ public struct CensusDump: Sendable, Hashable, Codable {
   public var liveObjects: Int
   /// Live objects by type, most numerous first (``HeapCensus/liveCounts(since:)``).
   public var counts: [TypeCount]
-  /// The leaked cycles (``HeapCensus/leaks(since:timeout:)``).
+  /// The leaked cycles (``HeapCensus/leaks(since:timeout:)``); their text is its `description`.
   public var leaks: LeakReport
-  /// The leak report's text (its `description`), as `retain-graph leaks` prints it.
-  public var leaksText: String
   /// The types that grew since the previous dump (most growth first); empty in the first dump.
   public var growth: [Growth]
   /// What the dump left out and why (holder searches the time budget left out, or that failed).
-  public var notes: [String]
+  public var notes: [Note]
+
+  /// Something a dump left out, as a value; its `description` is the sentence.
+  public enum Note: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The forked child that searched the holders failed, for `reason`.
+    case searchesFailed(reason: String)
+    /// The time budget ran out after `searched` holder searches: `notSearched` types that grew
+    /// have no holder.
+    case timeBudgetRanOut(searched: Int, notSearched: Int)
+
+    public var description: String {
+      switch self {
+      case .searchesFailed(let reason): "the holder searches failed: \(reason)"
+      case .timeBudgetRanOut(let searched, let left):
+        "the time budget ran out after \(searched) holder search\(searched == 1 ? "" : "es"): "
+          + "\(left) type\(left == 1 ? "" : "s") that grew \(left == 1 ? "has" : "have") no holder "
+          + "(\"skipped\": \"time budget\"); a larger HeapCensus.dumpTimeBudget searches more"
+      }
+    }
+  }
+
+  /// Creates a dump.
+  public init(
+    format: String = CensusDump.formatName, version: Int = CensusDump.currentVersion, time: String,
+    pid: Int32,
+    number: Int, liveObjects: Int, counts: [TypeCount], leaks: LeakReport, growth: [Growth], notes: [Note]
+  ) {
+    self.format = format
+    self.version = version
+    self.time = time
+    self.pid = pid
+    self.number = number
+    self.liveObjects = liveObjects
+    self.counts = counts
+    self.leaks = leaks
+    self.growth = growth
+    self.notes = notes
+  }
 }
 
 /// Why ``HeapCensus/writeDump(to:timeBudget:)`` wrote no dump.

@@ -94,7 +94,7 @@ extension HeapCensus {
         throw .censusNotRunning
       }
       var growth: [CensusDump.Growth] = []
-      var notes: [String] = []
+      var notes: [CensusDump.Note] = []
       if let before = state.counts {
         growth = counts.compactMap { count in
           let old = before[count.typeName] ?? 0
@@ -109,7 +109,7 @@ extension HeapCensus {
       let dump = CensusDump(
         format: CensusDump.formatName, version: CensusDump.currentVersion, time: timestamp(),
         pid: getpid(), number: state.number, liveObjects: liveObjects,
-        counts: counts, leaks: leaks, leaksText: leaks.description, growth: growth, notes: notes)
+        counts: counts, leaks: leaks, growth: growth, notes: notes)
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
       let data: Data
@@ -133,7 +133,7 @@ extension HeapCensus {
   /// type's newest instance allocated since `mark`, all searched in one forked child.
   private static func explain(
     _ growth: inout [CensusDump.Growth], since mark: Mark?, deadline: ContinuousClock.Instant,
-    notes: inout [String]
+    notes: inout [CensusDump.Note]
   ) {
     let instances = newestInstances(of: Set(growth.map(\.typeName)), since: mark)
     var searched: [(index: Int, object: AnyObject)] = []
@@ -150,7 +150,7 @@ extension HeapCensus {
       reports = try retainers(isolating: searched.map(\.object), until: deadline)
     } catch {
       for (index, _) in searched { growth[index].skipped = .searchFailed }
-      notes.append("the holder searches failed: \(error)")
+      notes.append(.searchesFailed(reason: "\(error)"))
       return
     }
     for (position, (index, _)) in searched.enumerated() {
@@ -158,15 +158,11 @@ extension HeapCensus {
         growth[index].skipped = .timeBudget
         continue
       }
-      growth[index].holderPath = reports[position].holderPath
-      growth[index].retainers = reports[position].description
+      growth[index].retainers = reports[position]
     }
     if reports.count < searched.count {
       let left = searched.count - reports.count
-      notes.append(
-        "the time budget ran out after \(reports.count) holder search\(reports.count == 1 ? "" : "es"): "
-          + "\(left) type\(left == 1 ? "" : "s") that grew \(left == 1 ? "has" : "have") no holder "
-          + "(\"skipped\": \"time budget\"); a larger HeapCensus.dumpTimeBudget searches more")
+      notes.append(.timeBudgetRanOut(searched: reports.count, notSearched: left))
     }
   }
 

@@ -41,12 +41,19 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     /// How many heap objects the oldest instance holds, itself included: its members and what only
     /// it keeps alive, an array's buffer or a dictionary's storage counted as an object of its own.
     public var objectCount: Int
-    /// The leak trace and fix lines, as `ObjectGraph.report()` writes them for the graph of the
-    /// group, walked from ``cycleTypes``' oldest object.
-    public var trace: String
-    /// Each fix of the cycle's plan, as a sentence (`Cycle.Break.fix`); a break with another edit
-    /// (`Cycle.Break.alternative`) as both, `…; or make FeedSession.socket weak`.
-    public var fixes: [String]
+    /// The leak trace as values: each group of alike cycles of the graph of the cycle's group (walked
+    /// from ``cycleTypes``' oldest object), with its fix plan, each fix with its trace, its edit,
+    /// where to make it and the census's choice between two edits.
+    public var sections: [TraceSection]
+    /// The leak trace and fix lines, made from ``sections`` as `ObjectGraph.report()` writes them
+    /// for the graph of the group.
+    public var trace: String {
+      sections.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n")
+    }
+    /// Each fix of the trace, as a sentence (``Fix/description``): a break with another edit
+    /// (`Cycle.Break.alternative`) as both, `…; or make FeedSession.socket weak`, unless the
+    /// census chose one. Alike cycles share their fixes: they are listed once.
+    public var fixes: [String] { sections.flatMap { $0.fixes.map(\.description) } }
     /// Where the oldest object of the cycle was allocated (function names, innermost first), when
     /// the census recorded call stacks.
     public var allocationSite: [String]?
@@ -76,7 +83,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
 
     /// Creates a shape of leaked cycle; ``totalObjectCount`` is `objectCount` unless given.
     public init(
-      signature: LeakSignature, cycleTypes: [String], objectCount: Int, trace: String, fixes: [String],
+      signature: LeakSignature, cycleTypes: [String], objectCount: Int, sections: [TraceSection],
       allocationSite: [String]?, sequences: ClosedRange<UInt64>, madeBy: String? = nil,
       isOfLibraryTypesOnly: Bool? = nil, libraryModules: [String]? = nil, count: Int = 1,
       totalObjectCount: Int? = nil, bytes: Int = 0
@@ -84,8 +91,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
       self.signature = signature
       self.cycleTypes = cycleTypes
       self.objectCount = objectCount
-      self.trace = trace
-      self.fixes = fixes
+      self.sections = sections
       self.allocationSite = allocationSite
       self.sequences = sequences
       self.madeBy = madeBy
@@ -97,7 +103,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-      case signature, cycleTypes, objectCount, trace, fixes, allocationSite, sequences, madeBy
+      case signature, cycleTypes, objectCount, sections, allocationSite, sequences, madeBy
       case isOfLibraryTypesOnly, libraryModules, count, totalObjectCount, bytes
     }
 
@@ -107,8 +113,7 @@ public struct LeakReport: CustomStringConvertible, Sendable, Hashable, Codable {
       signature = try container.decode(LeakSignature.self, forKey: .signature)
       cycleTypes = try container.decode([String].self, forKey: .cycleTypes)
       objectCount = try container.decode(Int.self, forKey: .objectCount)
-      trace = try container.decode(String.self, forKey: .trace)
-      fixes = try container.decode([String].self, forKey: .fixes)
+      sections = try container.decode([TraceSection].self, forKey: .sections)
       allocationSite = try container.decodeIfPresent([String].self, forKey: .allocationSite)
       sequences = try container.decode(ClosedRange<UInt64>.self, forKey: .sequences)
       madeBy = try container.decodeIfPresent(String.self, forKey: .madeBy)

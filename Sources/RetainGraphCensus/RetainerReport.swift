@@ -24,16 +24,6 @@ internal import RetainGraph
 ///   Session (loop closes)
 /// ```
 public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codable {
-  /// One step of the retainer path: a reference from `holder` through `label` to `target`.
-  public struct Step: Sendable, Hashable, Codable {
-    /// The holding object's short type name (or a closure's name).
-    public var holder: String
-    /// The path from the holder to the reference.
-    public var label: String
-    /// The referenced object's short type name.
-    public var target: String
-  }
-
   /// Where the retainer path starts.
   public enum Origin: Sendable, Hashable, Codable {
     /// Global storage: `static let shared`, a global `var` (its name).
@@ -61,12 +51,13 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
   public var retainers: [Retainer]
   /// Where ``path`` starts.
   public var origin: Origin
-  /// The shortest path of strong references to the object from ``origin``; empty for ``Origin/none``
-  /// and when a global holds the object directly.
-  public var path: [Step]
-  /// Notes: globals that only may hold the object (a number equal to its address), and what the
-  /// walk could not see.
-  public var notes: [String]
+  /// The shortest path of strong references to the object from ``origin``, each step a reference
+  /// with its holder, kind, ownership and target; empty for ``Origin/none`` and when a global holds
+  /// the object directly.
+  public var path: [TraceStep]
+  /// Notes: globals that only may hold the object (a number equal to its address), holders seen only
+  /// as a word, and what the walk could not see.
+  public var notes: [Note]
   /// Where the object was allocated (function names, innermost first), when the census ran with
   /// `recordingBacktraces: true`; nil otherwise.
   public var allocationBacktrace: [String]? = nil
@@ -141,7 +132,7 @@ public struct RetainerReport: CustomStringConvertible, Sendable, Hashable, Codab
     if origin != .none {
       // The one trace format (LeakTrace): each object on its line, each reference below its holder.
       lines += LeakTrace.lines(
-        start: start, hops: path.map { (label: $0.label, ownership: .strong, target: $0.target) },
+        start: start, hops: path.map { (label: $0.label, ownership: $0.ownership, target: $0.target) },
         indent: "  ",
         closesLoop: origin == .ownCycle)
     }

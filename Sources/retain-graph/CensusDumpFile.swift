@@ -7,7 +7,9 @@
   /// `HeapCensus.writeDump(to:)`), decoded here so that the command line does not link the census.
   struct CensusDumpFile: Decodable {
     static let formatName = "retain-graph-census-dump"
-    static let version = 1
+    /// The versions read: 1, and 2 (whose leaks, holders and notes are values; both carry the text
+    /// read here, `leaksText` and each growth's `holderPath`).
+    static let versions = 1...2
     /// The most bytes read from a dump (a dump of a million live types is far smaller).
     static let maximumSize = 256 << 20
 
@@ -21,7 +23,6 @@
       var before: Int
       var after: Int
       var holderPath: String?
-      var retainers: String?
       /// Why no holder was searched for (`time budget`, `no class instance`, `search failed`).
       var skipped: String?
     }
@@ -33,7 +34,6 @@
     var counts: [TypeCount]
     var leaksText: String
     var growth: [Growth]
-    var notes: [String]
 
     /// The dump's leak report as it was encoded (for `--format json`).
     var leaksJSON: Data
@@ -64,10 +64,10 @@
           throw CommandFailure(
             "\(path): field 'format' \(found), not \"\(Self.formatName)\": not a census dump")
         }
-        guard header.version == Self.version else {
+        guard let version = header.version, Self.versions.contains(version) else {
           let found = header.version.map { "is \($0)" } ?? "is missing"
           throw CommandFailure(
-            "\(path): field 'version' \(found); this retain-graph reads census dumps of version 1")
+            "\(path): field 'version' \(found); this retain-graph reads census dumps of versions 1 and 2")
         }
         self = try decoder.decode(Self.self, from: data)
         let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -83,7 +83,7 @@
     }
 
     private enum CodingKeys: String, CodingKey {
-      case time, pid, number, liveObjects, counts, leaks, leaksText, growth, notes
+      case time, pid, number, liveObjects, counts, leaks, leaksText, growth
     }
 
     init(from decoder: any Decoder) throws {
@@ -96,7 +96,6 @@
       leakCount = try container.decode(LeakCount.self, forKey: .leaks).leaks.count
       leaksText = try container.decode(String.self, forKey: .leaksText)
       growth = try container.decode([Growth].self, forKey: .growth)
-      notes = try container.decode([String].self, forKey: .notes)
       leaksJSON = Data()
     }
 

@@ -15,7 +15,7 @@
         process took before it), the holder is printed below the type.
 
         Exit status: 0 when the dumps were compared (whether anything grew or not), 2 when a file is \
-        missing or is not a census dump of version 1 (the message names the file and the field), or \
+        missing or is not a census dump of version 1 or 2 (the message names the file and the field), or \
         the output cannot be written.
 
         Example:

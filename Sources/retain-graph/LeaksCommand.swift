@@ -33,7 +33,7 @@
         cycle is printed with its leak trace and fix.
 
         Exit status: 0 when the dump has no leaked cycle, 1 when it has one, 2 when the file is missing \
-        or is not a census dump of version 1 (the message names the field), or the output cannot be \
+        or is not a census dump of version 1 or 2 (the message names the field), or the output cannot be \
         written.
 
         Example:

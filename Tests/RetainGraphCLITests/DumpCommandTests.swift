@@ -132,8 +132,8 @@ import Testing
         "bad-dump-format"
       ),
       (
-        try Self.write(Self.dump(number: 1, counts: [], version: 2), "v2.json", in: directory),
-        "bad-dump-version-2"
+        try Self.write(Self.dump(number: 1, counts: [], version: 3), "v3.json", in: directory),
+        "bad-dump-version-3"
       ),
       (try Self.write(badCount, "count.json", in: directory), "bad-dump-missing-count"),
       (

@@ -41,6 +41,12 @@ extension CensusTests {
       let allocatedDuring = HeapCensus.mark().sequence - allocatedBefore.sequence
       stop.store(true, ordering: .relaxed)
       finished.wait()
+      #expect(report.origin == .global("CensusBusyRegistry.shared"))
+      #expect(
+        report.path == [
+          TraceStep(
+            holder: "CensusBusyRegistry", label: "targets[50]", kind: .element, target: "CensusWidget")
+        ], "\(report.path)")
       #expect(report.holderPath == "CensusBusyRegistry.shared.targets[50]")
       #expect(
         report.allocationBacktrace?.contains { $0.contains("searchBesideAllocatingThreadsFindsTheHolder()") }

@@ -28,6 +28,14 @@ extension CensusTests {
       #expect(found[0].cycleTypes == ["LeakChild", "LeakParent"])
       #expect(found[0].objectCount == 2)
       #expect(found[0].fixes == ["make LeakChild.parent weak"])
+      // The fix plan as values: the loop's references, the one to weaken, its idiom and place.
+      let fix = try #require(found[0].sections.first?.fixes.first)
+      #expect(found[0].sections.count == 1 && found[0].sections[0].fixes.count == 1)
+      #expect(fix.path.map(\.label) == ["child", "parent"])
+      #expect(fix.path.map(\.holder) == ["LeakParent", "LeakChild"])
+      #expect(fix.path.allSatisfy { $0.kind == .property && $0.ownership == .strong })
+      #expect(fix.brokenStep == 1 && fix.idiom == .backReference && fix.alternative == nil)
+      #expect(fix.location?.file == "Tests/RetainGraphCensusTests/LeakFixtures.swift")
       #expect(
         withoutTestFileLines(found[0].trace) == """
           LeakParent

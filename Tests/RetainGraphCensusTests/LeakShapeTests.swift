@@ -120,8 +120,8 @@ extension CensusTests {
     /// round-trips.
     @Test func aLeakedCycleWithoutItsCountReadsAsOne() throws {
       let old = #"""
-        {"signature": {"text": "object A"}, "cycleTypes": ["A"], "objectCount": 3, "trace": "A",
-         "fixes": [], "sequences": [4, 9]}
+        {"signature": {"text": "object A"}, "cycleTypes": ["A"], "objectCount": 3, "sections": [],
+         "sequences": [4, 9]}
         """#
       let read = try JSONDecoder().decode(LeakReport.LeakedCycle.self, from: Data(old.utf8))
       #expect(read.count == 1 && read.totalObjectCount == 3 && read.bytes == 0 && read.sequences == 4...9)
@@ -140,15 +140,17 @@ extension CensusTests {
         leaks: [
           LeakReport.LeakedCycle(
             signature: CycleSignature(text: "object A\nobject B"), cycleTypes: ["A", "B"], objectCount: 2,
-            trace: "A\n  ↓ b\nB", fixes: ["make B.a weak"], allocationSite: ["f()", "g()"],
+            sections: [LeakTraceFixtures.twoEditSection], allocationSite: ["f()", "g()"],
             sequences: 3...900,
             madeBy: "test()", isOfLibraryTypesOnly: false, count: 400, totalObjectCount: 801, bytes: 25_632),
           LeakReport.LeakedCycle(
-            signature: CycleSignature(text: "object C"), cycleTypes: ["C"], objectCount: 1, trace: "C",
-            fixes: [],
+            signature: CycleSignature(text: "object C"), cycleTypes: ["C"], objectCount: 1,
+            sections: [
+              LeakReport.TraceSection(heading: "cycle 1 of 2 (1 object: C):", fixes: [], libraryLoop: "left")
+            ],
             allocationSite: nil, sequences: 7...7, isOfLibraryTypesOnly: true, libraryModules: ["NIOCore"]),
           LeakReport.LeakedCycle(
-            signature: CycleSignature(text: "é"), cycleTypes: [], objectCount: 3, trace: "", fixes: [],
+            signature: CycleSignature(text: "é"), cycleTypes: [], objectCount: 3, sections: [],
             allocationSite: [], sequences: 0...UInt64.max),
         ],
         liveObjects: 1_000_000, leakedObjects: 805,
@@ -185,8 +187,7 @@ extension CensusTests {
         leaks.append(
           LeakReport.LeakedCycle(
             signature: CycleSignature(text: "object \(name)"), cycleTypes: [name, "Sink"], objectCount: 2,
-            trace: "\(name)\n  ↓ sink\nSink\n  ↓ owner\n\(name)\n\nfix: make Sink.owner weak",
-            fixes: ["make Sink.owner weak"], allocationSite: ["App.make()"],
+            sections: [LeakTraceFixtures.section(name)], allocationSite: ["App.make()"],
             sequences: UInt64(number)...UInt64(number + 100),
             madeBy: "AppTests.test\(number)()", isOfLibraryTypesOnly: false, count: 100 - number,
             totalObjectCount: 2 * (100 - number), bytes: 64 * (100 - number)))
@@ -194,12 +195,12 @@ extension CensusTests {
       leaks.append(
         LeakReport.LeakedCycle(
           signature: CycleSignature(text: "object XCTestCaseRun"), cycleTypes: ["AppTests", "XCTestCaseRun"],
-          objectCount: 4, trace: "", fixes: [], allocationSite: nil, sequences: 1...900,
+          objectCount: 4, sections: [], allocationSite: nil, sequences: 1...900,
           isOfLibraryTypesOnly: false, libraryModules: ["XCTest"], count: 156))
       leaks.append(
         LeakReport.LeakedCycle(
           signature: CycleSignature(text: "object EmbeddedChannel"), cycleTypes: ["EmbeddedChannel"],
-          objectCount: 9, trace: "", fixes: [], allocationSite: nil, sequences: 2...800,
+          objectCount: 9, sections: [], allocationSite: nil, sequences: 2...800,
           madeBy: "AppTesting.Client.execute()", isOfLibraryTypesOnly: false,
           libraryModules: ["NIOCore", "NIOEmbedded"], count: 1_300))
       return LeakReport(leaks: leaks, liveObjects: 22_650, leakedObjects: 17_000, unexplained: .init())
@@ -239,7 +240,7 @@ extension CensusTests {
         LeakReport.LeakedCycle(
           signature: CycleSignature(text: "object Case\(number)"),
           cycleTypes: ["Case\(number)", "XCTestCaseRun"],
-          objectCount: 4, trace: "", fixes: [], allocationSite: nil, sequences: 1...2,
+          objectCount: 4, sections: [], allocationSite: nil, sequences: 1...2,
           isOfLibraryTypesOnly: false, libraryModules: ["XCTest"], count: 10)
       }
       let report = LeakReport(leaks: leaks, liveObjects: 2_000, leakedObjects: 1_600, unexplained: .init())

@@ -47,6 +47,13 @@ extension CensusTests {
           "capture `[weak self]` in closure #1 in CensusFeedSession.start() (stored in CensusFeedSocket.onText); "
             + "or make CensusFeedSession.socket weak"
         ], "\(leak.fixes)")
+      let fix = try #require(leak.sections.first?.fixes.first)
+      #expect(fix.idiom == .closureCapture)
+      #expect(fix.reference?.holder == "CensusFeedSocket" && fix.reference?.kind == .singleCapture)
+      #expect(fix.alternative?.reference.holder == "CensusFeedSession")
+      #expect(fix.alternative?.reference.label == "socket")
+      #expect(fix.alternative?.breakFrees == "CensusFeedSession")
+      #expect(fix.alternative != nil && fix.alternative?.decision == nil)
       #expect(
         leak.trace.contains(
           "  or make CensusFeedSession.socket weak, if the closure is the CensusFeedSession's only owner while in "
@@ -83,6 +90,9 @@ extension CensusTests {
             + "closure's weak capture would free them while in use)"
         ], "\(leak.fixes)")
       #expect(
+        leak.sections.first?.fixes.first?.alternative?.decision
+          == .secondEdit(live: 1, ownedOnlyByClosures: 1))
+      #expect(
         leak.trace.contains(
           "  the census sees 1 of 1 live CensusFeedSession owned only by closures: make the second edit"),
         "\(leak.trace)")
@@ -107,6 +117,7 @@ extension CensusTests {
         leak.fixes == [
           "capture `[weak self]` in closure #1 in CensusFeedSession.start() (stored in CensusFeedSocket.onText)"
         ], "\(leak.fixes)")
+      #expect(leak.sections.first?.fixes.first?.alternative?.decision == .firstEdit(live: 1))
       #expect(
         leak.trace.contains("the census sees 1 live CensusFeedSession, each with another owner"),
         "\(leak.trace)")

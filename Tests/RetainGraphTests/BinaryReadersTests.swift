@@ -38,7 +38,7 @@ struct BinaryReadersTests {
     #expect(probe.object != nil, "the runtime freed the holder\n\(graph.report())")
     #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
     let closure = try #require(graph.nodes.first { $0.kind == .closure }, "\(graph.report())")
-    #expect(graph.isComplete, "\(graph.notes)")
+    #expect(graph.isComplete, "\(graph.walkNotes)")
     #if BinaryReaders
       #expect(closure.typeName.hasPrefix("closure #1 in "), "\(closure.typeName)")
       #expect(closure.typeName.contains("Holder.start()"), "\(closure.typeName)")
@@ -68,7 +68,7 @@ struct BinaryReadersTests {
     #endif
     // The frame's references to the consumer (its words equal to the stream's storage are live).
     let frameEdges = graph.edges.filter { $0.kind == .suspendedFrame && $0.to == graph.root }
-    #expect(graph.isComplete, "\(graph.notes)")
+    #expect(graph.isComplete, "\(graph.walkNotes)")
     #if BinaryReaders
       #expect(frameEdges.isEmpty, "\(graph.report())")
       #expect(!graph.predictedLeaks().contains(graph.root), "\(graph.report())")

@@ -58,7 +58,7 @@ struct ClosureTests {
         let where_ = "\(style) in \(storage)\(inStruct ? " in a struct" : "")"
 
         var (graph, objects) = ObjectGraph.walk(holder as Any)
-        #expect(graph.notes.isEmpty, "\(where_): \(graph.notes)")
+        #expect(graph.walkNotes.isEmpty, "\(where_): \(graph.walkNotes)")
         let intoRoot = graph.edges.filter { $0.to == 0 }
         #expect(
           Set(intoRoot.map(\.ownership)) == Set([ownership].compactMap { $0 }),
@@ -124,7 +124,7 @@ struct ClosureTests {
       let sync: () -> Void = { [weak runner] in _ = (runner, leaf) }
       runner.work = sync
       let graph = ObjectGraph(reflecting: runner)
-      #expect(graph.notes.isEmpty, "\(graph.notes)")
+      #expect(graph.walkNotes.isEmpty, "\(graph.walkNotes)")
       #expect(graph.edges.contains { $0.to == 0 && $0.ownership == .weak }, "\(graph.edgeDescriptions)")
       #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })
     }
@@ -146,7 +146,7 @@ struct ClosureTests {
       }
       var (owner, probes) = make()
       let graph = ObjectGraph(reflecting: owner as Any)
-      #expect(graph.notes.isEmpty, "\(graph.notes)")
+      #expect(graph.walkNotes.isEmpty, "\(graph.walkNotes)")
       let closure = graph.nodes.first { $0.kind == .closure }
       #expect(closure?.typeName.hasPrefix("closure #1 in RetainGraphTests.PackRouter.append<each A>") == true)
       #expect(graph.cycles.count == 1)
@@ -175,7 +175,7 @@ struct ClosureTests {
       var owner: PackRouterOwner? = PackRouterOwner(capturingSelf: false, packLength: 3, leaf: Leaf())
       let probe = WeakProbe(owner!)
       let graph = ObjectGraph(reflecting: owner as Any)
-      #expect(graph.notes.isEmpty, "\(graph.notes)")
+      #expect(graph.walkNotes.isEmpty, "\(graph.walkNotes)")
       #expect(graph.cycles.isEmpty)
       #expect(graph.predictedLeaks().isEmpty)
       #expect(graph.edges.contains { graph.nodes[$0.to].shortTypeName == "Leaf" && $0.ownership == .strong })

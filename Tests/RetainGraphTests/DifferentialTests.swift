@@ -15,7 +15,7 @@ struct DifferentialTests {
     #expect(fast.edges == general.edges, "\(context)")
     #expect(fast.cycles == general.cycles, "\(context)")
     #expect(fast.danglingReferences == general.danglingReferences, "\(context)")
-    #expect(fast.notes == general.notes, "\(context)")
+    #expect(fast.walkNotes == general.walkNotes, "\(context)")
   }
 
   @Test func samples() {

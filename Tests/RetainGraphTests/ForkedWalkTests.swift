@@ -470,7 +470,7 @@ func expectSameGraph(
   #expect(actual.isTruncated == expected.isTruncated, "\(context)", sourceLocation: sourceLocation)
   #expect(
     actual.danglingReferences == expected.danglingReferences, "\(context)", sourceLocation: sourceLocation)
-  #expect(actual.notes == expected.notes, "\(context)", sourceLocation: sourceLocation)
+  #expect(actual.walkNotes == expected.walkNotes, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.walkNotes == expected.walkNotes, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.cycles == expected.cycles, "\(context)", sourceLocation: sourceLocation)
   #expect(actual.report() == expected.report(), "\(context)", sourceLocation: sourceLocation)

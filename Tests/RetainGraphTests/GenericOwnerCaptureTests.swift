@@ -35,7 +35,7 @@ struct GenericOwnerCaptureTests {
       let (graph, probe, task) = await walkAndRelease(shape)
       defer { task?.cancel() }
       let leaks = shape != "[weak self] closure"
-      #expect(graph.notes == [], "\(graph.report())")
+      #expect(graph.walkNotes == [], "\(graph.report())")
       // A closure whose only capture is `self` is drawn straight to it (`handler (closure) → capture 0`).
       let captures = graph.edges.filter { edge in
         guard edge.to == graph.root else { return false }

@@ -57,7 +57,7 @@ struct HiddenStateTests {
       for _ in 0..<50 where probe.object != nil && !scenario.leaks {
         try await Task.sleep(for: .milliseconds(10))
       }
-      #expect(graph.notes == [], "\(graph.report())")
+      #expect(graph.walkNotes == [], "\(graph.report())")
       #expect((probe.object != nil) == scenario.leaks, "the runtime disagrees\n\(graph.report())")
       #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
       #expect(graph.cycles.isEmpty == !scenario.leaks, "\(graph.report())")
@@ -80,7 +80,7 @@ struct HiddenStateTests {
     #expect((probe.object != nil) == scenario.leaks, "the runtime disagrees with the scenario")
     #expect(!predicted || scenario.leaks, "a false alarm\n\(graph.report())")
     if scenario.leaks, !predicted {
-      #expect(!graph.notes.isEmpty, "a miss with no note\n\(graph.report())")
+      #expect(!graph.walkNotes.isEmpty, "a miss with no note\n\(graph.report())")
       #expect(graph.report().contains("note:"), "the report does not say what was not read")
     }
     stop()
@@ -125,7 +125,7 @@ struct HiddenStateTests {
       let forked = try ObjectGraph(snapshotting: session, timeout: .seconds(30))
       #expect(forked.nodes == inProcess.nodes)
       #expect(forked.edges == inProcess.edges)
-      #expect(forked.notes == inProcess.notes)
+      #expect(forked.walkNotes == inProcess.walkNotes)
       #expect(forked.cycles.count == 1, "\(forked.report())")
     }
   #endif

@@ -28,7 +28,7 @@ import Testing
       #expect(fromFile.nodes == read.nodes, "window \(windowSize) \(comment()) \(text)")
       #expect(fromFile.edges == read.edges, "window \(windowSize) \(comment()) \(text)")
       #expect(fromFile.root == read.root && fromFile.isTruncated == read.isTruncated)
-      #expect(fromFile.danglingReferences == read.danglingReferences && fromFile.notes == read.notes)
+      #expect(fromFile.danglingReferences == read.danglingReferences && fromFile.walkNotes == read.walkNotes)
       #expect(fromFile.cycles == read.cycles)
     case (.failure(let read), .failure(let fromFile)):
       #expect(fromFile.message == read.message, "window \(windowSize) \(comment()) \(text)")
@@ -46,7 +46,7 @@ import Testing
       #expect(read.edges == expected.edges, "\(comment()) \(text)")
       #expect(read.isTruncated == expected.isTruncated)
       #expect(read.danglingReferences == expected.danglingReferences)
-      #expect(read.notes == expected.notes)
+      #expect(read.walkNotes == expected.walkNotes)
       #expect(read.cycles == expected.cycles)
       #expect(read.report() == expected.report())
       return true
@@ -315,7 +315,7 @@ import Testing
     let read = try ObjectGraph(jsonData: data)
     #expect(read.nodes.map(\.typeName) == names)
     #expect(read.edges.map(\.label) == names)
-    #expect(read.notes == names)
+    #expect(read.walkNotes.map(\.description) == names)
     let escaped = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\u{FEFF}", with: "\\ufeff")
     #expect(try ObjectGraph(jsonData: Data(escaped.utf8)).nodes.map(\.typeName) == names)
   }

@@ -30,7 +30,7 @@ import Testing
     #expect(read.isTruncated == graph.isTruncated)
     #expect(read.cycles == graph.cycles)
     #expect(read.danglingReferences == graph.danglingReferences)
-    #expect(read.notes == graph.notes)
+    #expect(read.walkNotes == graph.walkNotes)
     #expect(read.report() == graph.report())
     #expect(read.jsonData() == data, "writing it again gives the same bytes")
     #expect(graph.jsonData() == data, "deterministic")
@@ -81,7 +81,7 @@ import Testing
     #expect(read.edges == graph.edges)
     #expect(read.isTruncated)
     #expect(read.danglingReferences == graph.danglingReferences)
-    #expect(read.notes == graph.notes)
+    #expect(read.walkNotes == graph.walkNotes)
     #expect(read.cycles.count == 1)
   }
 
@@ -90,7 +90,7 @@ import Testing
     #expect(graph.nodes.count == 2)
     #expect(graph.cycles.count == 1)
     #expect(graph.danglingReferences.isEmpty)
-    #expect(graph.notes.isEmpty)
+    #expect(graph.walkNotes.isEmpty)
   }
 
   @Test func nodesMayComeInAnyOrder() throws {

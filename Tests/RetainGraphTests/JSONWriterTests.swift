@@ -66,7 +66,10 @@ import Testing
       dangling =
         graph.danglingReferences.isEmpty
         ? nil : graph.danglingReferences.map { DanglingRecord(holder: $0.holder, label: $0.label) }
-      notes = graph.notes.isEmpty ? nil : graph.notes
+      var seen: Set<String> = []
+      let sentences = graph.walkNotes.filter { $0.kind != .truncated && seen.insert($0.description).inserted }
+        .map(\.description)
+      notes = sentences.isEmpty ? nil : sentences
       var located: [String: CodeLocation] = [:]
       for fix in graph.cycles.flatMap(\.fixPlan) {
         if let key = fix.declaration?.key, let location = fix.location { located[key] = location }
@@ -138,7 +141,7 @@ import Testing
     let read = try ObjectGraph(jsonData: graph.jsonData())
     #expect(read.nodes == graph.nodes)
     #expect(read.edges == graph.edges)
-    #expect(read.notes == texts)
+    #expect(read.walkNotes.map(\.description) == texts)
   }
 
   @Test func emptyAndSmallestGraphsMatchFoundation() throws {

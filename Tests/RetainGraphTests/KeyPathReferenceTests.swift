@@ -68,7 +68,7 @@ struct KeyPathReferenceTests {
       #expect((probe.object != nil) == scenario.leaks, "the runtime disagrees\n\(graph.report())")
       let read = Self.argumentsWereRead(graph)
       if read {
-        #expect(graph.notes == [], "\(graph.report())")
+        #expect(graph.walkNotes == [], "\(graph.report())")
         #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
         #expect(graph.cycles.isEmpty == !scenario.leaks, "\(graph.report())")
       } else if scenario.leaks {
@@ -91,8 +91,8 @@ struct KeyPathReferenceTests {
     #if DEBUG
       return true
     #else
-      #expect(graph.notes.allSatisfy { $0.contains("subscript arguments") }, "\(graph.notes)")
-      return graph.notes.isEmpty
+      #expect(graph.walkNotes.allSatisfy { $0.contains("subscript arguments") }, "\(graph.walkNotes)")
+      return graph.walkNotes.isEmpty
     #endif
   }
 

@@ -35,7 +35,7 @@ struct LibraryShapeTests {
     @Test(arguments: ShapeScenario.all)
     func cycleIsFoundAndConfirmedByTheRuntime(_ scenario: ShapeScenario) {
       let (graph, probe) = walkAndRelease(scenario)
-      #expect(graph.notes == [], "\(graph.report())")
+      #expect(graph.walkNotes == [], "\(graph.report())")
       #expect(graph.predictedLeaks().contains(graph.root), "\(graph.report())")
       #expect(probe.object != nil, "the runtime says the root was freed")
     }
@@ -62,11 +62,13 @@ struct ValueShapeCoverageTests {
       for holder in ShapeHolders.all {
         let graph = ObjectGraph(reflecting: holder.make())
         let reached = holder.reached(graph)
-        #expect(reached || !graph.notes.isEmpty, "\(holder.name): dropped in silence\n\(graph.edges)")
+        #expect(reached || !graph.walkNotes.isEmpty, "\(holder.name): dropped in silence\n\(graph.edges)")
         if noted.contains(holder.name) {
-          #expect(!reached && !graph.notes.isEmpty, "\(holder.name): expected a note, got \(graph.notes)")
+          #expect(
+            !reached && !graph.walkNotes.isEmpty, "\(holder.name): expected a note, got \(graph.walkNotes)")
         } else {
-          #expect(reached && graph.notes.isEmpty, "\(holder.name): not reached; notes: \(graph.notes)")
+          #expect(
+            reached && graph.walkNotes.isEmpty, "\(holder.name): not reached; notes: \(graph.walkNotes)")
         }
       }
     }
@@ -94,7 +96,7 @@ struct NotificationCenterTests {
   @inline(never)
   private func walkFromTheCenter(to probe: WeakProbe) throws {
     let (graph, objects) = ObjectGraph.walk(NotificationCenter.default, options: GraphOptions())
-    #expect(graph.notes == [], "\(graph.notes)")
+    #expect(graph.walkNotes == [], "\(graph.walkNotes)")
     let node = try #require(objects.firstIndex { $0 === probe.object })
     let path = try #require(graph.path(to: node))
     #expect(path.allSatisfy { $0.ownership == .strong })

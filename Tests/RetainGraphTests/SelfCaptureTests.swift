@@ -42,7 +42,7 @@ struct SelfCaptureTests {
     func capturesAreReadAndMatchTheRuntime(_ shape: String) {
       let (graph, probe) = walkAndRelease(shape)
       let leaks = shape != "[weak self] and Self"
-      #expect(graph.notes == [], "\(graph.report())")
+      #expect(graph.walkNotes == [], "\(graph.report())")
       let closure = try! #require(graph.nodes.first { $0.kind == .closure }, "\(graph.report())")
       let fromClosure = graph.edges.filter { $0.from == closure.id }
       // Only `self` (or `me`), never the metatype.

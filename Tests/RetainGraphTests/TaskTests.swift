@@ -85,7 +85,7 @@ struct TaskTests {
       for _ in 0..<50 where probe.object != nil && !scenario.leaks {
         try await Task.sleep(for: .milliseconds(10))
       }
-      #expect(graph.notes == [], "\(graph.report())")
+      #expect(graph.walkNotes == [], "\(graph.report())")
       #expect(graph.nodes.contains { $0.kind == .task }, "\(graph.report())")
       #expect((probe.object != nil) == scenario.leaks, "the runtime disagrees\n\(graph.report())")
       #expect(graph.predictedLeaks().contains(graph.root) == scenario.leaks, "\(graph.report())")
@@ -293,7 +293,7 @@ struct TaskTests {
           )
           #expect(graph.edges.contains { $0.from == child.to && $0.to == 0 && $0.kind == .suspendedFrame })
         }
-        #expect(graph.notes == [], "\(graph.report())")
+        #expect(graph.walkNotes == [], "\(graph.report())")
         let fix = graph.cycles.first?.fixPlan.first?.fix
         #expect(
           fix
@@ -340,7 +340,7 @@ struct TaskTests {
     let forked = try ObjectGraph(snapshotting: poller, timeout: .seconds(30))
     #expect(forked.nodes == inProcess.nodes)
     #expect(forked.edges == inProcess.edges)
-    #expect(forked.notes == inProcess.notes)
+    #expect(forked.walkNotes == inProcess.walkNotes)
   }
 
   @Test func runningTaskIsNotedNotRead() async throws {
@@ -362,7 +362,7 @@ struct TaskTests {
         ]
       #endif
       #expect(
-        graph.notes
+        graph.walkNotes.map(\.description)
           == unreadFields + [
             "task (running): the task was running during the walk; what it holds (its closure's captures, its frames) was not read"
           ],
@@ -380,7 +380,7 @@ struct TaskTests {
     func workItemBlocksAreRead(_ name: String, _ shape: Int) {
       let (graph, probe) = walkAndReleaseWorkItem(shape)
       let leaks = shape != 2
-      #expect(graph.notes == [], "\(graph.report())")
+      #expect(graph.walkNotes == [], "\(graph.report())")
       #expect(graph.predictedLeaks().contains(graph.root) == leaks, "\(graph.report())")
       #expect((probe.object != nil) == leaks, "the runtime disagrees\n\(graph.report())")
       if let owner = probe.object as? WorkItemOwner { owner.item = nil }

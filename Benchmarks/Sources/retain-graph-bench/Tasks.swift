@@ -47,7 +47,7 @@ func runTaskBenchmark(sizes: [Int], every: Int = 10) -> Never {
             let graph = ObjectGraph(reflecting: root, options: options)
             cycles = graph.cycles.count
             nodes = graph.nodeCount
-            precondition(graph.notes.isEmpty, "\(graph.notes)")
+            precondition(graph.walkNotes.isEmpty, "\(graph.walkNotes)")
           }
         }.min() ?? .infinity
       return (time, nodes, cycles)

@@ -10,8 +10,8 @@ extension LeakSearch {
   struct Analysed {
     var signature: LeakSignature
     var types: [String]
-    var trace: String
-    var fixes: [String]
+    /// The trace and fix plan, as values.
+    var sections: [LeakReport.TraceSection]
     var site: [String]?
     var maker: String?
     var hasProgramType: Bool
@@ -59,10 +59,9 @@ extension LeakSearch {
         property: $0.property, closureFunction: $0.closureFunction)
     }
     guard let graph = try? ObjectGraph(nodes: nodes, edges: edges, root: 0) else { return nil }
-    var lines = graph.report().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    // The first line is the walked graph's summary ("… reachable from …"): the leak has its own.
-    if !lines.isEmpty { lines.removeFirst() }
-    while lines.first == "" { lines.removeFirst() }
+    // The report's sections, without the walked graph's summary ("… reachable from …"): the leak
+    // has its own.
+    let sections = LeakReport.TraceSection.sections(of: graph)
     var types: Set<String> = []
     var cycleMembers: [Node.ID] = []
     // Whether a class on the cycle is defined in the program (its type descriptor is in the image
@@ -102,28 +101,24 @@ extension LeakSearch {
     }
     // The breaks with two edits, with the metadata of the object the closure captures.
     var twoEdits: [TwoEdits] = []
-    for fix in graph.cycles.flatMap(\.fixPlan) {
-      guard let alternative = fix.alternative else { continue }
-      func metadata(ofNode node: Int) -> UInt? {
-        objects[keep[node]].flatMap {
-          CensusRuntime.metadata(ofObjectAt: UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()))
-        }.map { UInt(bitPattern: $0) }
+    for (section, group) in zip(sections.indices, graph.reportSections()) {
+      for (number, fix) in group.cycle.fixPlan.enumerated() {
+        guard let alternative = fix.alternative else { continue }
+        func metadata(ofNode node: Int) -> UInt? {
+          objects[keep[node]].flatMap {
+            CensusRuntime.metadata(ofObjectAt: UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()))
+          }.map { UInt(bitPattern: $0) }
+        }
+        guard let captured = metadata(ofNode: alternative.edge.from),
+          let holder = metadata(ofNode: fix.edge.from)
+        else { continue }
+        twoEdits.append(
+          TwoEdits(capturedMetadata: captured, holderMetadata: holder, section: section, fix: number))
       }
-      guard let captured = metadata(ofNode: alternative.edge.from),
-        let holder = metadata(ofNode: fix.edge.from)
-      else { continue }
-      twoEdits.append(
-        TwoEdits(
-          capturedMetadata: captured, holderMetadata: holder, captured: alternative.breakFrees, fix: fix.fix,
-          alternative: alternative.fix))
     }
     return Analysed(
       signature: graph.signature(ofMembers: cycleMembers), types: types.sorted(),
-      trace: lines.joined(separator: "\n"),
-      // A break with another edit says both: the summary at exit shows only the first fix.
-      fixes: graph.cycles.flatMap {
-        $0.fixPlan.map { fix in fix.alternative.map { "\(fix.fix); or \($0.fix)" } ?? fix.fix }
-      },
+      sections: sections,
       site: rgc_backtraces_ever_recorded() != 0 ? HeapCensus.allocationBacktrace(of: root) : nil,
       maker: attributing
         ? CensusTable.allocationFrames(of: UnsafeRawPointer(Unmanaged.passUnretained(root).toOpaque()))

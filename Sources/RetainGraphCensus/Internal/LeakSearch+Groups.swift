@@ -191,7 +191,7 @@ extension LeakSearch {
         analysed,
         LeakReport.LeakedCycle(
           signature: analysed.signature, cycleTypes: analysed.types, objectCount: group.count,
-          trace: analysed.trace, fixes: analysed.fixes, allocationSite: analysed.site,
+          sections: analysed.sections, allocationSite: analysed.site,
           sequences: oldest...newest, madeBy: analysed.maker, count: 1, totalObjectCount: group.count,
           bytes: bytes)
       )
@@ -203,8 +203,7 @@ extension LeakSearch {
         guard let (analysed, shape) = shapes[signature] else { return nil }
         var reported = shape
         reported.cycleTypes = analysed.types
-        reported.trace = analysed.trace
-        reported.fixes = analysed.fixes
+        reported.sections = analysed.sections
         reported.allocationSite = analysed.site
         reported.madeBy = analysed.maker
         reported.isOfLibraryTypesOnly = attributing ? !analysed.hasProgramType : nil

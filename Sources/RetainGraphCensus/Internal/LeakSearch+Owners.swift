@@ -6,18 +6,17 @@ internal import RetainGraphRuntime
 // program working, but the instances still in use can (issue 40.4).
 
 extension LeakSearch {
-  /// A break whose cycle gave two edits: the captured object's type and both sentences.
+  /// A break whose cycle gave two edits: the metadata of the captured object and of its holder, and
+  /// where the fix is among the analysed sections.
   struct TwoEdits {
     /// The metadata of the object the break's closure captures (`FeedSession`).
     var capturedMetadata: UInt
     /// The metadata of what holds the break's reference: the closure's context, or the object
     /// that stores a closure whose only capture is the object (`FeedSocket`, its `onText`).
     var holderMetadata: UInt
-    /// Its short type name.
-    var captured: String
-    /// The break's edit (`capture [weak self] in …`) and the other (`make FeedSession.socket weak`).
-    var fix: String
-    var alternative: String
+    /// The index of the fix's section, and of the fix in it.
+    var section: Int
+    var fix: Int
   }
 
   /// How the live (not garbage) instances of one type are owned right now.
@@ -84,32 +83,16 @@ extension LeakSearch {
   static func decidingTwoEdits(_ analysed: Analysed, owners: (UInt, UInt) -> LiveOwners) -> Analysed {
     guard !analysed.twoEdits.isEmpty else { return analysed }
     var decided = analysed
-    var lines = analysed.trace.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     for edits in analysed.twoEdits {
-      let both = "\(edits.fix); or \(edits.alternative)"
-      let verdict: (fix: String, line: String)
+      let decision: LeakReport.Decision
       switch owners(edits.capturedMetadata, edits.holderMetadata) {
-      case .noneAlive:
-        continue
+      case .noneAlive: continue
       case .someOnlyByClosures(let live, let only):
-        verdict = (
-          "\(edits.alternative) (\(only) of \(live) live \(edits.captured) owned only by closures: the closure's "
-            + "weak capture would free them while in use)",
-          "  the census sees \(only) of \(live) live \(edits.captured) owned only by closures: make the second "
-            + "edit (the first would free them while in use)"
-        )
-      case .everyOneOtherwiseOwned(let live):
-        verdict = (
-          edits.fix,
-          "  the census sees \(live) live \(edits.captured), each with another owner: the first edit keeps them"
-        )
+        decision = .secondEdit(live: live, ownedOnlyByClosures: only)
+      case .everyOneOtherwiseOwned(let live): decision = .firstEdit(live: live)
       }
-      if let index = decided.fixes.firstIndex(of: both) { decided.fixes[index] = verdict.fix }
-      if let or = lines.firstIndex(where: { $0.hasPrefix("  or \(edits.alternative),") }) {
-        lines.insert(verdict.line, at: or + 1)
-      }
+      decided.sections[edits.section].fixes[edits.fix].alternative?.decision = decision
     }
-    decided.trace = lines.joined(separator: "\n")
     return decided
   }
 }

@@ -16,7 +16,7 @@ extension RetainerSearch {
   }
 
   static func analyse(
-    _ graph: ObjectGraph, target: Node.ID, holders: [String], notes: [String]
+    _ graph: ObjectGraph, target: Node.ID, holders: [String], notes: [RetainerReport.Note]
   ) -> RetainerReport {
     let ends = graph.edgeEnds()
     let edgeCount = ends.from.count
@@ -41,6 +41,11 @@ extension RetainerSearch {
       holderContexts[to] = holder
     }
     func name(_ node: Node.ID) -> String { holderContexts[node] ?? graph.displayName(node) }
+    func step(_ edge: Edge) -> TraceStep {
+      TraceStep(
+        holder: name(edge.from), holderKind: graph.node(edge.from).kind, label: edge.label, kind: edge.kind,
+        ownership: edge.ownership, target: name(edge.to), targetKind: graph.node(edge.to).kind)
+    }
     func heldBy(_ node: Node.ID) -> RetainerReport.Holder {
       if let name = holderContexts[node] { return .runtimeHolder(name: name) }
       return graph.node(node).kind == .closure ? .closure(name: name(node)) : .object(typeName: name(node))
@@ -83,7 +88,7 @@ extension RetainerSearch {
     var head = 0
     var origin: RetainerReport.Origin = .none
     var start: Node.ID?
-    var startStep: RetainerReport.Step?
+    var startStep: TraceStep?
     var firstUnseen: Node.ID?
     search: while head < queue.count {
       let node = queue[head]
@@ -102,7 +107,9 @@ extension RetainerSearch {
             start = node
             if holderContexts[node] == nil {
               // The holder's closure captures the node itself.
-              startStep = .init(holder: holder, label: rest, target: name(node))
+              startStep = TraceStep(
+                holder: holder, holderKind: .closure, label: rest, kind: edge.kind, target: name(node),
+                targetKind: graph.node(node).kind)
             }
             break search
           }
@@ -128,8 +135,7 @@ extension RetainerSearch {
       // Every strong holder is on a loop back to the object: held only by its own cycle.
       return RetainerReport(
         typeName: name(target), retainers: retainers, origin: .ownCycle,
-        path: loop.map { .init(holder: name($0.from), label: $0.label, target: name($0.to)) },
-        notes: notes + (graph.isTruncated ? ["the census walk was cut short by its node limit"] : []))
+        path: loop.map(step), notes: notes + (graph.isTruncated ? [.walkCut] : []))
     }
     if start == nil {
       if let firstUnseen {
@@ -143,15 +149,15 @@ extension RetainerSearch {
         }
       }
     }
-    var path: [RetainerReport.Step] = startStep.map { [$0] } ?? []
+    var path: [TraceStep] = startStep.map { [$0] } ?? []
     var node = start ?? target
     while node != target, towardTarget[node] >= 0 {
       let edge = graph.edge(at: Int(towardTarget[node]))
-      path.append(.init(holder: name(edge.from), label: edge.label, target: name(edge.to)))
+      path.append(step(edge))
       node = edge.to
     }
     var allNotes = notes
-    if graph.isTruncated { allNotes.append("the census walk was cut short by its node limit") }
+    if graph.isTruncated { allNotes.append(.walkCut) }
     return RetainerReport(
       typeName: name(target), retainers: retainers, origin: origin, path: path, notes: allNotes)
   }

@@ -47,7 +47,7 @@ enum RetainerSearch {
       population.indexByAddress.insert(targetAddress, index: population.objects.count)
       population.objects.append(target)
     }
-    var notes: [String] = []
+    var notes: [RetainerReport.Note] = []
     var globals: [GraphChild] = []
     var globalLabels: Set<String> = []
     for global in GlobalReferences.find(where: { population.indexByAddress[$0] != nil }) {
@@ -57,7 +57,7 @@ enum RetainerSearch {
           globals.append(.global(global.name, population.objects[index]))
         }
       } else if global.object == targetAddress {
-        notes.append("\(global.name) holds a word equal to its address (it may be a number, not a reference)")
+        notes.append(.wordInGlobal(global.name))
       }
     }
     // Globals holding objects made before the census started, read with their declared type.
@@ -97,7 +97,7 @@ enum RetainerSearch {
       search(target, roots: globals + holders + [everything], holders: holderNames, notes: notes)
       ?? RetainerReport(
         typeName: CensusNames.shortName(String(reflecting: type(of: target))), retainers: [], origin: .none,
-        path: [], notes: notes + ["the walk did not reach it"])
+        path: [], notes: notes + [.notReached])
     patch(&report, capturingContexts: capturingContexts)
     addWordHolders(&report, coreFoundationHolders)
     return report
@@ -111,14 +111,11 @@ enum RetainerSearch {
       report.retainers.append(
         .init(heldBy: .object(typeName: name), label: "", ownership: .strong, isWordOnly: true))
     }
-    report.notes.append(
-      "a holder marked (a word of its memory) is a Core Foundation object, which the walk does not read by type: "
-        + "one of its words equals the object's address (or its side table's), so it may hold the object, "
-        + "strongly or weakly")
+    report.notes.append(.coreFoundationHolders)
   }
 
   private static func search(
-    _ target: AnyObject, roots: [GraphChild], holders: [String], notes: [String]
+    _ target: AnyObject, roots: [GraphChild], holders: [String], notes: [RetainerReport.Note]
   ) -> RetainerReport? {
     // Contexts kept too: the target may be a closure context (a growing closure's).
     let (graph, nodeObjects) = ObjectGraph.walkKeepingContexts(
@@ -178,7 +175,10 @@ enum RetainerSearch {
     }
     if case .none = report.origin {
       report.origin = .unseenHolder
-      report.path = [.init(holder: capturingContexts[0], label: "capture", target: report.typeName)]
+      report.path = [
+        TraceStep(
+          holder: capturingContexts[0], holderKind: .closure, label: "capture", target: report.typeName)
+      ]
     }
   }
 

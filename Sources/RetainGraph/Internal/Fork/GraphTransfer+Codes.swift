@@ -10,8 +10,8 @@ extension ReferencePath {
 }
 
 extension Edge.Kind {
-  /// The kind's code in ``GraphTransfer``'s labels.
-  var transferCode: UInt8 {
+  /// The kind's code in ``GraphTransfer``'s labels (and the census's leak report).
+  package var transferCode: UInt8 {
     switch self {
     case .property: 0
     case .enumPayload: 1
@@ -27,7 +27,7 @@ extension Edge.Kind {
   }
 
   /// The capture's index, for a capture of either kind.
-  var captureIndex: Int? {
+  package var captureIndex: Int? {
     switch self {
     case .capture(let index), .actorIsolation(let index): index
     default: nil
@@ -35,7 +35,7 @@ extension Edge.Kind {
   }
 
   /// A kind without an argument, by its code.
-  init?(transferCode: UInt8) {
+  package init?(transferCode: UInt8) {
     switch transferCode {
     case 0: self = .property
     case 1: self = .enumPayload

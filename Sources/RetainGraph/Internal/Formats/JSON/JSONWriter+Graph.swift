@@ -67,10 +67,11 @@ extension JSONWriter {
       }
       json.endArray()
     }
-    if !graph.notes.isEmpty {
+    let sentences = graph.noteSentences
+    if !sentences.isEmpty {
       json.key("notes")
       json.beginArray()
-      for note in graph.notes {
+      for note in sentences {
         json.element()
         json.string(note)
       }

@@ -61,17 +61,48 @@ extension ObjectGraph {
   func traceLines(of fix: Cycle.Break, indent: String = "", maxHops: Int? = nil) -> (
     lines: [String], reachable: Bool
   ) {
+    guard let chain = traceChain(of: fix) else { return ([], false) }
+    let lines = LeakTrace.lines(
+      start: displayName(chain.count == 0 ? root : chain.edge(0).from), hopCount: chain.count,
+      hop: { index in
+        let edge = chain.edge(index)
+        return (label: edge.label, ownership: edge.ownership, target: displayName(edge.to))
+      },
+      indent: indent, marked: (0..<chain.count).first { chain.edge($0) == fix.edge }, closesLoop: true,
+      maxHops: maxHops)
+    return (lines, chain.reachable)
+  }
+
+  /// The references of one break's trace (``traceLines(of:indent:maxHops:)``) as values: from the
+  /// root to the loop, then round the loop; the index of the one to break; whether the root reaches
+  /// the loop.
+  package func tracePath(of fix: Cycle.Break) -> (path: [Edge], marked: Int?, reachable: Bool) {
+    guard let chain = traceChain(of: fix) else { return ([], nil, false) }
+    let path = (0..<chain.count).map(chain.edge)
+    return (path, path.firstIndex { $0 == fix.edge }, chain.reachable)
+  }
+
+  /// The report's sections below its summary, one per group of alike cycles, as
+  /// ``report()`` prints them.
+  package func reportSections() -> [ReportSection] {
+    let writer = ReportWriter(graph: self, limits: ReportLimits())
+    return writer.sections(ReportWriter.alikeGroups(cycles))
+  }
+
+  /// The chain of one break's trace: the path from the root to the loop's member nearest the root,
+  /// then round the loop from it, each edge made when asked (`edge(index)`): a million-edge loop
+  /// is not copied for a trace of a few dozen lines. Nil for an empty loop.
+  private func traceChain(of fix: Cycle.Break) -> (count: Int, edge: (Int) -> Edge, reachable: Bool)? {
     let search = storage.distances(from: root)
     let distance = storage.distance(from: root)
     // The loop's edges by index: made into `Edge` values only for the hops printed.
     let loop = fix.loopEdges.indices
+    let storage = storage
     func from(_ position: Int) -> Int { Int(storage.edges[Int(loop[position])].from) }
     guard
       let entry = loop.indices.min(by: { (distance[from($0)], $0) < (distance[from($1)], $1) })
-    else { return ([], false) }
+    else { return nil }
     let prefix = search.pathEdges(to: from(entry), in: storage)
-    // The path from the root, then round the loop from its entry, made edge by edge when printed:
-    // a million-edge loop is not copied for a trace of a few dozen lines.
     let prefixEdges = prefix ?? []
     let count = prefixEdges.count + loop.count
     func edge(_ index: Int) -> Edge {
@@ -79,14 +110,7 @@ extension ObjectGraph {
         ? storage.edge(Int(prefixEdges[index]))
         : storage.edge(Int(loop[(entry + index - prefixEdges.count) % loop.count]))
     }
-    let lines = LeakTrace.lines(
-      start: displayName(count == 0 ? root : edge(0).from), hopCount: count,
-      hop: { index in
-        let edge = edge(index)
-        return (label: edge.label, ownership: edge.ownership, target: displayName(edge.to))
-      },
-      indent: indent, marked: (0..<count).first { edge($0) == fix.edge }, closesLoop: true, maxHops: maxHops)
-    return (lines, prefix != nil)
+    return (count, edge, prefix != nil)
   }
 }
 

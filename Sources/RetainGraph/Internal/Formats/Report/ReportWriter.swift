@@ -1,5 +1,16 @@
 internal import RetainGraphRuntime
 
+/// One group of alike cycles as the report prints it: its first cycle, how many cycles it has, its
+/// heading (nil for a graph of one cycle whose plan is one edit), how many edits the plan is and the
+/// line for the library's own loops left among its members.
+package struct ReportSection {
+  package let cycle: Cycle
+  package let cycleCount: Int
+  package let heading: String?
+  package let edits: Int
+  package let libraryLoop: String?
+}
+
 /// Writes ``ObjectGraph/report()``: the leak trace of every cycle's fix plan, dangling `unowned`
 /// references, notes, shortened to ``ReportLimits``.
 struct ReportWriter {
@@ -20,24 +31,12 @@ struct ReportWriter {
     }
     lines.append(summary())
     let groups = Self.alikeGroups(graph.cycles)
-    for group in groups.prefix(limits.maxCycles ?? groups.count) {
-      let cycle = graph.cycles[group[0]]
+    for section in sections(groups.prefix(limits.maxCycles ?? groups.count)) {
+      let cycle = section.cycle
       lines.append("")
-      let fixes = Self.edits(of: cycle)
-      let shown = cycle.fixPlan.count < fixes ? " (the first \(cycle.fixPlan.count) shown)" : ""
-      let weaken = fixes > 1 ? "; \(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken))" : ""
-      if group.count > 1 {
-        lines.append(
-          "cycles \(Self.numbers(group)) of \(graph.cycles.count), \(group.count) alike "
-            + "(\(memberSummary(cycle, each: true)))\(weaken)\(shown); the first:")
-      } else if graph.cycles.count > 1 {
-        lines.append(
-          "cycle \(group[0] + 1) of \(graph.cycles.count) (\(memberSummary(cycle)))\(weaken)\(shown):")
-      } else if fixes > 1 {
-        lines.append(
-          "\(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken)), one loop each\(shown):")
-      }
-      let alike = group.count > 1 ? ", one edit for all \(group.count) cycles" : ""
+      if let heading = section.heading { lines.append(heading) }
+      let fixes = section.edits
+      let alike = section.cycleCount > 1 ? ", one edit for all \(section.cycleCount) cycles" : ""
       for (number, fix) in cycle.fixPlan.enumerated() {
         if number > 0 { lines.append("") }
         let (trace, reachable) = graph.traceLines(of: fix, maxHops: limits.maxHops)
@@ -52,9 +51,9 @@ struct ReportWriter {
           lines.append("  or \(alternative.fix), \(alternative.condition)\(place)")
         }
       }
-      if !cycle.libraryLoopMembers.isEmpty {
+      if let libraryLoop = section.libraryLoop {
         if !cycle.fixPlan.isEmpty { lines.append("") }
-        lines.append(libraryLoopLine(cycle.libraryLoopMembers))
+        lines.append(libraryLoop)
       }
     }
     if let maxCycles = limits.maxCycles, groups.count > maxCycles {
@@ -85,6 +84,30 @@ struct ReportWriter {
       $0.kind != .truncated && !graph.isLibraryNote($0) && seen.insert($0.description).inserted
     }
     return own.map { "note: \($0.description)" } + graph.libraryNoteLines(graph.walkNotes)
+  }
+
+  /// The sections of `groups` (of ``alikeGroups(_:)``).
+  func sections(_ groups: some Sequence<[Int]>) -> [ReportSection] {
+    groups.map { group in
+      let cycle = graph.cycles[group[0]]
+      let fixes = Self.edits(of: cycle)
+      let shown = cycle.fixPlan.count < fixes ? " (the first \(cycle.fixPlan.count) shown)" : ""
+      let weaken = fixes > 1 ? "; \(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken))" : ""
+      var heading: String?
+      if group.count > 1 {
+        heading =
+          "cycles \(Self.numbers(group)) of \(graph.cycles.count), \(group.count) alike "
+          + "(\(memberSummary(cycle, each: true)))\(weaken)\(shown); the first:"
+      } else if graph.cycles.count > 1 {
+        heading = "cycle \(group[0] + 1) of \(graph.cycles.count) (\(memberSummary(cycle)))\(weaken)\(shown):"
+      } else if fixes > 1 {
+        heading =
+          "\(Self.toWeaken(edits: fixes, references: cycle.referencesToWeaken)), one loop each\(shown):"
+      }
+      return ReportSection(
+        cycle: cycle, cycleCount: group.count, heading: heading, edits: fixes,
+        libraryLoop: cycle.libraryLoopMembers.isEmpty ? nil : libraryLoopLine(cycle.libraryLoopMembers))
+    }
   }
 
   /// The cycles' indices, grouped: cycles whose fix plans say the same fixes (the same references
