@@ -117,9 +117,74 @@ nonisolated(nonsending) public func assertNoLeakedCycles<R>(
   return result
 }
 
-/// How a failure of ``assertNoLeakedCycles(timeout:knownCyclesFile:fileID:filePath:line:column:_:)`` names what it checked.
+/// Runs `body` and returns the failure ``assertNoLeakedCycles(timeout:knownCyclesFile:fileID:filePath:line:column:_:)-4opal``
+/// would report, as a value, or nil when `body` leaves no leaked cycle: the check without the
+/// assertion, to build your own on.
+///
+/// ```swift
+/// if let failure = checkNoLeakedCycles({ CheckoutFlow().run() }) {
+///   print(failure)   // each leaked cycle's trace and fix
+/// }
+/// ```
+///
+/// Without the heap census running for the caller, the failure says how to start it (`body` still
+/// runs). Known cycles pass as in the assertion.
+/// - Parameters:
+///   - timeout: how long the count may take.
+///   - knownCyclesFile: the known-cycles file to read; nil (the default): the one at the root of
+///     the package `filePath` is in, if any.
+///   - filePath: the caller's file path (where the known-cycles file is looked for).
+///   - body: the code to check.
+/// - Returns: the failure, or nil when the check holds.
+/// - Throws: what `body` throws (then nothing is checked).
+public func checkNoLeakedCycles(
+  timeout: Duration = .seconds(60),
+  knownCyclesFile: String? = nil,
+  filePath: StaticString = #filePath,
+  _ body: () throws -> Void
+) rethrows -> LeakCheckFailure? {
+  guard CensusRegistration.running != nil else {
+    try body()
+    return LeakCheckFailure(description: LeakedCyclesWording.checkMissingCensus, graphs: [])
+  }
+  let (_, problem) = try runCheckingLeakedCycles(
+    subject: LeakedCyclesWording.checkSubject, place: LeakedCyclesWording.place, timeout: timeout,
+    knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath), body)
+  return problem.map { LeakCheckFailure(description: $0, graphs: []) }
+}
+
+/// The async twin of `checkNoLeakedCycles(timeout:knownCyclesFile:filePath:_:)`.
+/// - Parameters:
+///   - timeout: how long the count may take.
+///   - knownCyclesFile: the known-cycles file to read; nil (the default): the one at the root of
+///     the package `filePath` is in, if any.
+///   - filePath: the caller's file path (where the known-cycles file is looked for).
+///   - body: the code to check.
+/// - Returns: the failure, or nil when the check holds.
+/// - Throws: what `body` throws (then nothing is checked).
+nonisolated(nonsending) public func checkNoLeakedCycles(
+  timeout: Duration = .seconds(60),
+  knownCyclesFile: String? = nil,
+  filePath: StaticString = #filePath,
+  _ body: () async throws -> Void
+) async rethrows -> LeakCheckFailure? {
+  guard let census = CensusRegistration.running else {
+    try await body()
+    return LeakCheckFailure(description: LeakedCyclesWording.checkMissingCensus, graphs: [])
+  }
+  let (_, scope) = try await census.inNewLeakScope(recordingBacktraces: false, body)
+  return census.leakedCyclesProblem(
+    inScope: scope, subject: LeakedCyclesWording.checkSubject, place: LeakedCyclesWording.place,
+    timeout: timeout, knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath)
+  ).map { LeakCheckFailure(description: $0, graphs: []) }
+}
+
+/// How a failure of ``assertNoLeakedCycles(timeout:knownCyclesFile:fileID:filePath:line:column:_:)-4opal``
+/// (or of its `check…` twin) names what it checked.
 enum LeakedCyclesWording {
   static let subject = "The code checked by assertNoLeakedCycles"
+  static let checkSubject = "The code checked by checkNoLeakedCycles"
   static let place = "that code"
   static let missingCensus = CensusRegistration.missingCensusMessage(for: "assertNoLeakedCycles")
+  static let checkMissingCensus = CensusRegistration.missingCensusMessage(for: "checkNoLeakedCycles")
 }

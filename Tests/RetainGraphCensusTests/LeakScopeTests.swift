@@ -213,6 +213,40 @@ extension CensusTests {
       assertGolden(messages.first ?? "", named: "async-assertion-one-leaked-cycle")
     }
 
+    /// `checkNoLeakedCycles` returns, as a value, the failure the assertion would report (its text
+    /// the assertion's, naming the check), nil for a block that leaves no cycle; sync and async.
+    @Test func theCheckReturnsTheAssertionsFailureAsAValue() async throws {
+      let made = Mutex<[WeakBox]>([])
+      let (leaking, clean) = HeapCensus.run {
+        (
+          checkNoLeakedCycles { made.withLock { $0.append(ScopedPairTraitCase.make(leaking: true)) } },
+          checkNoLeakedCycles { made.withLock { $0.append(ScopedPairTraitCase.make(leaking: false)) } }
+        )
+      }
+      let asyncLeaking = await HeapCensus.run {
+        await checkNoLeakedCycles {
+          await Task.yield()
+          made.withLock { $0.append(ScopedPairTraitCase.make(leaking: true)) }
+        }
+      }
+      made.withLock { boxes in boxes.forEach { $0.breakCycle() } }
+      #expect(made.withLock { $0.allSatisfy { $0.object == nil } }, "freed once broken")
+      #expect(clean == nil)
+      for failure in [leaking, asyncLeaking] {
+        let text = try #require(failure).description
+        #expect(
+          text.hasPrefix("The code checked by checkNoLeakedCycles left 1 leaked cycle behind"), "\(text)")
+        #expect(text.contains("leaked cycle 1 of 1: 2 objects (ScopedPairTraitCase)"), "\(text)")
+        #expect(failure?.graphs.isEmpty == true)
+      }
+      // Without a census: the failure says how to start one, and the block still runs.
+      var ran = false
+      let missing = checkNoLeakedCycles { ran = true }
+      #expect(ran)
+      #expect(
+        missing?.description.hasPrefix("checkNoLeakedCycles counts every live object in the process") == true)
+    }
+
     /// Without a census running for the test, the assertion does not pass in silence: it fails with
     /// how to start one, and still runs its block.
     @Test func theAssertionWithoutACensusSaysHowToStartOne() {
