@@ -21,6 +21,23 @@ enum LeakSearch {
     var index = AddressIndex(capacity: 0)
     /// How many of them the census recorded.
     var recordedCount = 0
+    /// The population index of each class instance the count holds (the walk's roots), in order.
+    var roots: [Int32] = []
+
+    /// Adds a collection's storage the census did not record (read through by the walk or by its
+    /// holder's words); returns its index.
+    mutating func addUnrecordedStorage(_ address: UInt, at object: UnsafeRawPointer) -> Int {
+      let strong = CensusRuntime.strongCount(ofObjectAt: object)
+      index.insert(address, index: addresses.count)
+      addresses.append(address)
+      strongCounts.append(strong)
+      sequences.append(.max)
+      scopes.append(0)
+      // Its size, for reading its words: what `malloc` gave it (the runtime allocates heap
+      // objects with `malloc`; an immortal, statically made storage holds no reference to check).
+      sizes.append(strong < 1 << 30 ? rgc_allocation_size(object) : 0)
+      return addresses.count - 1
+    }
   }
 
   /// The count's answer: which objects are garbage, and what it could not attribute.
@@ -31,6 +48,8 @@ enum LeakSearch {
     var targets: [Int32] = []
     var isGarbage: [Bool] = []
     var unexplained = LeakReport.Unexplained()
+    /// `holders` and `targets` as successor lists.
+    var successors = Successors(count: 0, holders: [], targets: [])
   }
 
   /// The census's class instances (held strongly, the walk's roots) and the population, with
@@ -48,6 +67,7 @@ enum LeakSearch {
       population.strongCounts.reserveCapacity(records.count)
       population.sequences.reserveCapacity(records.count)
       population.scopes.reserveCapacity(records.count)
+      population.roots.reserveCapacity(records.count)
       for record in records {
         guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
         let strong = CensusRuntime.strongCount(ofObjectAt: record.object)
@@ -62,6 +82,7 @@ enum LeakSearch {
         // Closure contexts and boxes are read through their holders (the walk reads a context
         // only there).
         if CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object) {
+          population.roots.append(Int32(population.addresses.count - 1))
           objects.append(object)
         }
       }
@@ -72,8 +93,10 @@ enum LeakSearch {
 
   /// Counts: attributes each strong reference of `reading` to the recorded heap object that holds
   /// it, subtracts, and marks what nothing outside reaches as garbage.
-  static func account(_ reading: HeapReading, population start: Population) -> Accounting {
-    var population = start
+  static func account(
+    _ reading: HeapReading, words: WordReading, population start: consuming Population
+  ) -> Accounting {
+    var population = consume start
     // Node → population index (-1: not recorded, so outside).
     var nodeIndex = [Int32](repeating: -1, count: reading.objects.count)
     for (node, object) in reading.objects.enumerated() {
@@ -98,16 +121,7 @@ enum LeakSearch {
           passIsReal[number] = false
           continue
         }
-        let strong = CensusRuntime.strongCount(ofObjectAt: object)
-        population.index.insert(pass.storage, index: population.addresses.count)
-        population.addresses.append(pass.storage)
-        population.strongCounts.append(strong)
-        population.sequences.append(.max)
-        population.scopes.append(0)
-        // Its size, for reading its words: what `malloc` gave it (the runtime allocates heap
-        // objects with `malloc`; an immortal, statically made storage holds no reference to check).
-        population.sizes.append(strong < 1 << 30 ? rgc_allocation_size(object) : 0)
-        storage = population.addresses.count - 1
+        storage = population.addUnrecordedStorage(pass.storage, at: object)
         isRead.append(false)
       }
       passStorage[number] = Int32(storage)
@@ -116,14 +130,38 @@ enum LeakSearch {
         passIsPrimary[number] = true
       }
     }
+    // The arrays read by their holders' words (`WordReading`), after the walk's: each storage's
+    // elements count once, whichever pass reads it first.
+    var wordPassStorage = [Int32](repeating: -1, count: words.passes.count)
+    var wordPassIsPrimary = [Bool](repeating: false, count: words.passes.count)
+    for (number, pass) in words.passes.enumerated() {
+      var storage = population.index[pass.storage] ?? -1
+      if storage < 0 {
+        guard let object = UnsafeRawPointer(bitPattern: pass.storage) else { continue }
+        storage = population.addUnrecordedStorage(pass.storage, at: object)
+        isRead.append(false)
+      }
+      wordPassStorage[number] = Int32(storage)
+      if !isRead[storage] {
+        isRead[storage] = true
+        wordPassIsPrimary[number] = true
+      }
+    }
     let count = population.addresses.count
     var accounting = Accounting(population: population)
     var inside = [Int](repeating: 0, count: count)
     var unattributed = [Int](repeating: 0, count: count)
     // Each reference to check, then checked holder by holder (a holder's words are read once).
     var candidates: [(holder: Int32, target: Int32, verified: Bool)] = []
+    accounting.holders.reserveCapacity(reading.references.count + words.holders.count + words.elements.count)
+    accounting.targets.reserveCapacity(reading.references.count + words.holders.count + words.elements.count)
     func attribute(_ holder: Int32, _ target: Int32, verified: Bool) {
-      if holder >= 0 {
+      if holder >= 0, verified {
+        // Read in the holder's own memory: counted as it is, with no check of its words.
+        inside[Int(target)] += 1
+        accounting.holders.append(holder)
+        accounting.targets.append(target)
+      } else if holder >= 0 {
         candidates.append((holder, target, verified))
       } else {
         unattributed[Int(target)] += 1
@@ -156,6 +194,14 @@ enum LeakSearch {
         if fromNode { continue }  // storage the walk's root holds
         attribute(passStorage[pass], target, verified: reading.passes[pass].elementsOnly)
       }
+    }
+    // The references read by their holders' words: in the holder's own memory, as read.
+    for (holder, target) in zip(words.holders, words.targets) { attribute(holder, target, verified: true) }
+    for (number, pass) in words.passes.enumerated() where wordPassStorage[number] >= 0 {
+      let storage = wordPassStorage[number]
+      attribute(pass.holder, storage, verified: false)
+      guard wordPassIsPrimary[number] else { continue }
+      for element in words.elements[pass.elements] { attribute(storage, element, verified: true) }
     }
     // Holder by holder (a counting sort), so that each holder's words are read once.
     var starts = [Int32](repeating: 0, count: count + 1)
@@ -192,6 +238,7 @@ enum LeakSearch {
       optimistic[index] = rest < 0 || rest - unattributed[index] > 0
     }
     let successors = Successors(count: count, holders: accounting.holders, targets: accounting.targets)
+    accounting.successors = successors
     let alive = successors.reached(from: external)
     let aliveIfExplained = successors.reached(from: optimistic)
     accounting.isGarbage = alive.map { !$0 }
@@ -213,7 +260,7 @@ enum LeakSearch {
 
 /// A kept-out object's type, as a person names it: a class's short name; other heap objects (a
 /// closure context, a box, a collection's storage) by what they are.
-private func typeName(ofMetadata metadata: UInt) -> String {
+func typeName(ofMetadata metadata: UInt) -> String {
   guard let pointer = UnsafeRawPointer(bitPattern: metadata), CensusRuntime.isClass(metadata: pointer) else {
     return "a closure context or box"
   }

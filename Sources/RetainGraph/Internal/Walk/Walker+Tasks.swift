@@ -121,7 +121,7 @@ extension Walker {
       var dead: Set<UInt>?
       let address = UnsafeRawPointer(task.toOpaque())
       TaskLayout.forEachFrameWord(ofTask: address) { slot, word in
-        guard word != 0, let node = recorder.node(at: word), !skipped.contains(node) else { return true }
+        guard word != 0, let node = nodeForWord(word), !skipped.contains(node) else { return true }
         if dead == nil { dead = TaskLayout.deadFrameSlots(ofTask: address) }
         if dead?.contains(slot) != true {
           skipped.insert(node)
