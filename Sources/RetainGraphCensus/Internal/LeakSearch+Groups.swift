@@ -19,6 +19,7 @@ extension LeakSearch {
   ) -> LeakReport {
     HeapWideRetains.during {
       let (accounting, recorded) = count()
+      phase("account")
       return groups(
         accounting, liveObjects: recorded, since: mark, scopes: scopes, attributing: attributing,
         placedHolderSize: placedHolderSize)
@@ -31,9 +32,11 @@ extension LeakSearch {
   /// - Returns: the count, and how many objects the census recorded.
   static func count(readingWords: Bool = true) -> (Accounting, recorded: Int) {
     let before = CensusTable.nextSequence
+    phase("start")
     ForkedProgress.report("collecting the census's records")
     CensusTable.settle()
     let (objects, population) = collect(before: before)
+    phase("collect")
     ForkedProgress.report(
       "reading the references of \(LeakReport.number(population.recordedCount)) recorded objects")
     // The roots' array is itself a storage the walk reads through, and the count reads its strong
@@ -52,6 +55,7 @@ extension LeakSearch {
     // The walk's roots' array, like `objects`, must outlive the count.
     defer { withExtendedLifetime(walked) {} }
     let reading = readHeap(walked, population: population, words: words)
+    phase("words+walk")
     ForkedProgress.report(
       "counting the references of \(LeakReport.number(population.recordedCount)) recorded objects")
     let recorded = population.recordedCount
@@ -85,6 +89,7 @@ extension LeakSearch {
     let garbage = (0..<count).filter { accounting.isGarbage[$0] }
     ForkedProgress.report("grouping \(LeakReport.number(garbage.count)) garbage objects into leaked cycles")
     let components = StrongComponents.find(in: successors, among: accounting.isGarbage)
+    phase("components")
     // Cycles: components of more than one object, or of one that holds itself.
     var cycles: [[Int]] = []
     for component in components {
@@ -110,7 +115,9 @@ extension LeakSearch {
       for member in cycle { stamp[member] = number }
       while let node = stack.popLast() {
         if !isMember[node] { owner[node] = owner[node] == -1 || owner[node] == number ? number : -2 }
-        for target in successors.neighbours(of: node) where stamp[Int(target)] != number {
+        for position in Int(successors.offsets[node])..<Int(successors.offsets[node + 1]) {
+          let target = successors.targets[position]
+          guard stamp[Int(target)] != number else { continue }
           stamp[Int(target)] = number
           if accounting.isGarbage[Int(target)], !isMember[Int(target)] { stack.append(Int(target)) }
         }
@@ -122,11 +129,17 @@ extension LeakSearch {
     var keyed: [ShapeKey: Int] = [:]
     var references: [(UInt, UInt, UInt)] = []  // the keys' scratch
     var instances: [[Int]] = []  // per key, the cycles' numbers
+    // Columns read per cycle (a closure that captured the population would copy it per cycle).
+    let sequenceColumn = population.sequences
+    let scopeColumn = population.scopes
     for (number, cycle) in cycles.enumerated() {
       let group = groups[number]
-      let sequences = group.lazy.map { population.sequences[$0] }.filter { $0 != .max }
-      guard let newest = sequences.max(), newest >= mark else { continue }
-      if let scopes, !group.contains(where: { scopes.contains(population.scopes[$0]) }) { continue }
+      var newest: UInt64?
+      for member in group where sequenceColumn[member] != .max {
+        newest = max(newest ?? 0, sequenceColumn[member])
+      }
+      guard let newest, newest >= mark else { continue }
+      if let scopes, !group.contains(where: { scopes.contains(scopeColumn[$0]) }) { continue }
       let key = ShapeKey(
         cycle: cycle, successors: successors, population: population, placedHolderSize: placedHolderSize,
         references: &references)
@@ -138,6 +151,7 @@ extension LeakSearch {
       }
     }
     var shapes = ShapeTally()
+    phase("keys")
     // How each captured type's live instances are owned, read once per type.
     var ownersByMetadata: [[UInt]: LiveOwners] = [:]
     func liveOwners(_ metadata: UInt, _ holder: UInt) -> LiveOwners {
@@ -152,7 +166,7 @@ extension LeakSearch {
           + "(\(LeakReport.number(cycles.count)) leaked cycles)")
       // The oldest instance first: the representative, walked; then the others, tallied.
       let ordered = cycleNumbers.map { number in
-        (number, groups[number].lazy.map { population.sequences[$0] }.filter { $0 != .max }.min() ?? .max)
+        (number, groups[number].lazy.map { sequenceColumn[$0] }.filter { $0 != .max }.min() ?? .max)
       }.sorted { $0.1 < $1.1 }
       var representative: Analysed?
       var unreadable: [Int] = []
@@ -189,6 +203,7 @@ extension LeakSearch {
           decidingTwoEdits(analysed, owners: liveOwners), group: groups[number], population: population)
       }
     }
+    phase("shapes")
     return LeakReport(
       leaks: shapes.reported(attributing: attributing), liveObjects: liveObjects,
       leakedObjects: garbage.count,
@@ -206,10 +221,18 @@ extension LeakSearch {
       // The batch's instances: how many, their objects and bytes, the range of their allocation
       // numbers, and the object count of its oldest.
       var batch: (count: Int, objects: Int, bytes: Int, sequences: ClosedRange<UInt64>, oldestObjects: Int)?
+      let sequenceColumn = population.sequences
+      let sizeColumn = population.sizes
       for group in groups {
-        let sequences = group.lazy.map { population.sequences[$0] }.filter { $0 != .max }
-        guard let oldest = sequences.min(), let newest = sequences.max() else { continue }
-        let bytes = group.reduce(0) { $0 + population.sizes[$1] }
+        var range: ClosedRange<UInt64>?
+        var bytes = 0
+        for member in group {
+          bytes += sizeColumn[member]
+          let sequence = sequenceColumn[member]
+          guard sequence != .max else { continue }
+          range = range.map { min($0.lowerBound, sequence)...max($0.upperBound, sequence) } ?? sequence...sequence
+        }
+        guard let oldest = range?.lowerBound, let newest = range?.upperBound else { continue }
         guard var known = batch else {
           batch = (1, group.count, bytes, oldest...newest, group.count)
           continue
@@ -316,11 +339,10 @@ extension LeakSearch {
     ) {
       // Most leaked cycles are a few objects: a search of the cycle costs less than a set.
       let memberSet = cycle.count > 16 ? Set(cycle) : nil
-      let isMember = { (node: Int) in memberSet?.contains(node) ?? cycle.contains(node) }
+      func isMember(_ node: Int) -> Bool { memberSet?.contains(node) ?? cycle.contains(node) }
       func type(_ address: UInt) -> UInt {
-        UInt(
-          bitPattern: UnsafeRawPointer(bitPattern: address).flatMap { CensusRuntime.metadata(ofObjectAt: $0) }
-        )
+        guard let object = UnsafeRawPointer(bitPattern: address) else { return 0 }
+        return UInt(bitPattern: CensusRuntime.metadata(ofObjectAt: object))
       }
       var words: [UInt] = []
       references.removeAll(keepingCapacity: true)
@@ -331,7 +353,9 @@ extension LeakSearch {
         let holderType = type(address)
         words.append(holderType)
         let size = population.sizes[member]
-        for target in successors.neighbours(of: member) where isMember(Int(target)) {
+        for position in Int(successors.offsets[member])..<Int(successors.offsets[member + 1]) {
+          let target = successors.targets[position]
+          guard isMember(Int(target)) else { continue }
           let targetAddress = population.addresses[Int(target)]
           var place = UInt.max
           if size <= placedHolderSize, let holder = UnsafeRawPointer(bitPattern: address) {
@@ -406,4 +430,15 @@ enum StrongComponents {
     }
     return components
   }
+}
+
+// TEMPORARY PHASE TIMING
+import Glibc
+nonisolated(unsafe) var phaseStart = ContinuousClock.now
+func phase(_ name: String) {
+  guard getenv("RGC_PHASES") != nil else { return }
+  let now = ContinuousClock.now
+  let line = "  [\(getpid())] \(name): \(now - phaseStart)\n"
+  _ = line.withCString { write(2, $0, strlen($0)) }
+  phaseStart = now
 }

@@ -240,7 +240,8 @@ enum LeakSearch {
     let successors = Successors(count: count, holders: accounting.holders, targets: accounting.targets)
     accounting.successors = successors
     let alive = successors.reached(from: external)
-    let aliveIfExplained = successors.reached(from: optimistic)
+    // With every reference attributed, the optimistic roots are the external ones.
+    let aliveIfExplained = optimistic == external ? alive : successors.reached(from: optimistic)
     accounting.isGarbage = alive.map { !$0 }
     var keptOut: [UInt: Int] = [:]  // metadata → objects
     for index in 0..<count where alive[index] && !aliveIfExplained[index] {
