@@ -284,6 +284,8 @@ static bool is_deallocating(void *object) {
   return swift_isDeallocating(object);
 }
 
+int rgc_is_deallocating(const void *object) { return is_deallocating((void *)object); }
+
 // With the lock held: forgets a record whose object is deallocating (the sweep's case).
 static void forget_dead(Slot *slot, void *object) {
   atomic_store_explicit(&slot->object, FORGOTTEN, memory_order_relaxed);

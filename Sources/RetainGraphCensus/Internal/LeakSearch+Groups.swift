@@ -19,7 +19,6 @@ extension LeakSearch {
   ) -> LeakReport {
     HeapWideRetains.during {
       let (accounting, recorded) = count()
-      phase("account")
       return groups(
         accounting, liveObjects: recorded, since: mark, scopes: scopes, attributing: attributing,
         placedHolderSize: placedHolderSize)
@@ -32,11 +31,9 @@ extension LeakSearch {
   /// - Returns: the count, and how many objects the census recorded.
   static func count(readingWords: Bool = true) -> (Accounting, recorded: Int) {
     let before = CensusTable.nextSequence
-    phase("start")
     ForkedProgress.report("collecting the census's records")
     CensusTable.settle()
     let (objects, population) = collect(before: before)
-    phase("collect")
     ForkedProgress.report(
       "reading the references of \(LeakReport.number(population.recordedCount)) recorded objects")
     // The roots' array is itself a storage the walk reads through, and the count reads its strong
@@ -50,12 +47,18 @@ extension LeakSearch {
       ? WordReading(roots: population.roots, population: population) : WordReading(none: population)
     var walked: [AnyObject] = []
     for (object, index) in zip(objects, population.roots) where !words.isRead[Int(index)] {
-      walked.append(object)
+      if let object {
+        walked.append(object)
+      } else if let address = UnsafeRawPointer(bitPattern: population.addresses[Int(index)]),
+        let object = CensusRuntime.object(at: address)
+      {
+        // Not retained by `collect` (it was to be read by its words): held for the walk now.
+        walked.append(object)
+      }
     }
     // The walk's roots' array, like `objects`, must outlive the count.
     defer { withExtendedLifetime(walked) {} }
     let reading = readHeap(walked, population: population, words: words)
-    phase("words+walk")
     ForkedProgress.report(
       "counting the references of \(LeakReport.number(population.recordedCount)) recorded objects")
     let recorded = population.recordedCount
@@ -89,7 +92,6 @@ extension LeakSearch {
     let garbage = (0..<count).filter { accounting.isGarbage[$0] }
     ForkedProgress.report("grouping \(LeakReport.number(garbage.count)) garbage objects into leaked cycles")
     let components = StrongComponents.find(in: successors, among: accounting.isGarbage)
-    phase("components")
     // Cycles: components of more than one object, or of one that holds itself.
     var cycles: [[Int]] = []
     for component in components {
@@ -151,7 +153,6 @@ extension LeakSearch {
       }
     }
     var shapes = ShapeTally()
-    phase("keys")
     // How each captured type's live instances are owned, read once per type.
     var ownersByMetadata: [[UInt]: LiveOwners] = [:]
     func liveOwners(_ metadata: UInt, _ holder: UInt) -> LiveOwners {
@@ -203,7 +204,6 @@ extension LeakSearch {
           decidingTwoEdits(analysed, owners: liveOwners), group: groups[number], population: population)
       }
     }
-    phase("shapes")
     return LeakReport(
       leaks: shapes.reported(attributing: attributing), liveObjects: liveObjects,
       leakedObjects: garbage.count,
@@ -230,7 +230,8 @@ extension LeakSearch {
           bytes += sizeColumn[member]
           let sequence = sequenceColumn[member]
           guard sequence != .max else { continue }
-          range = range.map { min($0.lowerBound, sequence)...max($0.upperBound, sequence) } ?? sequence...sequence
+          range =
+            range.map { min($0.lowerBound, sequence)...max($0.upperBound, sequence) } ?? sequence...sequence
         }
         guard let oldest = range?.lowerBound, let newest = range?.upperBound else { continue }
         guard var known = batch else {
@@ -430,15 +431,4 @@ enum StrongComponents {
     }
     return components
   }
-}
-
-// TEMPORARY PHASE TIMING
-import Glibc
-nonisolated(unsafe) var phaseStart = ContinuousClock.now
-func phase(_ name: String) {
-  guard getenv("RGC_PHASES") != nil else { return }
-  let now = ContinuousClock.now
-  let line = "  [\(getpid())] \(name): \(now - phaseStart)\n"
-  _ = line.withCString { write(2, $0, strlen($0)) }
-  phaseStart = now
 }

@@ -1,5 +1,6 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 
 /// Finds leaked cycles with no root: every recorded object's strong count minus the strong
@@ -52,13 +53,17 @@ enum LeakSearch {
     var successors = Successors(count: 0, holders: [], targets: [])
   }
 
-  /// The census's class instances (held strongly, the walk's roots) and the population, with
-  /// every strong count read before anything here retains them.
-  static func collect(before: UInt64) -> (objects: [AnyObject], population: Population) {
+  /// The census's class instances (the walk's roots: `objects[k]` is the object of
+  /// `population.roots[k]`, held strongly) and the population, with every strong count read before
+  /// anything here retains them. In a forked child, where only the child could free an object, an
+  /// instance of a class whose references are words of its own (``ReferenceWords``) is a root
+  /// without a retain (nil in `objects`) when it has not begun deinitialising (when a retain would
+  /// succeed): a retain writes to the object, which copies its page of the heap.
+  static func collect(before: UInt64) -> (objects: [AnyObject?], population: Population) {
     CensusTable.withLiveRecords(before: before) { records in
       var population = Population()
       population.index = AddressIndex(capacity: records.count + 1)
-      var objects: [AnyObject] = []
+      var objects: [AnyObject?] = []
       objects.reserveCapacity(records.count)
       // Room for every record at once (a million objects: no copy while growing, and each page is
       // touched once).
@@ -68,6 +73,9 @@ enum LeakSearch {
       population.sequences.reserveCapacity(records.count)
       population.scopes.reserveCapacity(records.count)
       population.roots.reserveCapacity(records.count)
+      let unretained = ForkedProcess.isChild
+      var hasWords: [UInt: Bool] = [:]
+      var last: (metadata: UInt, hasWords: Bool) = (0, false)
       for record in records {
         guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
         let strong = CensusRuntime.strongCount(ofObjectAt: record.object)
@@ -81,7 +89,27 @@ enum LeakSearch {
         population.scopes.append(record.scope)
         // Closure contexts and boxes are read through their holders (the walk reads a context
         // only there).
-        if CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object) {
+        guard CensusRuntime.isClass(metadata: metadata) else { continue }
+        if unretained {
+          let key = UInt(bitPattern: metadata)
+          if key != last.metadata {
+            let known =
+              hasWords[key]
+              ?? {
+                let found = ObjectGraph.referenceWords(ofClass: Metadata.type(at: metadata)) != nil
+                hasWords[key] = found
+                return found
+              }()
+            last = (key, known)
+          }
+          if last.hasWords {
+            guard rgc_is_deallocating(record.object) == 0 else { continue }
+            population.roots.append(Int32(population.addresses.count - 1))
+            objects.append(nil)
+            continue
+          }
+        }
+        if let object = CensusRuntime.object(at: record.object) {
           population.roots.append(Int32(population.addresses.count - 1))
           objects.append(object)
         }
