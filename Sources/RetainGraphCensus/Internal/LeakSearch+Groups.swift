@@ -101,32 +101,33 @@ extension LeakSearch {
     }
     // A cycle's members are its own; every other garbage object belongs to the one cycle that
     // reaches it without passing through another cycle (-2: several do).
-    var owner = [Int](repeating: -1, count: count)
+    var owner = [Int32](repeating: -1, count: count)
     var isMember = [Bool](repeating: false, count: count)
     for (number, cycle) in cycles.enumerated() {
       for member in cycle {
-        owner[member] = number
+        owner[member] = Int32(number)
         isMember[member] = true
       }
     }
-    var stamp = [Int](repeating: -1, count: count)
+    var stamp = [Int32](repeating: -1, count: count)
     var stack: [Int] = []
     for (number, cycle) in cycles.enumerated() {
       stack.removeAll(keepingCapacity: true)
       stack.append(contentsOf: cycle)
-      for member in cycle { stamp[member] = number }
+      let stamped = Int32(number)
+      for member in cycle { stamp[member] = stamped }
       while let node = stack.popLast() {
-        if !isMember[node] { owner[node] = owner[node] == -1 || owner[node] == number ? number : -2 }
+        if !isMember[node] { owner[node] = owner[node] == -1 || owner[node] == stamped ? stamped : -2 }
         for position in Int(successors.offsets[node])..<Int(successors.offsets[node + 1]) {
           let target = successors.targets[position]
-          guard stamp[Int(target)] != number else { continue }
-          stamp[Int(target)] = number
+          guard stamp[Int(target)] != stamped else { continue }
+          stamp[Int(target)] = stamped
           if accounting.isGarbage[Int(target)], !isMember[Int(target)] { stack.append(Int(target)) }
         }
       }
     }
     var groups = [[Int]](repeating: [], count: cycles.count)
-    for object in garbage where owner[object] >= 0 { groups[owner[object]].append(object) }
+    for object in garbage where owner[object] >= 0 { groups[Int(owner[object])].append(object) }
     // Each cycle reported, by a cheap key of its shape (below): one walk per key, of the oldest.
     var keyed: [ShapeKey: Int] = [:]
     var references: [(UInt, UInt, UInt)] = []  // the keys' scratch
@@ -385,12 +386,12 @@ extension LeakSearch {
 enum StrongComponents {
   static func find(in successors: Successors, among included: [Bool]) -> [[Int]] {
     let count = included.count
-    var index = [Int](repeating: -1, count: count)
-    var low = [Int](repeating: 0, count: count)
+    var index = [Int32](repeating: -1, count: count)
+    var low = [Int32](repeating: 0, count: count)
     var onStack = [Bool](repeating: false, count: count)
     var stack: [Int] = []
     var components: [[Int]] = []
-    var next = 0
+    var next: Int32 = 0
     // The explicit call stack: a node and the position of its next successor.
     var calls: [(node: Int, position: Int)] = []
     for start in 0..<count where included[start] && index[start] < 0 {

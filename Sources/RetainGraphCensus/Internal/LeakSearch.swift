@@ -177,8 +177,9 @@ enum LeakSearch {
     }
     let count = population.addresses.count
     var accounting = Accounting(population: population)
-    var inside = [Int](repeating: 0, count: count)
-    var unattributed = [Int](repeating: 0, count: count)
+    // 32 bits a count (a million objects: 4 MB each, not 8).
+    var inside = [Int32](repeating: 0, count: count)
+    var unattributed = [Int32](repeating: 0, count: count)
     // Each reference to check, then checked holder by holder (a holder's words are read once).
     var candidates: [(holder: Int32, target: Int32, verified: Bool)] = []
     accounting.holders.reserveCapacity(reading.references.count + words.holders.count + words.elements.count)
@@ -260,10 +261,10 @@ enum LeakSearch {
     var external = [Bool](repeating: false, count: count)
     var optimistic = [Bool](repeating: false, count: count)
     for index in 0..<count {
-      let rest = population.strongCounts[index] - inside[index]
+      let rest = population.strongCounts[index] - Int(inside[index])
       if rest < 0 { accounting.unexplained.overcounted += 1 }
       external[index] = rest != 0
-      optimistic[index] = rest < 0 || rest - unattributed[index] > 0
+      optimistic[index] = rest < 0 || rest - Int(unattributed[index]) > 0
     }
     let successors = Successors(count: count, holders: accounting.holders, targets: accounting.targets)
     accounting.successors = successors
