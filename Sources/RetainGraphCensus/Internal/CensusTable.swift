@@ -17,14 +17,15 @@ enum CensusTable {
   /// sweeping while it reads, and each copied object's memory (not its life) is kept by an unowned
   /// count until `body` returns. The copies carry no call stacks. `body` must not query the census.
   ///
-  /// In a forked child (``ForkedProcess/isChild``), where only the child itself could free an
-  /// object, no unowned count is taken: taking one writes to every object's header, which copies
-  /// every page of the heap.
+  /// With `unheldInForkedChild`, in a forked child (``ForkedProcess/isChild``), where only the
+  /// child itself could free an object, no unowned count is taken: taking one writes to every
+  /// object's header, which copies every page of the heap (the leak count's choice).
   static func withLiveRecords<R>(
-    since: UInt64 = 0, before: UInt64 = .max, _ body: (UnsafeBufferPointer<rgc_record>) throws -> R
+    since: UInt64 = 0, before: UInt64 = .max, unheldInForkedChild: Bool = false,
+    _ body: (UnsafeBufferPointer<rgc_record>) throws -> R
   ) rethrows -> R {
     var count = 0
-    let held = !ForkedProcess.isChild
+    let held = !(unheldInForkedChild && ForkedProcess.isChild)
     let end = min(before, nextSequence)
     let buffer = held ? rgc_copy_live(since, end, &count) : rgc_copy_live_unheld(since, end, &count)
     defer {

@@ -60,7 +60,7 @@ enum LeakSearch {
   /// without a retain (nil in `objects`) when it has not begun deinitialising (when a retain would
   /// succeed): a retain writes to the object, which copies its page of the heap.
   static func collect(before: UInt64) -> (objects: [AnyObject?], population: Population) {
-    CensusTable.withLiveRecords(before: before) { records in
+    CensusTable.withLiveRecords(before: before, unheldInForkedChild: true) { records in
       var population = Population()
       population.index = AddressIndex(capacity: records.count + 1)
       var objects: [AnyObject?] = []
