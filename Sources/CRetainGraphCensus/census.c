@@ -284,6 +284,8 @@ static bool is_deallocating(void *object) {
   return swift_isDeallocating(object);
 }
 
+int rgc_is_deallocating(const void *object) { return is_deallocating((void *)object); }
+
 // With the lock held: forgets a record whose object is deallocating (the sweep's case).
 static void forget_dead(Slot *slot, void *object) {
   atomic_store_explicit(&slot->object, FORGOTTEN, memory_order_relaxed);
@@ -911,7 +913,17 @@ size_t rgc_collect(uint64_t since, uint64_t before, rgc_record *buffer, size_t c
   return found;
 }
 
+static rgc_record *copy_live(uint64_t since, uint64_t before, size_t *count, int hold);
+
 rgc_record *rgc_copy_live(uint64_t since, uint64_t before, size_t *count) {
+  return copy_live(since, before, count, 1);
+}
+
+rgc_record *rgc_copy_live_unheld(uint64_t since, uint64_t before, size_t *count) {
+  return copy_live(since, before, count, 0);
+}
+
+static rgc_record *copy_live(uint64_t since, uint64_t before, size_t *count, int hold) {
   rgc_lock();
   size_t capacity = rgc_collect(since, before, NULL, 0, 1) + 256;
   rgc_record *buffer = NULL;
@@ -932,7 +944,7 @@ rgc_record *rgc_copy_live(uint64_t since, uint64_t before, size_t *count) {
     buffer[index].frames = NULL;
     buffer[index].frameCount = 0;
   }
-  rgc_hold_records(buffer, found);
+  if (hold) rgc_hold_records(buffer, found);
   rgc_unlock();
   *count = found;
   return buffer;

@@ -133,3 +133,79 @@ extension HeapCensus {
     return bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt.self)) }
   }
 }
+
+extension HeapCensus {
+  /// The count with the objects read by their words (``LeakSearch/WordReading``) against the count
+  /// that walks every object, in one forked child (tests): how many objects were read by their
+  /// words, and each difference (garbage, attributed references, unexplained figures) as a line.
+  package static func wordReadingDifferences(timeout: Duration = .seconds(60)) throws(ForkedWalkError)
+    -> (objectsRead: Int, differences: [String])
+  {
+    CensusRuntime.prepareForFork()
+    let bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
+      CensusTable.unrecorded {
+        HeapWideRetains.during { Array(LeakSearch.wordReadingDifferences().utf8) }
+      }
+    }
+    let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    guard let first = lines.first, let read = Int(first) else {
+      throw .malformedData("\(bytes.count) bytes are no comparison")
+    }
+    return (read, Array(lines.dropFirst()))
+  }
+}
+
+extension LeakSearch {
+  /// Both counts, compared (``HeapCensus/wordReadingDifferences(timeout:)``): the number of objects
+  /// read by their words, then one line per difference.
+  static func wordReadingDifferences() -> String {
+    let read: Int = {
+      let before = CensusTable.nextSequence
+      let (objects, population) = collect(before: before)
+      return withExtendedLifetime(objects) {
+        WordReading(roots: population.roots, population: population).isRead.count { $0 }
+      }
+    }()
+    let fast = count(readingWords: true).0
+    let walked = count(readingWords: false).0
+    var differences: [String] = []
+    func garbage(_ accounting: Accounting) -> Set<UInt> {
+      Set(
+        accounting.population.addresses.indices.filter { accounting.isGarbage[$0] }.map {
+          accounting.population.addresses[$0]
+        })
+    }
+    func references(_ accounting: Accounting) -> [[UInt]: Int] {
+      var counted: [[UInt]: Int] = [:]
+      for (holder, target) in zip(accounting.holders, accounting.targets) {
+        counted[
+          [accounting.population.addresses[Int(holder)], accounting.population.addresses[Int(target)]],
+          default: 0] += 1
+      }
+      return counted
+    }
+    func name(_ address: UInt) -> String {
+      let metadata = UnsafeRawPointer(bitPattern: address).flatMap { CensusRuntime.metadata(ofObjectAt: $0) }
+      return typeName(ofMetadata: UInt(bitPattern: metadata))
+    }
+    let (fastGarbage, walkedGarbage) = (garbage(fast), garbage(walked))
+    for address in fastGarbage.subtracting(walkedGarbage) {
+      differences.append("garbage only when read by words: \(name(address))")
+    }
+    for address in walkedGarbage.subtracting(fastGarbage) {
+      differences.append("garbage only when walked: \(name(address))")
+    }
+    let (fastReferences, walkedReferences) = (references(fast), references(walked))
+    for (pair, count) in fastReferences where walkedReferences[pair] != count {
+      differences.append(
+        "\(name(pair[0])) → \(name(pair[1])): \(count) read by words, \(walkedReferences[pair] ?? 0) walked")
+    }
+    for (pair, count) in walkedReferences where fastReferences[pair] == nil {
+      differences.append("\(name(pair[0])) → \(name(pair[1])): 0 read by words, \(count) walked")
+    }
+    if fast.unexplained != walked.unexplained {
+      differences.append("unexplained: \(fast.unexplained) read by words, \(walked.unexplained) walked")
+    }
+    return ([String(read)] + differences).joined(separator: "\n")
+  }
+}

@@ -28,6 +28,10 @@ internal import Synchronization
 /// through it (`ForkedChild` in the core, which turns a ``ForkedProcessError`` into the public
 /// `ForkedWalkError`, case for case), and the census its reports the same way.
 package enum ForkedProcess {
+  /// Whether this process is a child forked by ``ForkedProcess`` (one thread, a frozen copy of its
+  /// parent's memory: nothing frees an object unless the child itself releases it).
+  nonisolated(unsafe) package private(set) static var isChild = false
+
   /// The child's exit status when it could not write to the pipe.
   package static let writeFailedStatus: Int32 = 70
   /// The child's exit status when its parent was gone before it could ask to die with it.
@@ -188,6 +192,7 @@ package enum ForkedProcess {
       let forkError = errno
       if pid == 0 {
         close(readEnd)
+        isChild = true
         ForkedProgress.page = progress
         runChild(parent: parent, writingTo: writeEnd, standardError: standardError) { body(attempt) }
       }

@@ -46,7 +46,7 @@ package enum CensusRuntime {
   /// The strong count of the heap object at `address`, as the runtime keeps it (the caller keeps
   /// its memory allocated; reads it without retaining it).
   package static func strongCount(ofObjectAt address: UnsafeRawPointer) -> Int {
-    ReferenceCounts(ofObjectAt: address).strong
+    ReferenceCounts.strong(ofObjectAt: address)
   }
 
   /// Whether a heap object's metadata is a class's (a closure context or box is not).

@@ -33,6 +33,12 @@ package struct ReferenceCounts: Equatable, Sendable {
     unowned = swiftUnownedRetainCount(object) - 1
   }
 
+  /// The strong count alone of the object at `address` (one runtime call, where ``init(ofObjectAt:)``
+  /// makes three), which the caller keeps allocated while this runs.
+  package static func strong(ofObjectAt address: UnsafeRawPointer) -> Int {
+    swiftRetainCount(UnsafeMutableRawPointer(mutating: address))
+  }
+
   /// The counts of `object`, which the caller keeps alive; the argument is passed at +0, so the
   /// call itself adds nothing.
   @inline(never)

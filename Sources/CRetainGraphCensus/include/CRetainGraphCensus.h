@@ -84,6 +84,12 @@ void rgc_release_records(const rgc_record *_Nonnull records, size_t count);
 /// (`rgc_release_records`, then `free`); `*count` is how many. The buffer is null when there are
 /// none or memory ran out.
 rgc_record *_Nullable rgc_copy_live(uint64_t since, uint64_t before, size_t *_Nonnull count);
+/// Whether a heap object has begun deinitialising, read from its counts (no write to it).
+int rgc_is_deallocating(const void *_Nonnull object);
+/// `rgc_copy_live` without the unowned counts (nothing to release, only `free`): for a forked
+/// child, where no other thread frees an object, and whose writes to every object's header would
+/// copy each page of the heap.
+rgc_record *_Nullable rgc_copy_live_unheld(uint64_t since, uint64_t before, size_t *_Nonnull count);
 /// Takes the lock and copies up to `capacity` return addresses of the call stack recorded when
 /// `object` was allocated; returns how many (0 when it is not recorded or has no call stack).
 /// Whether a start ever asked for call stacks (when not, no record holds one, and

@@ -1,6 +1,7 @@
 internal import CRetainGraphCensus
 internal import Foundation
 internal import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 
 /// The Swift side of the C table: collecting live records under its lock.
@@ -15,14 +16,21 @@ enum CensusTable {
   /// are copied (in C, `rgc_copy_live`): `body` runs unlocked, so that allocating threads keep
   /// sweeping while it reads, and each copied object's memory (not its life) is kept by an unowned
   /// count until `body` returns. The copies carry no call stacks. `body` must not query the census.
+  ///
+  /// With `unheldInForkedChild`, in a forked child (``ForkedProcess/isChild``), where only the
+  /// child itself could free an object, no unowned count is taken: taking one writes to every
+  /// object's header, which copies every page of the heap (the leak count's choice).
   static func withLiveRecords<R>(
-    since: UInt64 = 0, before: UInt64 = .max, _ body: (UnsafeBufferPointer<rgc_record>) throws -> R
+    since: UInt64 = 0, before: UInt64 = .max, unheldInForkedChild: Bool = false,
+    _ body: (UnsafeBufferPointer<rgc_record>) throws -> R
   ) rethrows -> R {
     var count = 0
-    let buffer = rgc_copy_live(since, min(before, nextSequence), &count)
+    let held = !(unheldInForkedChild && ForkedProcess.isChild)
+    let end = min(before, nextSequence)
+    let buffer = held ? rgc_copy_live(since, end, &count) : rgc_copy_live_unheld(since, end, &count)
     defer {
       if let buffer {
-        rgc_release_records(buffer, count)
+        if held { rgc_release_records(buffer, count) }
         free(buffer)
       }
     }

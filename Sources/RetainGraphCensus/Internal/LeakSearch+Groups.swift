@@ -26,7 +26,10 @@ extension LeakSearch {
   }
 
   /// Collects, walks and counts every recorded object; how many were recorded.
-  static func count() -> (Accounting, recorded: Int) {
+  /// - Parameter readingWords: read the objects that ``WordReading`` can read by their words
+  ///   (false: walk every object; tests compare the two).
+  /// - Returns: the count, and how many objects the census recorded.
+  static func count(readingWords: Bool = true) -> (Accounting, recorded: Int) {
     let before = CensusTable.nextSequence
     ForkedProgress.report("collecting the census's records")
     CensusTable.settle()
@@ -36,14 +39,43 @@ extension LeakSearch {
     // The roots' array is itself a storage the walk reads through, and the count reads its strong
     // count and words: it must outlive the count. An optimised build would free it after the walk,
     // and its memory, reused, is no object (a release build's children crashed on it).
-    return withExtendedLifetime(objects) {
-      let reading = ObjectGraph.readHeap(
-        CensusRoots(graphChildren: [.strong(CensusRoots.censusLabel, objects)]),
-        options: GraphOptions(maxNodes: Int(Int32.max)))
-      ForkedProgress.report(
-        "counting the references of \(LeakReport.number(population.recordedCount)) recorded objects")
-      return (account(reading, population: population), population.recordedCount)
+    defer { withExtendedLifetime(objects) {} }
+    // The objects whose references are all words of their own are read by their words; the
+    // others are walked (and the first never expanded when the walk reaches them).
+    let words =
+      readingWords
+      ? WordReading(roots: population.roots, population: population) : WordReading(none: population)
+    var walked: [AnyObject] = []
+    for (object, index) in zip(objects, population.roots) where !words.isRead[Int(index)] {
+      if let object {
+        walked.append(object)
+      } else if let address = UnsafeRawPointer(bitPattern: population.addresses[Int(index)]),
+        let object = CensusRuntime.object(at: address)
+      {
+        // Not retained by `collect` (it was to be read by its words): held for the walk now.
+        walked.append(object)
+      }
     }
+    // The walk's roots' array, like `objects`, must outlive the count.
+    defer { withExtendedLifetime(walked) {} }
+    let reading = readHeap(walked, population: population, words: words)
+    ForkedProgress.report(
+      "counting the references of \(LeakReport.number(population.recordedCount)) recorded objects")
+    let recorded = population.recordedCount
+    // The population is handed over (the count adds to it): no copy of its columns.
+    return (account(reading, words: words, population: consume population), recorded)
+  }
+
+  /// Walks `roots`, never expanding the objects `words` read.
+  private static func readHeap(_ roots: [AnyObject], population: Population, words: WordReading)
+    -> HeapReading
+  {
+    let index = population.index
+    let isRead = words.isRead
+    return ObjectGraph.readHeap(
+      CensusRoots(graphChildren: [.strong(CensusRoots.censusLabel, roots)]),
+      options: GraphOptions(maxNodes: Int(Int32.max)),
+      countedElsewhere: { address in index[address].map { isRead[$0] } ?? false })
   }
 
   /// Groups the garbage into leaked cycles (strongly connected groups, and what only each keeps
@@ -56,7 +88,7 @@ extension LeakSearch {
   {
     let population = accounting.population
     let count = population.addresses.count
-    let successors = Successors(count: count, holders: accounting.holders, targets: accounting.targets)
+    let successors = accounting.successors
     let garbage = (0..<count).filter { accounting.isGarbage[$0] }
     ForkedProgress.report("grouping \(LeakReport.number(garbage.count)) garbage objects into leaked cycles")
     let components = StrongComponents.find(in: successors, among: accounting.isGarbage)
@@ -69,38 +101,51 @@ extension LeakSearch {
     }
     // A cycle's members are its own; every other garbage object belongs to the one cycle that
     // reaches it without passing through another cycle (-2: several do).
-    var owner = [Int](repeating: -1, count: count)
+    var owner = [Int32](repeating: -1, count: count)
     var isMember = [Bool](repeating: false, count: count)
     for (number, cycle) in cycles.enumerated() {
       for member in cycle {
-        owner[member] = number
+        owner[member] = Int32(number)
         isMember[member] = true
       }
     }
-    var stamp = [Int](repeating: -1, count: count)
+    var stamp = [Int32](repeating: -1, count: count)
+    var stack: [Int] = []
     for (number, cycle) in cycles.enumerated() {
-      var stack = cycle
-      for member in cycle { stamp[member] = number }
+      stack.removeAll(keepingCapacity: true)
+      stack.append(contentsOf: cycle)
+      let stamped = Int32(number)
+      for member in cycle { stamp[member] = stamped }
       while let node = stack.popLast() {
-        if !isMember[node] { owner[node] = owner[node] == -1 || owner[node] == number ? number : -2 }
-        for target in successors.neighbours(of: node) where stamp[Int(target)] != number {
-          stamp[Int(target)] = number
+        if !isMember[node] { owner[node] = owner[node] == -1 || owner[node] == stamped ? stamped : -2 }
+        for position in Int(successors.offsets[node])..<Int(successors.offsets[node + 1]) {
+          let target = successors.targets[position]
+          guard stamp[Int(target)] != stamped else { continue }
+          stamp[Int(target)] = stamped
           if accounting.isGarbage[Int(target)], !isMember[Int(target)] { stack.append(Int(target)) }
         }
       }
     }
     var groups = [[Int]](repeating: [], count: cycles.count)
-    for object in garbage where owner[object] >= 0 { groups[owner[object]].append(object) }
+    for object in garbage where owner[object] >= 0 { groups[Int(owner[object])].append(object) }
     // Each cycle reported, by a cheap key of its shape (below): one walk per key, of the oldest.
     var keyed: [ShapeKey: Int] = [:]
+    var references: [(UInt, UInt, UInt)] = []  // the keys' scratch
     var instances: [[Int]] = []  // per key, the cycles' numbers
+    // Columns read per cycle (a closure that captured the population would copy it per cycle).
+    let sequenceColumn = population.sequences
+    let scopeColumn = population.scopes
     for (number, cycle) in cycles.enumerated() {
       let group = groups[number]
-      let sequences = group.lazy.map { population.sequences[$0] }.filter { $0 != .max }
-      guard let newest = sequences.max(), newest >= mark else { continue }
-      if let scopes, !group.contains(where: { scopes.contains(population.scopes[$0]) }) { continue }
+      var newest: UInt64?
+      for member in group where sequenceColumn[member] != .max {
+        newest = max(newest ?? 0, sequenceColumn[member])
+      }
+      guard let newest, newest >= mark else { continue }
+      if let scopes, !group.contains(where: { scopes.contains(scopeColumn[$0]) }) { continue }
       let key = ShapeKey(
-        cycle: cycle, successors: successors, population: population, placedHolderSize: placedHolderSize)
+        cycle: cycle, successors: successors, population: population, placedHolderSize: placedHolderSize,
+        references: &references)
       if let slot = keyed[key] {
         instances[slot].append(number)
       } else {
@@ -123,7 +168,7 @@ extension LeakSearch {
           + "(\(LeakReport.number(cycles.count)) leaked cycles)")
       // The oldest instance first: the representative, walked; then the others, tallied.
       let ordered = cycleNumbers.map { number in
-        (number, groups[number].lazy.map { population.sequences[$0] }.filter { $0 != .max }.min() ?? .max)
+        (number, groups[number].lazy.map { sequenceColumn[$0] }.filter { $0 != .max }.min() ?? .max)
       }.sorted { $0.1 < $1.1 }
       var representative: Analysed?
       var unreadable: [Int] = []
@@ -150,7 +195,10 @@ extension LeakSearch {
           }
         }
       } else {
-        walked = ordered.lazy.filter { !unreadable.contains($0.0) }.map { ($0.0, representative) }
+        // One signature for all: its fix decided once, its instances tallied together.
+        let tallied = ordered.lazy.filter { !unreadable.contains($0.0) }.map { groups[$0.0] }
+        shapes.add(
+          decidingTwoEdits(representative, owners: liveOwners), groups: tallied, population: population)
       }
       for (number, analysed) in walked {
         shapes.add(
@@ -167,6 +215,64 @@ extension LeakSearch {
   struct ShapeTally {
     private var order: [LeakSignature] = []
     private var shapes: [LeakSignature: (analysed: Analysed, shape: LeakReport.LeakedCycle)] = [:]
+
+    /// Adds instances of one signature, as many calls of `add(_:group:population:)` would, with
+    /// one look-up of the signature.
+    mutating func add(_ analysed: Analysed, groups: some Sequence<[Int]>, population: Population) {
+      // The batch's instances: how many, their objects and bytes, the range of their allocation
+      // numbers, and the object count of its oldest.
+      var batch: (count: Int, objects: Int, bytes: Int, sequences: ClosedRange<UInt64>, oldestObjects: Int)?
+      let sequenceColumn = population.sequences
+      let sizeColumn = population.sizes
+      for group in groups {
+        var range: ClosedRange<UInt64>?
+        var bytes = 0
+        for member in group {
+          bytes += sizeColumn[member]
+          let sequence = sequenceColumn[member]
+          guard sequence != .max else { continue }
+          range =
+            range.map { min($0.lowerBound, sequence)...max($0.upperBound, sequence) } ?? sequence...sequence
+        }
+        guard let oldest = range?.lowerBound, let newest = range?.upperBound else { continue }
+        guard var known = batch else {
+          batch = (1, group.count, bytes, oldest...newest, group.count)
+          continue
+        }
+        known.count += 1
+        known.objects += group.count
+        known.bytes += bytes
+        if oldest < known.sequences.lowerBound { known.oldestObjects = group.count }
+        known.sequences = min(known.sequences.lowerBound, oldest)...max(known.sequences.upperBound, newest)
+        batch = known
+      }
+      guard let batch else { return }
+      if var known = shapes[analysed.signature] {
+        known.shape.count += batch.count
+        known.shape.totalObjectCount += batch.objects
+        known.shape.bytes += batch.bytes
+        let range = known.shape.sequences
+        known.shape.sequences =
+          min(
+            range.lowerBound, batch.sequences.lowerBound)...max(range.upperBound, batch.sequences.upperBound)
+        if batch.sequences.lowerBound < range.lowerBound {
+          // An older instance (a shape reached under two keys): it is the one shown.
+          known.analysed = analysed
+          known.shape.objectCount = batch.oldestObjects
+        }
+        shapes[analysed.signature] = known
+        return
+      }
+      order.append(analysed.signature)
+      shapes[analysed.signature] = (
+        analysed,
+        LeakReport.LeakedCycle(
+          signature: analysed.signature, cycleTypes: analysed.types, objectCount: batch.oldestObjects,
+          trace: analysed.trace, fixes: analysed.fixes, allocationSite: analysed.site,
+          sequences: batch.sequences, madeBy: analysed.maker, count: batch.count,
+          totalObjectCount: batch.objects, bytes: batch.bytes)
+      )
+    }
 
     mutating func add(_ analysed: Analysed, group: [Int], population: Population) {
       let sequences = group.lazy.map { population.sequences[$0] }.filter { $0 != .max }
@@ -226,26 +332,32 @@ extension LeakSearch {
     static let placedHolderSize = 512
     private var words: [UInt]
 
-    init(cycle: [Int], successors: Successors, population: Population, placedHolderSize: Int) {
+    /// The key of one cycle, with `references` as scratch (one array per key, however many keys
+    /// are made).
+    init(
+      cycle: [Int], successors: Successors, population: Population, placedHolderSize: Int,
+      references: inout [(UInt, UInt, UInt)]
+    ) {
       // Most leaked cycles are a few objects: a search of the cycle costs less than a set.
       let memberSet = cycle.count > 16 ? Set(cycle) : nil
-      let isMember = { (node: Int) in memberSet?.contains(node) ?? cycle.contains(node) }
-      var types: [UInt] = []
-      var references: [(UInt, UInt, UInt)] = []
+      func isMember(_ node: Int) -> Bool { memberSet?.contains(node) ?? cycle.contains(node) }
+      func type(_ address: UInt) -> UInt {
+        guard let object = UnsafeRawPointer(bitPattern: address) else { return 0 }
+        return UInt(bitPattern: CensusRuntime.metadata(ofObjectAt: object))
+      }
+      var words: [UInt] = []
+      references.removeAll(keepingCapacity: true)
+      words.reserveCapacity(1 + cycle.count + 3 * cycle.count)
+      words.append(UInt(cycle.count))
       for member in cycle {
         let address = population.addresses[member]
-        let metadata = UnsafeRawPointer(bitPattern: address).flatMap {
-          CensusRuntime.metadata(ofObjectAt: $0)
-        }
-        let holderType = UInt(bitPattern: metadata)
-        types.append(holderType)
+        let holderType = type(address)
+        words.append(holderType)
         let size = population.sizes[member]
-        for target in successors.neighbours(of: member) where isMember(Int(target)) {
+        for position in Int(successors.offsets[member])..<Int(successors.offsets[member + 1]) {
+          let target = successors.targets[position]
+          guard isMember(Int(target)) else { continue }
           let targetAddress = population.addresses[Int(target)]
-          let targetType = UInt(
-            bitPattern: UnsafeRawPointer(bitPattern: targetAddress).flatMap {
-              CensusRuntime.metadata(ofObjectAt: $0)
-            })
           var place = UInt.max
           if size <= placedHolderSize, let holder = UnsafeRawPointer(bitPattern: address) {
             var offset = 16
@@ -254,13 +366,17 @@ extension LeakSearch {
               offset += 8
             }
           }
-          references.append((holderType, targetType, place))
+          references.append((holderType, type(targetAddress), place))
         }
       }
-      types.sort()
+      words[1...].sort()
       references.sort { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
-      words = [UInt(cycle.count)] + types
-      for reference in references { words += [reference.0, reference.1, reference.2] }
+      for reference in references {
+        words.append(reference.0)
+        words.append(reference.1)
+        words.append(reference.2)
+      }
+      self.words = words
     }
   }
 }
@@ -269,12 +385,12 @@ extension LeakSearch {
 enum StrongComponents {
   static func find(in successors: Successors, among included: [Bool]) -> [[Int]] {
     let count = included.count
-    var index = [Int](repeating: -1, count: count)
-    var low = [Int](repeating: 0, count: count)
+    var index = [Int32](repeating: -1, count: count)
+    var low = [Int32](repeating: 0, count: count)
     var onStack = [Bool](repeating: false, count: count)
     var stack: [Int] = []
     var components: [[Int]] = []
-    var next = 0
+    var next: Int32 = 0
     // The explicit call stack: a node and the position of its next successor.
     var calls: [(node: Int, position: Int)] = []
     for start in 0..<count where included[start] && index[start] < 0 {

@@ -1,5 +1,6 @@
 internal import CRetainGraphCensus
 internal import RetainGraph
+internal import RetainGraphProcess
 internal import RetainGraphRuntime
 
 /// Finds leaked cycles with no root: every recorded object's strong count minus the strong
@@ -21,6 +22,23 @@ enum LeakSearch {
     var index = AddressIndex(capacity: 0)
     /// How many of them the census recorded.
     var recordedCount = 0
+    /// The population index of each class instance the count holds (the walk's roots), in order.
+    var roots: [Int32] = []
+
+    /// Adds a collection's storage the census did not record (read through by the walk or by its
+    /// holder's words); returns its index.
+    mutating func addUnrecordedStorage(_ address: UInt, at object: UnsafeRawPointer) -> Int {
+      let strong = CensusRuntime.strongCount(ofObjectAt: object)
+      index.insert(address, index: addresses.count)
+      addresses.append(address)
+      strongCounts.append(strong)
+      sequences.append(.max)
+      scopes.append(0)
+      // Its size, for reading its words: what `malloc` gave it (the runtime allocates heap
+      // objects with `malloc`; an immortal, statically made storage holds no reference to check).
+      sizes.append(strong < 1 << 30 ? rgc_allocation_size(object) : 0)
+      return addresses.count - 1
+    }
   }
 
   /// The count's answer: which objects are garbage, and what it could not attribute.
@@ -31,15 +49,21 @@ enum LeakSearch {
     var targets: [Int32] = []
     var isGarbage: [Bool] = []
     var unexplained = LeakReport.Unexplained()
+    /// `holders` and `targets` as successor lists.
+    var successors = Successors(count: 0, holders: [], targets: [])
   }
 
-  /// The census's class instances (held strongly, the walk's roots) and the population, with
-  /// every strong count read before anything here retains them.
-  static func collect(before: UInt64) -> (objects: [AnyObject], population: Population) {
-    CensusTable.withLiveRecords(before: before) { records in
+  /// The census's class instances (the walk's roots: `objects[k]` is the object of
+  /// `population.roots[k]`, held strongly) and the population, with every strong count read before
+  /// anything here retains them. In a forked child, where only the child could free an object, an
+  /// instance of a class whose references are words of its own (``ReferenceWords``) is a root
+  /// without a retain (nil in `objects`) when it has not begun deinitialising (when a retain would
+  /// succeed): a retain writes to the object, which copies its page of the heap.
+  static func collect(before: UInt64) -> (objects: [AnyObject?], population: Population) {
+    CensusTable.withLiveRecords(before: before, unheldInForkedChild: true) { records in
       var population = Population()
       population.index = AddressIndex(capacity: records.count + 1)
-      var objects: [AnyObject] = []
+      var objects: [AnyObject?] = []
       objects.reserveCapacity(records.count)
       // Room for every record at once (a million objects: no copy while growing, and each page is
       // touched once).
@@ -48,6 +72,10 @@ enum LeakSearch {
       population.strongCounts.reserveCapacity(records.count)
       population.sequences.reserveCapacity(records.count)
       population.scopes.reserveCapacity(records.count)
+      population.roots.reserveCapacity(records.count)
+      let unretained = ForkedProcess.isChild
+      var hasWords: [UInt: Bool] = [:]
+      var last: (metadata: UInt, hasWords: Bool) = (0, false)
       for record in records {
         guard let metadata = CensusRuntime.metadata(ofObjectAt: record.object) else { continue }
         let strong = CensusRuntime.strongCount(ofObjectAt: record.object)
@@ -61,7 +89,28 @@ enum LeakSearch {
         population.scopes.append(record.scope)
         // Closure contexts and boxes are read through their holders (the walk reads a context
         // only there).
-        if CensusRuntime.isClass(metadata: metadata), let object = CensusRuntime.object(at: record.object) {
+        guard CensusRuntime.isClass(metadata: metadata) else { continue }
+        if unretained {
+          let key = UInt(bitPattern: metadata)
+          if key != last.metadata {
+            let known =
+              hasWords[key]
+              ?? {
+                let found = ObjectGraph.referenceWords(ofClass: Metadata.type(at: metadata)) != nil
+                hasWords[key] = found
+                return found
+              }()
+            last = (key, known)
+          }
+          if last.hasWords {
+            guard rgc_is_deallocating(record.object) == 0 else { continue }
+            population.roots.append(Int32(population.addresses.count - 1))
+            objects.append(nil)
+            continue
+          }
+        }
+        if let object = CensusRuntime.object(at: record.object) {
+          population.roots.append(Int32(population.addresses.count - 1))
           objects.append(object)
         }
       }
@@ -72,8 +121,10 @@ enum LeakSearch {
 
   /// Counts: attributes each strong reference of `reading` to the recorded heap object that holds
   /// it, subtracts, and marks what nothing outside reaches as garbage.
-  static func account(_ reading: HeapReading, population start: Population) -> Accounting {
-    var population = start
+  static func account(
+    _ reading: HeapReading, words: WordReading, population start: consuming Population
+  ) -> Accounting {
+    var population = consume start
     // Node → population index (-1: not recorded, so outside).
     var nodeIndex = [Int32](repeating: -1, count: reading.objects.count)
     for (node, object) in reading.objects.enumerated() {
@@ -98,16 +149,7 @@ enum LeakSearch {
           passIsReal[number] = false
           continue
         }
-        let strong = CensusRuntime.strongCount(ofObjectAt: object)
-        population.index.insert(pass.storage, index: population.addresses.count)
-        population.addresses.append(pass.storage)
-        population.strongCounts.append(strong)
-        population.sequences.append(.max)
-        population.scopes.append(0)
-        // Its size, for reading its words: what `malloc` gave it (the runtime allocates heap
-        // objects with `malloc`; an immortal, statically made storage holds no reference to check).
-        population.sizes.append(strong < 1 << 30 ? rgc_allocation_size(object) : 0)
-        storage = population.addresses.count - 1
+        storage = population.addUnrecordedStorage(pass.storage, at: object)
         isRead.append(false)
       }
       passStorage[number] = Int32(storage)
@@ -116,14 +158,39 @@ enum LeakSearch {
         passIsPrimary[number] = true
       }
     }
+    // The arrays read by their holders' words (`WordReading`), after the walk's: each storage's
+    // elements count once, whichever pass reads it first.
+    var wordPassStorage = [Int32](repeating: -1, count: words.passes.count)
+    var wordPassIsPrimary = [Bool](repeating: false, count: words.passes.count)
+    for (number, pass) in words.passes.enumerated() {
+      var storage = population.index[pass.storage] ?? -1
+      if storage < 0 {
+        guard let object = UnsafeRawPointer(bitPattern: pass.storage) else { continue }
+        storage = population.addUnrecordedStorage(pass.storage, at: object)
+        isRead.append(false)
+      }
+      wordPassStorage[number] = Int32(storage)
+      if !isRead[storage] {
+        isRead[storage] = true
+        wordPassIsPrimary[number] = true
+      }
+    }
     let count = population.addresses.count
     var accounting = Accounting(population: population)
-    var inside = [Int](repeating: 0, count: count)
-    var unattributed = [Int](repeating: 0, count: count)
+    // 32 bits a count (a million objects: 4 MB each, not 8).
+    var inside = [Int32](repeating: 0, count: count)
+    var unattributed = [Int32](repeating: 0, count: count)
     // Each reference to check, then checked holder by holder (a holder's words are read once).
     var candidates: [(holder: Int32, target: Int32, verified: Bool)] = []
+    accounting.holders.reserveCapacity(reading.references.count + words.holders.count + words.elements.count)
+    accounting.targets.reserveCapacity(reading.references.count + words.holders.count + words.elements.count)
     func attribute(_ holder: Int32, _ target: Int32, verified: Bool) {
-      if holder >= 0 {
+      if holder >= 0, verified {
+        // Read in the holder's own memory: counted as it is, with no check of its words.
+        inside[Int(target)] += 1
+        accounting.holders.append(holder)
+        accounting.targets.append(target)
+      } else if holder >= 0 {
         candidates.append((holder, target, verified))
       } else {
         unattributed[Int(target)] += 1
@@ -157,6 +224,14 @@ enum LeakSearch {
         attribute(passStorage[pass], target, verified: reading.passes[pass].elementsOnly)
       }
     }
+    // The references read by their holders' words: in the holder's own memory, as read.
+    for (holder, target) in zip(words.holders, words.targets) { attribute(holder, target, verified: true) }
+    for (number, pass) in words.passes.enumerated() where wordPassStorage[number] >= 0 {
+      let storage = wordPassStorage[number]
+      attribute(pass.holder, storage, verified: false)
+      guard wordPassIsPrimary[number] else { continue }
+      for element in words.elements[pass.elements] { attribute(storage, element, verified: true) }
+    }
     // Holder by holder (a counting sort), so that each holder's words are read once.
     var starts = [Int32](repeating: 0, count: count + 1)
     for candidate in candidates { starts[Int(candidate.holder) + 1] += 1 }
@@ -186,14 +261,16 @@ enum LeakSearch {
     var external = [Bool](repeating: false, count: count)
     var optimistic = [Bool](repeating: false, count: count)
     for index in 0..<count {
-      let rest = population.strongCounts[index] - inside[index]
+      let rest = population.strongCounts[index] - Int(inside[index])
       if rest < 0 { accounting.unexplained.overcounted += 1 }
       external[index] = rest != 0
-      optimistic[index] = rest < 0 || rest - unattributed[index] > 0
+      optimistic[index] = rest < 0 || rest - Int(unattributed[index]) > 0
     }
     let successors = Successors(count: count, holders: accounting.holders, targets: accounting.targets)
+    accounting.successors = successors
     let alive = successors.reached(from: external)
-    let aliveIfExplained = successors.reached(from: optimistic)
+    // With every reference attributed, the optimistic roots are the external ones.
+    let aliveIfExplained = optimistic == external ? alive : successors.reached(from: optimistic)
     accounting.isGarbage = alive.map { !$0 }
     var keptOut: [UInt: Int] = [:]  // metadata → objects
     for index in 0..<count where alive[index] && !aliveIfExplained[index] {
@@ -213,7 +290,7 @@ enum LeakSearch {
 
 /// A kept-out object's type, as a person names it: a class's short name; other heap objects (a
 /// closure context, a box, a collection's storage) by what they are.
-private func typeName(ofMetadata metadata: UInt) -> String {
+func typeName(ofMetadata metadata: UInt) -> String {
   guard let pointer = UnsafeRawPointer(bitPattern: metadata), CensusRuntime.isClass(metadata: pointer) else {
     return "a closure context or box"
   }

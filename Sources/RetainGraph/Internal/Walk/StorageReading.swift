@@ -16,6 +16,9 @@ struct StorageReading {
   /// Set once the walk only adds edges for words equal to addresses (key path arguments, suspended
   /// frames): those are recorded as conservative.
   var isConservative = false
+  /// Whether the object at an address has its references counted by the caller
+  /// (``ReferenceWords``): such an object is a node when reached, never expanded.
+  var isCountedElsewhere: ((UInt) -> Bool)?
 
   mutating func enter(_ storage: UInt, holder: Int, elementsOnly: Bool) {
     passes.append(
@@ -106,10 +109,16 @@ extension ObjectGraph {
   /// - Parameters:
   ///   - root: the object or value to start from.
   ///   - options: limits and filters.
+  ///   - countedElsewhere: whether the object at an address has its references counted by the
+  ///     caller (each of its references to an object the caller holds strongly): such an object is
+  ///     a node when reached (a reference to it is recorded), but its own references are not read.
   /// - Returns: the reading.
-  package static func readHeap(_ root: Any, options: GraphOptions = GraphOptions()) -> HeapReading {
+  package static func readHeap(
+    _ root: Any, options: GraphOptions = GraphOptions(), countedElsewhere: ((UInt) -> Bool)? = nil
+  ) -> HeapReading {
     var walker = Walker(options: options)
     walker.storageReading = StorageReading()
+    walker.storageReading?.isCountedElsewhere = countedElsewhere
     let result = walker.walk(root, keepingObjects: true, keepingContexts: true)
     let reading = walker.storageReading ?? StorageReading()
     return HeapReading(

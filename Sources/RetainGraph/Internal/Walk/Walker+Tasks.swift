@@ -128,7 +128,7 @@ extension Walker {
       let address = UnsafeRawPointer(task.toOpaque())
       ForkedProgress.during("reading the suspended frames of the \(recorder.typeName(of: taskNode))") {
         TaskLayout.forEachFrameWord(ofTask: address) { slot, word in
-          guard word != 0, let node = recorder.node(at: word), !skipped.contains(node) else { return true }
+          guard word != 0, let node = nodeForWord(word), !skipped.contains(node) else { return true }
           if dead == nil { dead = TaskLayout.deadFrameSlots(ofTask: address) }
           if dead?.contains(slot) != true {
             skipped.insert(node)

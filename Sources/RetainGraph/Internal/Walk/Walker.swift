@@ -103,7 +103,7 @@ struct Walker {
     // Edges from here on are words equal to an address (conservative), never counted as held.
     storageReading?.isConservative = true
     for word in keyPathWords {
-      if let target = recorder.node(at: word.address) {
+      if let target = nodeForWord(word.address) {
         current = word.holder
         appendEdge(to: target, label: word.label, ownership: .strong)
       }
@@ -115,6 +115,17 @@ struct Walker {
       storage: storage, isTruncated: isTruncated, danglingReferences: dangling, notes: notes,
       objects: objects,
       objectAddresses: objectAddresses)
+  }
+
+  /// The node of the object whose address a word equals (a conservative reference): a node of
+  /// the walk, or an object whose references are counted elsewhere (`StorageReading`), which the
+  /// caller holds and which is added as a node now, never expanded.
+  mutating func nodeForWord(_ word: UInt) -> Int? {
+    if let node = recorder.node(at: word) { return node }
+    guard let counted = storageReading?.isCountedElsewhere, counted(word),
+      let pointer = UnsafeRawPointer(bitPattern: word)
+    else { return nil }
+    return addNode(for: .borrowed(Unmanaged.fromOpaque(pointer)))
   }
 
   /// The value inside an error existential, with its own type.
@@ -157,6 +168,7 @@ struct Walker {
       drainPending()
       return
     }
+    if let counted = storageReading?.isCountedElsewhere, counted(UInt(bitPattern: base)) { return }
     // The slot is used unretained: the recorder keeps it for the whole walk.
     recorder.unretainedSlot(for: HeapLayout.dynamicType(ofObject: base))._withUnsafeGuaranteedRef { slot in
       if let maxDepth = options.maxDepth, recorder.depth(of: id) >= maxDepth {
