@@ -268,7 +268,7 @@ extension LeakSearch {
         analysed,
         LeakReport.LeakedCycle(
           signature: analysed.signature, cycleTypes: analysed.types, objectCount: batch.oldestObjects,
-          trace: analysed.trace, fixes: analysed.fixes, allocationSite: analysed.site,
+          sections: analysed.sections, allocationSite: analysed.site,
           sequences: batch.sequences, madeBy: analysed.maker, count: batch.count,
           totalObjectCount: batch.objects, bytes: batch.bytes)
       )
