@@ -71,16 +71,29 @@ extension HeapCensus {
     // forked child (Foundation's locks may be held by other threads when it forks).
     if attributing { _ = DeclaringCode.dependencyModules }
     CensusRuntime.prepareForFork()
+    // A heap-wide operation of another thread (a retainer search in this process) holds every live
+    // object while it runs: a child forked then counts those holds as holders from outside, and the
+    // leaks they hold go unreported. The count forks when none runs (waiting at most half its
+    // time); none starts until it ends.
+    let start = ContinuousClock.now
+    let forked = HeapWideRetains.excluded(waitingUntil: start + timeout / 2) { _ in
+      Result { () throws(ForkedWalkError) -> [UInt8] in
+        try ForkedChild.run(
+          timeout: max(timeout - (ContinuousClock.now - start), timeout / 2), standardError: nil,
+          cancellation: nil
+        ) { _ in
+          let report = CensusTable.unrecorded {
+            LeakSearch.report(
+              since: mark?.sequence ?? 0, scopes: scopes, attributing: attributing,
+              placedHolderSize: placedHolderSize)
+          }
+          return LeakReportTransfer.encode(report)
+        }
+      }
+    }
     let bytes: [UInt8]
     do {
-      bytes = try ForkedChild.run(timeout: timeout, standardError: nil, cancellation: nil) { _ in
-        let report = CensusTable.unrecorded {
-          LeakSearch.report(
-            since: mark?.sequence ?? 0, scopes: scopes, attributing: attributing,
-            placedHolderSize: placedHolderSize)
-        }
-        return LeakReportTransfer.encode(report)
-      }
+      bytes = try forked.get()
     } catch {
       throw .countFailed(error)
     }
