@@ -2,10 +2,10 @@ public import RetainGraph
 
 extension LeakReport {
   /// One group of alike cycles of a leaked cycle's graph, as values: its heading, its fix plan and the
-  /// library's own loops, as ``ObjectGraph/report()`` prints them below its summary.
+  /// library's own loops, as `ObjectGraph.report()` prints them below its summary.
   public struct TraceSection: Sendable, Hashable, Codable {
     /// The line above the fixes when the graph has several cycles or the plan several edits
-    /// (`cycle 1 of 2 (2 objects: Parent, Child):`), as ``ObjectGraph/report()`` writes it; nil
+    /// (`cycle 1 of 2 (2 objects: Parent, Child):`), as `ObjectGraph.report()` writes it; nil
     /// otherwise.
     public var heading: String?
     /// How many cycles of the graph are alike (the same fixes): one edit fixes them all.
@@ -16,7 +16,7 @@ extension LeakReport {
     /// Each fix of the plan of the group's first cycle.
     public var fixes: [Fix]
     /// The line naming the library's own loops left among the members once the plan is applied
-    /// (``Cycle/libraryLoopMembers``); nil when there are none.
+    /// (`Cycle.libraryLoopMembers`); nil when there are none.
     public var libraryLoop: String?
 
     /// Creates a section.
@@ -64,7 +64,7 @@ extension LeakReport {
     }
   }
 
-  /// One fix of a leaked cycle's plan, as values (``Cycle/Break``'s): the chain from the cycle's
+  /// One fix of a leaked cycle's plan, as values (`Cycle.Break`'s): the chain from the cycle's
   /// oldest object round the loop it breaks, the reference to weaken, the edit and where it is made.
   public struct Fix: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The references from the oldest object to the loop, then round the loop back to its first
@@ -76,12 +76,12 @@ extension LeakReport {
     public var isReachable: Bool
     /// The ownership idiom the reference matches.
     public var idiom: Cycle.Break.Idiom
-    /// The edit, one sentence (``Cycle/Break/fix``): `make Child.parent weak`.
+    /// The edit, one sentence (`Cycle.Break.fix`): `make Child.parent weak`.
     public var advice: String
     /// Where the declaration the edit changes is written, when the debug information says.
     public var location: CodeLocation?
     /// The other edit that breaks the same loop, when the cycle cannot tell which of the two to
-    /// make (``Cycle/Break/alternative``).
+    /// make (`Cycle.Break.alternative`).
     public var alternative: Alternative?
 
     /// The reference to weaken: ``path``'s ``brokenStep``.
@@ -116,14 +116,14 @@ extension LeakReport {
     }
   }
 
-  /// The second edit of a fix (``Cycle/Break/Alternative``), and which of the two the census chose
+  /// The second edit of a fix (`Cycle.Break.Alternative`), and which of the two the census chose
   /// from the live instances, if it could.
   public struct Alternative: Sendable, Hashable, Codable {
     /// The edit, one sentence: `make FeedSession.socket weak`.
     public var advice: String
     /// The reference it weakens: the captured object's stored property.
     public var reference: TraceStep
-    /// When this edit is the one to make, as the report says it (``Cycle/Break/Alternative/condition``).
+    /// When this edit is the one to make, as the report says it (`Cycle.Break.Alternative.condition`).
     public var condition: String
     /// The type (short name) the first edit frees if nothing else owns it: the captured object's.
     public var breakFrees: String

@@ -10,7 +10,7 @@ public struct TraceStep: Sendable, Hashable, Codable {
   public var holderKind: Node.Kind
   /// The path from the holder to the reference (`images[0]`, `onText (closure) → capture 0`).
   public var label: String
-  /// How the holder stores the reference (``Edge/kind``); nil when the search did not say.
+  /// How the holder stores the reference (`Edge.kind`); nil when the search did not say.
   public var kind: Edge.Kind?
   /// Whether the reference retains.
   public var ownership: Ownership

@@ -1,7 +1,7 @@
 package import RetainGraph
 internal import RetainGraphFormats
 
-/// Writes ``RetainGraph/ObjectGraph/htmlPage(style:marking:)``: the page around Graphviz's SVG.
+/// Writes `ObjectGraph.htmlPage(style:marking:)`: the page around Graphviz's SVG.
 ///
 /// The page's script finds each drawn node by its SVG `<title>` (`n12` for node 12, as the DOT
 /// text names it) and reads the graph from JSON embedded in the page: per node its name, full type
