@@ -274,33 +274,9 @@ extension LeakSearch {
       )
     }
 
+    /// Adds one instance.
     mutating func add(_ analysed: Analysed, group: [Int], population: Population) {
-      let sequences = group.lazy.map { population.sequences[$0] }.filter { $0 != .max }
-      guard let oldest = sequences.min(), let newest = sequences.max() else { return }
-      let bytes = group.reduce(0) { $0 + population.sizes[$1] }
-      if var known = shapes[analysed.signature] {
-        known.shape.count += 1
-        known.shape.totalObjectCount += group.count
-        known.shape.bytes += bytes
-        let range = known.shape.sequences
-        known.shape.sequences = min(range.lowerBound, oldest)...max(range.upperBound, newest)
-        if oldest < range.lowerBound {
-          // An older instance (a shape reached under two keys): it is the one shown.
-          known.analysed = analysed
-          known.shape.objectCount = group.count
-        }
-        shapes[analysed.signature] = known
-        return
-      }
-      order.append(analysed.signature)
-      shapes[analysed.signature] = (
-        analysed,
-        LeakReport.LeakedCycle(
-          signature: analysed.signature, cycleTypes: analysed.types, objectCount: group.count,
-          sections: analysed.sections, allocationSite: analysed.site,
-          sequences: oldest...newest, madeBy: analysed.maker, count: 1, totalObjectCount: group.count,
-          bytes: bytes)
-      )
+      add(analysed, groups: CollectionOfOne(group), population: population)
     }
 
     /// The shapes, most instances first (then oldest first), each shown by its oldest instance.
