@@ -116,7 +116,7 @@ func runDumpAtScale(options: some Sequence<String>) {
         ? "none" : skipped.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", ")))
   print("  the service's grown types: \(service.count), with a holder: \(serviceHeld) (goal: every one)")
   for growth in dump.growth where growth.holderPath == nil && growth.skipped == nil {
-    let first = growth.retainers?.split(separator: "\n").first.map(String.init) ?? "no report"
+    let first = growth.retainers?.description.split(separator: "\n").first.map(String.init) ?? "no report"
     print("  searched, no holder path: \(growth.typeName) (\(first))")
   }
   for note in dump.notes { print("  note: \(note)") }
