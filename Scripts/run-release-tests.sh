@@ -16,7 +16,7 @@ set -uo pipefail
 SWIFT=${SWIFT:-swift}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
-suites=${RELEASE_SUITES:-'SourceLocationTests|CodeLocationCLITests|DiagnosticsTests|TaskTests|TaskRemoteMirrorTests|RemoteMirrorCrossCheckTests|ClosureTests|SelfCaptureTests|GenericOwnerCaptureTests|ActorIsolationTests|SampleTests|RandomGraphTests|FrameLivenessTests|ChildTaskCensusTests|QueuedWorkTests|HiddenState|KeyPath|ClosureNaming|RetainGraphImagesTests|RetainGraphMachineCodeTests|RetainGraphRuntimeTests|LeakSamples|LeakRandomGraphs|LeakCount|LeakScopes|LeaksAtExit|LeakedCyclesXCTests|PluginLocationTests|RetainGraphStorageTests'}
+suites=${RELEASE_SUITES:-'SourceLocationTests|CodeLocationCLITests|DiagnosticsTests|TaskTests|TaskRemoteMirrorTests|RemoteMirrorCrossCheckTests|ClosureTests|SelfCaptureTests|GenericOwnerCaptureTests|ActorIsolationTests|SampleTests|RandomGraphTests|FrameLivenessTests|ChildTaskCensusTests|QueuedWorkTests|HiddenState|KeyPath|ClosureNaming|RetainGraphImagesTests|RetainGraphMachineCodeTests|RetainGraphRuntimeTests|LeakSamples|LeakRandomGraphs|LeakCount|LeakScopes|LeaksAtExit|LeakedCyclesXCTests|PluginLocationTests|RetainGraphStorageTests|LeakWordReading'}
 start=$(date +%s)
 mkdir -p .build-release
 echo "Building the tests in release (.build-release)"

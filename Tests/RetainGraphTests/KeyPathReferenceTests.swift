@@ -91,7 +91,8 @@ struct KeyPathReferenceTests {
     #if DEBUG
       return true
     #else
-      #expect(graph.walkNotes.allSatisfy { $0.description.contains("subscript arguments") }, "\(graph.walkNotes)")
+      #expect(
+        graph.walkNotes.allSatisfy { $0.description.contains("subscript arguments") }, "\(graph.walkNotes)")
       return graph.walkNotes.isEmpty
     #endif
   }
