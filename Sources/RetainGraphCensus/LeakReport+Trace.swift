@@ -170,9 +170,10 @@ extension LeakReport {
 }
 
 extension LeakReport.TraceSection {
-  /// The sections of a leaked cycle's `graph`, as its report prints them.
-  package static func sections(of graph: ObjectGraph) -> [Self] {
-    graph.reportSections().map { section in
+  /// The sections of a leaked cycle's `graph`, as its report prints them: `reported`, its
+  /// `reportSections()` (made once by the caller, which reads their fix plans too).
+  package static func sections(of graph: ObjectGraph, reported: [ReportSection]) -> [Self] {
+    reported.map { section in
       Self(
         heading: section.heading, cycleCount: section.cycleCount, editCount: section.edits,
         fixes: section.cycle.fixPlan.map { fix in

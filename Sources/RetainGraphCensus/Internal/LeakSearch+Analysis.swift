@@ -61,7 +61,8 @@ extension LeakSearch {
     guard let graph = try? ObjectGraph(nodes: nodes, edges: edges, root: 0) else { return nil }
     // The report's sections, without the walked graph's summary ("… reachable from …"): the leak
     // has its own.
-    let sections = LeakReport.TraceSection.sections(of: graph)
+    let reported = graph.reportSections()
+    let sections = LeakReport.TraceSection.sections(of: graph, reported: reported)
     var types: Set<String> = []
     var cycleMembers: [Node.ID] = []
     // Whether a class on the cycle is defined in the program (its type descriptor is in the image
@@ -101,7 +102,7 @@ extension LeakSearch {
     }
     // The breaks with two edits, with the metadata of the object the closure captures.
     var twoEdits: [TwoEdits] = []
-    for (section, group) in zip(sections.indices, graph.reportSections()) {
+    for (section, group) in zip(sections.indices, reported) {
       for (number, fix) in group.cycle.fixPlan.enumerated() {
         guard let alternative = fix.alternative else { continue }
         func metadata(ofNode node: Int) -> UInt? {
