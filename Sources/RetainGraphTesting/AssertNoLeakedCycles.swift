@@ -65,12 +65,13 @@ public func assertNoLeakedCycles<R>(
 /// Runs `body` in a leak scope of its own, then counts: what `body` returned, with the failure text
 /// for the leaked cycles it left (`subject` left them, allocated in `place`; those the known-cycles
 /// file `knownFile` lists, unexpired, pass), or for the missing census (`body` still runs then); nil
-/// when there is nothing to say.
+/// when there is nothing to say (`missingCensus`: that failure's text, naming the caller).
 func runCheckingLeakedCycles<R>(
-  subject: String, place: String, timeout: Duration, knownFile: String?, _ body: () throws -> R
+  subject: String, place: String, missingCensus: String = LeakedCyclesWording.missingCensus,
+  timeout: Duration, knownFile: String?, _ body: () throws -> R
 ) rethrows -> (result: R, problem: String?) {
   guard let census = CensusRegistration.running else {
-    return (try body(), LeakedCyclesWording.missingCensus)
+    return (try body(), missingCensus)
   }
   let (result, scope) = try census.inNewLeakScope(body)
   return (
@@ -102,19 +103,30 @@ nonisolated(nonsending) public func assertNoLeakedCycles<R>(
   column: UInt = #column,
   _ body: () async throws -> R
 ) async rethrows -> R {
-  let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-  guard let census = CensusRegistration.running else {
-    recordIssue(LeakedCyclesWording.missingCensus, attachments: [], at: site)
-    return try await body()
-  }
-  let (result, scope) = try await census.inNewLeakScope(recordingBacktraces: false, body)
-  if let problem = census.leakedCyclesProblem(
-    inScope: scope, subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout,
-    knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath))
-  {
-    recordIssue(problem, attachments: [], at: site)
+  let (result, problem) = try await runCheckingLeakedCycles(
+    subject: LeakedCyclesWording.subject, place: LeakedCyclesWording.place, timeout: timeout,
+    knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath), body)
+  if let problem {
+    recordIssue(
+      problem, attachments: [], at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
   }
   return result
+}
+
+/// The async twin of ``runCheckingLeakedCycles(subject:place:missingCensus:timeout:knownFile:_:)``.
+nonisolated(nonsending) func runCheckingLeakedCycles<R>(
+  subject: String, place: String, missingCensus: String = LeakedCyclesWording.missingCensus,
+  timeout: Duration, knownFile: String?, _ body: () async throws -> R
+) async rethrows -> (result: R, problem: String?) {
+  guard let census = CensusRegistration.running else {
+    return (try await body(), missingCensus)
+  }
+  let (result, scope) = try await census.inNewLeakScope(recordingBacktraces: false, body)
+  return (
+    result,
+    census.leakedCyclesProblem(
+      inScope: scope, subject: subject, place: place, timeout: timeout, knownFile: knownFile)
+  )
 }
 
 /// Runs `body` and returns the failure ``assertNoLeakedCycles(timeout:knownCyclesFile:fileID:filePath:line:column:_:)-4opal``
@@ -143,12 +155,9 @@ public func checkNoLeakedCycles(
   filePath: StaticString = #filePath,
   _ body: () throws -> Void
 ) rethrows -> LeakCheckFailure? {
-  guard CensusRegistration.running != nil else {
-    try body()
-    return LeakCheckFailure(description: LeakedCyclesWording.checkMissingCensus, graphs: [])
-  }
   let (_, problem) = try runCheckingLeakedCycles(
-    subject: LeakedCyclesWording.checkSubject, place: LeakedCyclesWording.place, timeout: timeout,
+    subject: LeakedCyclesWording.checkSubject, place: LeakedCyclesWording.place,
+    missingCensus: LeakedCyclesWording.checkMissingCensus, timeout: timeout,
     knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath), body)
   return problem.map { LeakCheckFailure(description: $0, graphs: []) }
 }
@@ -168,15 +177,11 @@ nonisolated(nonsending) public func checkNoLeakedCycles(
   filePath: StaticString = #filePath,
   _ body: () async throws -> Void
 ) async rethrows -> LeakCheckFailure? {
-  guard let census = CensusRegistration.running else {
-    try await body()
-    return LeakCheckFailure(description: LeakedCyclesWording.checkMissingCensus, graphs: [])
-  }
-  let (_, scope) = try await census.inNewLeakScope(recordingBacktraces: false, body)
-  return census.leakedCyclesProblem(
-    inScope: scope, subject: LeakedCyclesWording.checkSubject, place: LeakedCyclesWording.place,
-    timeout: timeout, knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath)
-  ).map { LeakCheckFailure(description: $0, graphs: []) }
+  let (_, problem) = try await runCheckingLeakedCycles(
+    subject: LeakedCyclesWording.checkSubject, place: LeakedCyclesWording.place,
+    missingCensus: LeakedCyclesWording.checkMissingCensus, timeout: timeout,
+    knownFile: resolvedKnownCyclesFile(knownCyclesFile, above: filePath), body)
+  return problem.map { LeakCheckFailure(description: $0, graphs: []) }
 }
 
 /// How a failure of ``assertNoLeakedCycles(timeout:knownCyclesFile:fileID:filePath:line:column:_:)-4opal``
