@@ -170,6 +170,11 @@ extension LeakReport {
 }
 
 extension LeakReport.TraceSection {
+  /// The sections of a leaked cycle's `graph`, as its report prints them.
+  package static func sections(of graph: ObjectGraph) -> [Self] {
+    sections(of: graph, reported: graph.reportSections())
+  }
+
   /// The sections of a leaked cycle's `graph`, as its report prints them: `reported`, its
   /// `reportSections()` (made once by the caller, which reads their fix plans too).
   package static func sections(of graph: ObjectGraph, reported: [ReportSection]) -> [Self] {
